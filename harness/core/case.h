@@ -1,0 +1,206 @@
+// The case: a mesh, a target, GMEM inputs and outputs, and a small Pallas Mosaic GPU kernel
+// program. Everything in collfuzz speaks this type; docs/case-format.md is its JSON form.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "harness/core/axis_name.h"
+#include "harness/core/dtype.h"
+
+namespace collfuzz {
+
+using Shape = std::vector<std::int64_t>;
+
+// ---------------------------------------------------------------------------------------------
+// Mesh and target
+
+struct Mesh {
+  Shape grid;
+  AxisNames grid_names;
+  Shape cluster;
+  AxisNames cluster_names;
+  std::optional<std::int64_t> num_threads;
+  std::optional<std::string> thread_name;
+};
+
+enum class Arch : std::uint8_t { kSm80, kSm90a, kSm100a };
+enum class Semantics : std::uint8_t { kLane, kWarpgroup };
+enum class Entry : std::uint8_t { kKernel, kPallasCall };
+enum class Profile : std::uint8_t { kMosaic, kInterpret };
+
+struct Target {
+  Arch arch = Arch::kSm90a;
+  Semantics semantics = Semantics::kWarpgroup;
+  Entry entry = Entry::kKernel;
+  Profile profile = Profile::kMosaic;
+};
+
+// ---------------------------------------------------------------------------------------------
+// GMEM arrays
+
+enum class FillPattern : std::uint8_t { kIota, kRandom, kConstant };
+
+struct Fill {
+  FillPattern pattern = FillPattern::kIota;
+  std::uint64_t seed = 0;
+  std::int64_t value = 0;  // kConstant
+};
+
+struct ArraySpec {
+  std::string name;
+  Shape shape;
+  DType dtype = DType::kFloat32;
+  Fill fill;  // inputs only
+};
+
+// ---------------------------------------------------------------------------------------------
+// Conditions (pl.when guards and copy predicates) over cluster and thread axis indices
+
+enum class CmpOp : std::uint8_t { kEq, kNe, kLt, kLe, kGt, kGe };
+
+struct Cond {
+  enum class Kind : std::uint8_t { kConst, kAtom, kAll, kAny, kNot };
+  Kind kind = Kind::kConst;
+  bool constant = true;    // kConst
+  std::string axis;        // kAtom: a cluster axis or the thread axis
+  CmpOp op = CmpOp::kEq;   // kAtom
+  std::int64_t value = 0;  // kAtom
+  std::vector<Cond> children;  // kAll, kAny, kNot (one child)
+};
+
+// ---------------------------------------------------------------------------------------------
+// Indexing of GMEM refs: `ref.at[i, pl.ds(start, size), ...]`
+
+struct DynStart {  // start = axis_index(axis) * mul + add
+  std::string axis;
+  std::int64_t mul = 1;
+  std::int64_t add = 0;
+};
+
+struct IndexEntry {
+  enum class Kind : std::uint8_t { kAt, kSlice };
+  Kind kind = Kind::kSlice;
+  std::int64_t at = 0;                // kAt: an integer index (squeezes the dim)
+  std::int64_t start = 0;             // kSlice, static start
+  std::optional<DynStart> dyn_start;  // kSlice, dynamic start
+  std::int64_t size = 0;              // kSlice
+};
+
+// ---------------------------------------------------------------------------------------------
+// Scoped allocations
+
+enum class AllocKind : std::uint8_t {
+  kSmem,
+  kBarrier,
+  kClusterBarrier,
+  kAcc,
+  kGmem,
+  kSemaphore,
+  kTmem,
+};
+
+enum class SemaphoreKind : std::uint8_t { kRegular, kBarrier };
+
+struct Alloc {
+  std::string name;
+  AllocKind kind = AllocKind::kSmem;
+  Shape shape;                   // smem, acc, gmem, tmem, semaphore
+  DType dtype = DType::kFloat32;  // smem, acc, gmem, tmem
+  std::int64_t num_arrivals = 1;  // barrier, cluster_barrier
+  std::int64_t num_barriers = 1;  // barrier, cluster_barrier
+  bool orders_tensor_core = false;  // barrier, cluster_barrier
+  AxisNames collective_axes;        // cluster_barrier (an entry may group several axes)
+  bool leader_tracked = false;      // cluster_barrier
+  SemaphoreKind semaphore = SemaphoreKind::kRegular;  // semaphore
+  bool collective = false;                           // tmem
+};
+
+struct BarrierUse {
+  std::string alloc;
+  std::optional<std::int64_t> index;  // absent: the ref is used without `.at[i]`
+};
+
+// ---------------------------------------------------------------------------------------------
+// Ops
+
+struct Op;
+using Body = std::vector<Op>;
+
+struct RunScoped {
+  AxisNames collective_axes;  // pl.run_scoped(..., collective_axes=...); absent in JSON is ()
+  std::vector<Alloc> allocs;
+  Body body;
+};
+
+enum class LeaderTracked : std::uint8_t { kNone, kPartitioned, kReplicated };
+enum class OobMode : std::uint8_t { kUndefined = 0, kPromiseInBounds = 1, kZeros = 2 };
+
+struct CopyGmemToSmem {
+  std::string src;  // an input
+  std::vector<IndexEntry> src_index;
+  std::string dst;  // an smem allocation
+  std::vector<std::int64_t> dst_index;  // leading integer indices into the allocation
+  std::optional<BarrierUse> barrier;
+  std::optional<AxisNames> collective_axes;  // nullopt: None
+  LeaderTracked leader_tracked = LeaderTracked::kNone;
+  std::int64_t partition_axis = 0;  // kPartitioned
+  std::optional<OobMode> oob_mode;  // nullopt: None
+  std::optional<Cond> predicate;    // nullopt: no predicate argument
+};
+
+struct CopySmemToGmem {
+  std::string src;  // an smem allocation
+  std::vector<std::int64_t> src_index;
+  std::string dst;  // an output
+  std::vector<IndexEntry> dst_index;
+};
+
+struct BarrierArrive {
+  BarrierUse barrier;
+};
+
+struct BarrierWait {
+  BarrierUse barrier;
+};
+
+struct When {
+  Cond cond;
+  Body body;
+};
+
+struct Op {
+  std::string path;  // JSON path of the op, e.g. $.program[1].body[0]
+  std::variant<RunScoped, CopyGmemToSmem, CopySmemToGmem, BarrierArrive, BarrierWait, When> v;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+struct Case {
+  int format = 1;
+  std::string name;
+  std::string notes;
+  Mesh mesh;
+  Target target;
+  std::vector<ArraySpec> inputs;
+  std::vector<ArraySpec> outputs;
+  Body program;
+};
+
+// Names for enums, as the JSON format spells them.
+const char* to_string(Arch a);
+const char* to_string(Semantics s);
+const char* to_string(Entry e);
+const char* to_string(Profile p);
+const char* to_string(AllocKind k);
+const char* to_string(OobMode m);
+const char* to_string(FillPattern p);
+const char* to_string(CmpOp op);
+
+int arch_major(Arch a);
+std::int64_t element_count(const Shape& s);  // callers have checked overflow at parse time
+
+}  // namespace collfuzz

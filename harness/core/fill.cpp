@@ -1,0 +1,144 @@
+#include "harness/core/fill.h"
+
+#include <bit>
+#include <cstring>
+
+namespace collfuzz {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+namespace {
+
+// A small integer `v` represented exactly in `dtype`, as its bit pattern. Floats hold integers
+// of magnitude < 8 for float8 (exact in both formats) and < 2048 for the others.
+std::uint64_t encode_small_int(DType dtype, std::int64_t v) {
+  const DTypeInfo& info = dtype_info(dtype);
+  const std::uint64_t mask = info.bits == 64 ? ~0ull : ((1ull << info.bits) - 1);
+  if (!info.is_float) return static_cast<std::uint64_t>(v) & mask;
+  const float f = static_cast<float>(v);
+  switch (dtype) {
+    case DType::kFloat32:
+      return std::bit_cast<std::uint32_t>(f);
+    case DType::kFloat64:
+      return std::bit_cast<std::uint64_t>(static_cast<double>(v));
+    case DType::kBFloat16:
+      return std::bit_cast<std::uint32_t>(f) >> 16;  // exact for |v| < 256; callers bound v
+    case DType::kFloat16: {
+      if (v == 0) return 0;
+      const std::uint64_t sign = v < 0 ? 0x8000 : 0;
+      std::uint64_t m = static_cast<std::uint64_t>(v < 0 ? -v : v);
+      int e = 63 - std::countl_zero(m);  // m = 1.f * 2^e
+      const std::uint64_t frac = (m << (10 - e)) & 0x3FF;
+      return sign | (static_cast<std::uint64_t>(e + 15) << 10) | frac;
+    }
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E5M2: {
+      if (v == 0) return 0;
+      const bool e4 = dtype == DType::kFloat8E4M3FN;
+      const int mant_bits = e4 ? 3 : 2;
+      const int bias = e4 ? 7 : 15;
+      const std::uint64_t sign = v < 0 ? 0x80 : 0;
+      std::uint64_t m = static_cast<std::uint64_t>(v < 0 ? -v : v);
+      int e = 63 - std::countl_zero(m);
+      const std::uint64_t frac = (m << (mant_bits - e)) & ((1u << mant_bits) - 1);
+      return sign | (static_cast<std::uint64_t>(e + bias) << mant_bits) | frac;
+    }
+    default:
+      return 0;
+  }
+}
+
+// The range of small integers each dtype holds exactly (and that survives any executor's
+// conversions): [lo, hi].
+std::pair<std::int64_t, std::int64_t> value_range(DType dtype) {
+  switch (dtype) {
+    case DType::kInt4:
+      return {-8, 7};
+    case DType::kUInt4:
+      return {0, 15};
+    case DType::kInt8:
+      return {-128, 127};
+    case DType::kUInt8:
+      return {0, 255};
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E5M2:
+      return {-7, 7};
+    case DType::kBFloat16:
+      return {-255, 255};
+    case DType::kFloat16:
+    case DType::kFloat32:
+    case DType::kFloat64:
+      return {-2047, 2047};
+    case DType::kInt16:
+      return {-32768, 32767};
+    case DType::kUInt16:
+      return {0, 65535};
+    default:
+      return {-(std::int64_t{1} << 30), (std::int64_t{1} << 30) - 1};
+  }
+}
+
+}  // namespace
+
+std::uint64_t fill_element_bits(const ArraySpec& a, std::int64_t i) {
+  const auto [lo, hi] = value_range(a.dtype);
+  const std::int64_t span = hi - lo + 1;
+  std::int64_t v = 0;
+  switch (a.fill.pattern) {
+    case FillPattern::kIota:
+      // 1, 2, 3, ... wrapping inside the range; 0 is skipped so that a zero-fill is visible.
+      v = lo + ((i + 1 - lo) % span + span) % span;
+      if (v == 0) v = (hi > 0) ? 1 : -1;
+      break;
+    case FillPattern::kRandom:
+      v = lo + static_cast<std::int64_t>(splitmix64(a.fill.seed ^ (static_cast<std::uint64_t>(i) *
+                                                                   0xD1B54A32D192ED03ull)) %
+                                         static_cast<std::uint64_t>(span));
+      break;
+    case FillPattern::kConstant:
+      v = a.fill.value < lo ? lo : (a.fill.value > hi ? hi : a.fill.value);
+      break;
+  }
+  return encode_small_int(a.dtype, v);
+}
+
+std::int64_t packed_bytes(std::int64_t elements, DType dtype) {
+  return (elements * dtype_bits(dtype) + 7) / 8;
+}
+
+std::uint64_t load_element(const std::vector<std::uint8_t>& buf, DType dtype, std::int64_t i) {
+  const int bits = dtype_bits(dtype);
+  if (bits == 4) {
+    const std::uint8_t b = buf[static_cast<std::size_t>(i / 2)];
+    return (i % 2) ? (b >> 4) : (b & 0xF);
+  }
+  const int bytes = bits / 8;
+  std::uint64_t v = 0;
+  std::memcpy(&v, buf.data() + i * bytes, static_cast<std::size_t>(bytes));  // little-endian host
+  return v;
+}
+
+void store_element(std::vector<std::uint8_t>& buf, DType dtype, std::int64_t i, std::uint64_t bits) {
+  const int width = dtype_bits(dtype);
+  if (width == 4) {
+    std::uint8_t& b = buf[static_cast<std::size_t>(i / 2)];
+    b = (i % 2) ? static_cast<std::uint8_t>((b & 0x0F) | ((bits & 0xF) << 4))
+                : static_cast<std::uint8_t>((b & 0xF0) | (bits & 0xF));
+    return;
+  }
+  std::memcpy(buf.data() + i * (width / 8), &bits, static_cast<std::size_t>(width / 8));
+}
+
+std::vector<std::uint8_t> fill_bytes(const ArraySpec& a) {
+  const std::int64_t n = element_count(a.shape);
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(packed_bytes(n, a.dtype)), 0);
+  for (std::int64_t i = 0; i < n; ++i) store_element(out, a.dtype, i, fill_element_bits(a, i));
+  return out;
+}
+
+}  // namespace collfuzz

@@ -1,0 +1,27 @@
+// Deterministic contents of GMEM inputs: a pattern and a seed give the same bytes on every
+// machine and in every executor (the JAX adapter reimplements this in Python; docs/case-format.md
+// gives the algorithm).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "harness/core/case.h"
+
+namespace collfuzz {
+
+// The value of element `i` (row-major) of the array, as the raw bit pattern of its dtype, in the
+// low `dtype_bits` bits.
+std::uint64_t fill_element_bits(const ArraySpec& a, std::int64_t i);
+
+// The whole array, packed: little-endian elements; int4/uint4 two per byte, low nibble first.
+std::vector<std::uint8_t> fill_bytes(const ArraySpec& a);
+
+// Reading and writing one element of a packed buffer.
+std::uint64_t load_element(const std::vector<std::uint8_t>& buf, DType dtype, std::int64_t i);
+void store_element(std::vector<std::uint8_t>& buf, DType dtype, std::int64_t i, std::uint64_t bits);
+std::int64_t packed_bytes(std::int64_t elements, DType dtype);
+
+std::uint64_t splitmix64(std::uint64_t x);
+
+}  // namespace collfuzz

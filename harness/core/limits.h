@@ -1,0 +1,31 @@
+// Size limits of a case. Everything is checked at parse time, before anything is allocated, so a
+// hostile case file is refused with a message instead of exhausting memory (docs/case-format.md).
+#pragma once
+
+#include <cstdint>
+
+namespace collfuzz::limits {
+
+inline constexpr int kMaxRank = 8;
+inline constexpr std::int64_t kMaxDim = (std::int64_t{1} << 31) - 1;
+inline constexpr std::int64_t kMaxArrayBytes = std::int64_t{64} << 20;        // one input/output
+inline constexpr std::int64_t kMaxTotalArrayBytes = std::int64_t{256} << 20;  // all of them
+inline constexpr std::int64_t kMaxAllocBytes = std::int64_t{4} << 20;         // one SMEM/GMEM alloc
+inline constexpr std::int64_t kMaxTotalAllocBytes = std::int64_t{8} << 20;    // all allocs, one CTA
+inline constexpr std::int64_t kMaxGridDim = (std::int64_t{1} << 31) - 1;
+inline constexpr int kMaxGridRank = 6;
+inline constexpr int kMaxClusterRank = 6;
+inline constexpr std::int64_t kMaxClusterSize = 64;  // product of the cluster dims
+inline constexpr std::int64_t kMaxNumThreads = 64;
+inline constexpr std::int64_t kMaxOps = 1000;
+inline constexpr int kMaxDepth = 16;
+inline constexpr std::int64_t kMaxAllocsPerScope = 64;
+inline constexpr std::int64_t kMaxNumBarriers = 1024;
+inline constexpr std::int64_t kMaxAbsArrivals = std::int64_t{1} << 20;
+inline constexpr std::int64_t kMaxAbsIndexValue = std::int64_t{1} << 31;
+inline constexpr int kMaxNameLength = 64;
+inline constexpr int kMaxCaseNameLength = 200;
+inline constexpr std::int64_t kMaxCaseFileBytes = std::int64_t{64} << 20;
+inline constexpr int kMaxCondDepth = 8;
+
+}  // namespace collfuzz::limits
