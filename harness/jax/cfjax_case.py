@@ -1,0 +1,254 @@
+"""The case, as the JAX executor reads it (docs/case-format.md), without importing JAX.
+
+The C++ parser (harness/core/case_json.cpp) is the strict one; this module only normalises what
+the adapter needs and raises CaseError on anything it cannot make sense of (the executor turns
+that into a `crash` outcome, since the harness sends only cases its parser accepted).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from typing import Any, Iterator
+
+
+class CaseError(ValueError):
+  """A case the adapter cannot read (malformed JSON object, unknown field values)."""
+
+
+def axis_name(j: Any):
+  """A JSON axis name -> the Python value JAX sees: "x" -> "x", ["x", "y"] -> ("x", "y")."""
+  if isinstance(j, str):
+    return j
+  if isinstance(j, list) and j and all(isinstance(p, str) for p in j):
+    return tuple(j)
+  raise CaseError(f"not an axis name: {j!r}")
+
+
+def axis_names(j: Any) -> tuple:
+  """A JSON list of axis names -> a tuple; a single string "x" means ("x",), as in Python."""
+  if isinstance(j, str):
+    return (j,)
+  if not isinstance(j, list):
+    raise CaseError(f"not a list of axis names: {j!r}")
+  return tuple(axis_name(a) for a in j)
+
+
+@dataclasses.dataclass
+class Mesh:
+  grid: tuple = ()
+  grid_names: tuple = ()
+  cluster: tuple = ()
+  cluster_names: tuple = ()
+  num_threads: int | None = None
+  thread_name: str | None = None
+
+  @staticmethod
+  def from_json(j: dict) -> "Mesh":
+    if not isinstance(j, dict):
+      raise CaseError("mesh must be an object")
+    return Mesh(
+        grid=tuple(int(d) for d in j.get("grid", [])),
+        grid_names=axis_names(j.get("grid_names", [])),
+        cluster=tuple(int(d) for d in j.get("cluster", [])),
+        cluster_names=axis_names(j.get("cluster_names", [])),
+        num_threads=None if j.get("num_threads") is None else int(j["num_threads"]),
+        thread_name=j.get("thread_name"),
+    )
+
+  @property
+  def num_ctas(self) -> int:
+    return math.prod(self.cluster) if self.cluster else 1
+
+  def cta_coords(self) -> list[tuple[int, ...]]:
+    """Coordinates of every CTA of one cluster, in CUDA rank order (row-major, first most major)."""
+    return list(itertools.product(*(range(d) for d in self.cluster)))
+
+  def threads(self) -> int:
+    return self.num_threads or 1
+
+
+@dataclasses.dataclass
+class Case:
+  raw: dict
+  name: str
+  mesh: Mesh
+  target: dict
+  inputs: list
+  outputs: list
+  program: list
+
+  @staticmethod
+  def from_json(j: Any) -> "Case":
+    if not isinstance(j, dict):
+      raise CaseError("a case must be a JSON object")
+    for key in ("format", "name", "mesh", "target", "program"):
+      if key not in j:
+        raise CaseError(f"the case has no {key!r}")
+    if j["format"] != 1:
+      raise CaseError(f"unsupported case format {j['format']!r}")
+    target = dict(j["target"])
+    target.setdefault("semantics", "warpgroup")
+    target.setdefault("entry", "kernel")
+    target.setdefault("profile", "mosaic")
+    if target.get("arch") not in ("sm_80", "sm_90a", "sm_100a"):
+      raise CaseError(f"unknown arch {target.get('arch')!r}")
+    if not isinstance(j["program"], list):
+      raise CaseError("program must be an array of ops")
+    c = Case(
+        raw=j,
+        name=str(j["name"]),
+        mesh=Mesh.from_json(j["mesh"]),
+        target=target,
+        inputs=list(j.get("inputs", [])),
+        outputs=list(j.get("outputs", [])),
+        program=j["program"],
+    )
+    for a in c.inputs + c.outputs:
+      if not isinstance(a, dict) or "name" not in a or "shape" not in a or "dtype" not in a:
+        raise CaseError(f"malformed array: {a!r}")
+    return c
+
+  # ---- walking the program
+
+  def walk(self) -> Iterator[tuple[str, dict, list[dict]]]:
+    """Every op in program order (pre-order), as (path, op, enclosing ops outermost first)."""
+    def rec(body, path, parents):
+      if not isinstance(body, list):
+        raise CaseError(f"{path}: expected an array of ops")
+      for i, op in enumerate(body):
+        p = f"{path}[{i}]"
+        if not isinstance(op, dict) or "op" not in op:
+          raise CaseError(f"{p}: expected an op object")
+        yield p, op, parents
+        if op["op"] in ("run_scoped", "when"):
+          yield from rec(op.get("body", []), p + ".body", parents + [op])
+    yield from rec(self.program, "$.program", [])
+
+  def allocs(self) -> list[dict]:
+    """Every allocation, in program order."""
+    out = []
+    for _, op, _ in self.walk():
+      if op["op"] == "run_scoped":
+        out.extend(op.get("allocs", []))
+    return out
+
+  def alloc(self, name: str) -> dict:
+    for a in self.allocs():
+      if a.get("name") == name:
+        return a
+    raise CaseError(f"no allocation named {name!r}")
+
+  def array(self, name: str, outputs: bool = False) -> dict:
+    for a in (self.outputs if outputs else self.inputs):
+      if a["name"] == name:
+        return a
+    raise CaseError(f"no {'output' if outputs else 'input'} named {name!r}")
+
+
+# ---- conditions, evaluated statically for one (CTA, thread)
+
+_CMP = {
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+}
+
+
+def eval_cond(cond: Any, index: dict) -> bool:
+  """A condition (docs/case-format.md "Conditions") for the axis indices in `index`."""
+  if isinstance(cond, bool):
+    return cond
+  if not isinstance(cond, dict):
+    raise CaseError(f"not a condition: {cond!r}")
+  if "all" in cond:
+    return all(eval_cond(c, index) for c in cond["all"])
+  if "any" in cond:
+    return any(eval_cond(c, index) for c in cond["any"])
+  if "not" in cond:
+    return not eval_cond(cond["not"], index)
+  ops = [k for k in _CMP if k in cond]
+  if "axis" not in cond or len(ops) != 1:
+    raise CaseError(f"not a condition: {cond!r}")
+  if cond["axis"] not in index:
+    raise CaseError(f"unknown axis in condition: {cond['axis']!r}")
+  return _CMP[ops[0]](index[cond["axis"]], int(cond[ops[0]]))
+
+
+def axis_indices(mesh: Mesh, coords: tuple[int, ...], thread: int) -> dict:
+  """Axis name -> index for one CTA (coords along the Pallas cluster axes) and Pallas thread."""
+  index = {}
+  for name, c in zip(mesh.cluster_names, coords):
+    if isinstance(name, str):
+      index[name] = c
+  if mesh.thread_name is not None:
+    index[mesh.thread_name] = thread
+  return index
+
+
+def executes(parents: list[dict], index: dict) -> bool:
+  """Whether an op under `parents` runs for the thread with these axis indices."""
+  return all(eval_cond(p["cond"], index) for p in parents if p["op"] == "when")
+
+
+# ---- written output ranges
+
+def slice_ranges(shape, index) -> list[tuple[int, int]]:
+  """Row-major element ranges [begin, end) covered by `ref.at[index]` (static entries only)."""
+  shape = [int(d) for d in shape]
+  per_dim = []
+  for d, dim in enumerate(shape):
+    if d < len(index):
+      e = index[d]
+      if isinstance(e, bool):
+        raise CaseError(f"not an index entry: {e!r}")
+      if isinstance(e, int):
+        per_dim.append((e, 1))
+      elif isinstance(e, dict) and isinstance(e.get("start"), int):
+        per_dim.append((int(e["start"]), int(e["size"])))
+      else:
+        raise CaseError(f"copy_smem_to_gmem takes static index entries, got {e!r}")
+    else:
+      per_dim.append((0, dim))
+  # The trailing dims taken whole form contiguous runs; merge them.
+  strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
+  k = len(shape)
+  while k > 0 and per_dim[k - 1] == (0, shape[k - 1]):
+    k -= 1
+  if k == 0:
+    return [(0, math.prod(shape))]
+  run = per_dim[k - 1][1] * strides[k - 1]
+  outer = [range(s, s + n) for s, n in per_dim[:k - 1]]
+  ranges = []
+  for idx in itertools.product(*outer):
+    base = sum(i * strides[d] for d, i in enumerate(idx)) + per_dim[k - 1][0] * strides[k - 1]
+    ranges.append((base, base + run))
+  return ranges
+
+
+def merge_ranges(ranges) -> list[list[int]]:
+  out: list[list[int]] = []
+  for b, e in sorted(ranges):
+    if out and b <= out[-1][1]:
+      out[-1][1] = max(out[-1][1], e)
+    else:
+      out.append([b, e])
+  return out
+
+
+def written_ranges(case: Case) -> dict[str, list[list[int]]]:
+  """Output name -> element ranges that some executed copy_smem_to_gmem writes."""
+  ranges: dict[str, list] = {o["name"]: [] for o in case.outputs}
+  for _, op, parents in case.walk():
+    if op["op"] != "copy_smem_to_gmem":
+      continue
+    runs = any(
+        executes(parents, axis_indices(case.mesh, coords, t))
+        for coords in case.mesh.cta_coords()
+        for t in range(case.mesh.threads()))
+    if not runs:
+      continue
+    dst = op["dst"]
+    out = case.array(dst["output"], outputs=True)
+    ranges[out["name"]].extend(slice_ranges(out["shape"], dst.get("index", [])))
+  return {k: merge_ranges(v) for k, v in ranges.items()}

@@ -1,0 +1,327 @@
+"""Running one case through JAX and turning what happened into an outcome (docs/outcome-format.md).
+
+Stages are told apart by running JAX's phases one at a time:
+
+  mesh       plgpu.kernel(...) / pl.pallas_call(...)   (plgpu.kernel builds the plgpu.Mesh here)
+  trace      jax.jit(kernel).trace(*inputs)            (the body is traced: Python checks, abstract eval)
+  interpret  .lower() and .compile() in interpret mode (the interpreter builds its computation)
+  run        calling the compiled computation          (interpret-mode callbacks)
+
+In `lower` and `gpu` modes, errors of `.lower()` are split by where they were raised (the
+traceback): the resource estimator -> `estimate`, a Pallas lowering rule -> `lower`, the Mosaic GPU
+dialect lowering -> `dialect`, anything else in module construction -> `module`. Errors of
+`.compile()` and of the call are `launch` (the C++ side compiles and launches the kernel there).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+import time
+import traceback
+from typing import Any
+
+import numpy as np
+
+import cfjax_case
+import cfjax_fill
+from cfjax_case import Case, CaseError
+
+# Up to this many grid points are run as given; a larger grid is run as a grid of ones (after the
+# full grid was traced), since nothing in a case depends on the grid index.
+MAX_GRID_POINTS = 4
+
+# Buffers larger than this get no digest (the digest is optional; the hex is always there).
+MAX_DIGEST_BYTES = 1 << 20
+
+
+class Stage(Exception):
+  """An exception raised by JAX, with the stage it was raised in."""
+
+  def __init__(self, stage: str, exc: BaseException, op: str | None = None):
+    super().__init__(stage)
+    self.stage = stage
+    self.exc = exc
+    self.op = op
+
+
+def crash(reason: str) -> dict:
+  return {"kind": "crash", "reason": reason}
+
+
+def unavailable(reason: str) -> dict:
+  return {"kind": "unavailable", "reason": reason}
+
+
+# ---- exceptions
+
+_WRAPPED_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Exit|Interrupt)): (.*)$",
+                         re.DOTALL | re.MULTILINE)
+
+
+def unwrap(exc: BaseException) -> tuple[str, str]:
+  """(class name, message) of the original exception behind JAX/XLA wrappers, as best we can."""
+  seen = set()
+  e = exc
+  while e is not None and id(e) not in seen:
+    seen.add(id(e))
+    name = type(e).__name__
+    if name not in ("XlaRuntimeError", "JaxRuntimeError", "RuntimeError"):
+      return name, str(e)
+    e = e.__cause__ or e.__context__
+  # An exception from inside a callback reaches Python as XlaRuntimeError("INTERNAL: ...") whose
+  # text ends with the original traceback; take its last "Name: message" line.
+  text = str(exc)
+  m = None
+  for m in _WRAPPED_RE.finditer(text):
+    pass
+  if m is not None and m.group(1).split(".")[-1] not in ("XlaRuntimeError", "JaxRuntimeError"):
+    return m.group(1).split(".")[-1], m.group(2).strip()
+  return type(exc).__name__, text
+
+
+def _frames(exc: BaseException) -> list[traceback.FrameSummary]:
+  frames = []
+  e, seen = exc, set()
+  while e is not None and id(e) not in seen:
+    seen.add(id(e))
+    frames.extend(traceback.extract_tb(e.__traceback__))
+    e = e.__cause__ or e.__context__
+  return frames
+
+
+def lowering_stage(exc: BaseException) -> str:
+  """estimate / lower / dialect / module for an exception raised while lowering for CUDA."""
+  frames = _frames(exc)
+  names = [(f.filename.replace("\\", "/"), f.name) for f in frames]
+  if any(n.endswith("mosaic/gpu/dialect_lowering.py") for n, _ in names):
+    return "dialect"
+  if any("estimat" in fn for _, fn in names):
+    return "estimate"
+  # A Pallas lowering rule (lower_jaxpr_to_mosaic_gpu runs the rules).
+  if any(fn == "lower_jaxpr_to_mosaic_gpu" for _, fn in names):
+    return "lower"
+  return "module"
+
+
+# ---- outcome pieces
+
+def _hexed(data: bytes) -> dict:
+  out = {"hex": data.hex()}
+  if len(data) <= MAX_DIGEST_BYTES:
+    out["digest"] = cfjax_fill.fnv1a64(data)
+  return out
+
+
+def outputs_record(case: Case, values) -> list[dict]:
+  written = cfjax_case.written_ranges(case)
+  recs = []
+  for spec, val in zip(case.outputs, values):
+    arr = np.asarray(val).astype(cfjax_fill.numpy_dtype(spec["dtype"]), copy=False)
+    rec = {"name": spec["name"]}
+    rec.update(_hexed(cfjax_fill.pack(arr, spec["dtype"])))
+    rec["written"] = written.get(spec["name"], [])
+    recs.append(rec)
+  return recs
+
+
+def diagnostic_outcome(stage: str, exc: BaseException, op: str | None,
+                       original: BaseException | None = None) -> dict:
+  if original is not None:
+    name, msg = type(original).__name__, str(original)
+  else:
+    name, msg = unwrap(exc)
+  diag = {"stage": stage, "exception": name, "message": msg}
+  if op:
+    diag["op"] = op
+  return {"kind": "rejected", "diagnostic": diag}
+
+
+# ---- running
+
+class Executor:
+  """Runs cases in one mode: interpret, gpu or lower."""
+
+  def __init__(self, mode: str):
+    self.mode = mode
+    import jax  # pylint: disable=import-outside-toplevel
+    self.jax = jax
+    jax.config.update("jax_traceback_filtering", "off")
+    import cfjax_translate  # pylint: disable=import-outside-toplevel
+    self.tr = cfjax_translate
+    if mode == "interpret":
+      import cfjax_hooks  # pylint: disable=import-outside-toplevel
+      from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams  # pylint: disable=import-outside-toplevel
+      self.hooks = cfjax_hooks
+      self.params = InterpretGPUParams()
+      cfjax_hooks.install()
+    else:
+      self.hooks = None
+      self.params = None
+    self.info = {"jax_version": jax.__version__}
+    try:
+      import jaxlib  # pylint: disable=import-outside-toplevel
+      self.info["jaxlib_version"] = jaxlib.__version__
+    except Exception:  # pylint: disable=broad-except
+      pass
+
+  # -- helpers
+
+  @contextlib.contextmanager
+  def _x64(self, case: Case):
+    if self.tr.needs_x64(case):
+      with self.jax.enable_x64(True):
+        yield
+    else:
+      yield
+
+  @contextlib.contextmanager
+  def _arch(self, case: Case):
+    """In lower mode, make Mosaic GPU lower for the case's arch (there is no device to ask)."""
+    if self.mode != "lower":
+      yield
+      return
+    from jax.experimental.mosaic.gpu import utils as mgpu_utils  # pylint: disable=import-outside-toplevel
+    arch = {"sm_80": (8, 0), "sm_90a": (9, 0), "sm_100a": (10, 0)}[case.target["arch"]]
+    orig = mgpu_utils._infer_arch  # pylint: disable=protected-access
+    mgpu_utils._infer_arch = lambda: arch  # pylint: disable=protected-access
+    try:
+      yield
+    finally:
+      mgpu_utils._infer_arch = orig  # pylint: disable=protected-access
+
+  def _inputs(self, case: Case):
+    jnp = self.jax.numpy
+    return [jnp.asarray(cfjax_fill.fill_array(spec)) for spec in case.inputs]
+
+  def _trace(self, case: Case, params):
+    """(translation, traced) for a case; raises Stage for mesh and trace errors."""
+    t = self.tr.Translation(case, params)
+    try:
+      kernel = t.make_kernel()
+    except CaseError:
+      raise
+    except Exception as e:  # pylint: disable=broad-except
+      raise Stage("mesh", e) from e
+    args = self._inputs(case)
+    try:
+      traced = self.jax.jit(kernel).trace(*args)
+    except CaseError:
+      raise
+    except Exception as e:  # pylint: disable=broad-except
+      raise Stage("trace", e, getattr(e, "_cfjax_op", None)) from e
+    return t, traced, args
+
+  # -- per mode
+
+  def run(self, case_json: Any) -> dict:
+    start = time.monotonic()
+    try:
+      case = Case.from_json(case_json)
+      with self._x64(case), self._arch(case):
+        if self.mode == "interpret":
+          out = self._run_interpret(case)
+        else:
+          out = self._run_mosaic(case)
+    except Stage as s:
+      out = diagnostic_outcome(s.stage, s.exc, s.op, getattr(s, "original", None))
+    except CaseError as e:
+      out = crash(f"the adapter cannot translate the case: {e}")
+    except Exception as e:  # pylint: disable=broad-except
+      out = crash(f"adapter error: {type(e).__name__}: {e}\n{traceback.format_exc()}")
+    info = dict(self.info)
+    info.update(out.pop("_info", {}))
+    info["elapsed_ms"] = str(int((time.monotonic() - start) * 1000))
+    out["info"] = info
+    return out
+
+  def _run_interpret(self, case: Case) -> dict:
+    hooks = self.hooks
+    notes = []
+    t, traced, args = self._trace(case, self.params)
+    points = math.prod(case.mesh.grid) if case.mesh.grid else 1
+    if points > MAX_GRID_POINTS:
+      notes.append(f"grid {list(case.mesh.grid)} traced as given, run as a grid of ones")
+      t, traced, args = self._trace(self.tr.reduced_grid_case(case), self.params)
+    rec = hooks.Recorder(t.op_paths, t.run_scoped_allocs)
+    hooks.reset_interpret_state()
+    try:
+      with hooks.active(rec):
+        try:
+          compiled = traced.lower().compile()
+        except CaseError:
+          raise
+        except Exception as e:  # pylint: disable=broad-except
+          ns = getattr(e, "_cfjax_name_stack", None)
+          label = hooks.label_of_name_stack(ns) if ns else None
+          op = t.op_paths[label] if label is not None and label < len(t.op_paths) else None
+          raise Stage("interpret", e, op) from e
+        try:
+          results = compiled(*args)
+          results = [np.asarray(r) for r in self.jax.tree.leaves(results)]
+        except Exception as e:  # pylint: disable=broad-except
+          s = Stage("run", e, rec.failure_op)
+          s.original = rec.failure  # type: ignore[attr-defined]
+          raise s from e
+    finally:
+      hooks.reset_interpret_state()
+    out = {"kind": "completed", "ctas": self._ctas(case, rec), "outputs": outputs_record(case, results)}
+    if notes:
+      out["_info"] = {"note": "; ".join(notes)}
+    return out
+
+  def _ctas(self, case: Case, rec) -> list[dict]:
+    barriers = self.hooks.barrier_summary(rec)
+    smem = [a for a in case.allocs() if a.get("kind") == "smem"]
+    ctas = []
+    for rank, coords in enumerate(case.mesh.cta_coords()):
+      buffers = []
+      for a in smem:
+        snap = rec.snapshots.get((a["name"], rank))
+        if snap is None:
+          continue
+        b = {"alloc": a["name"]}
+        b.update(_hexed(cfjax_fill.pack(snap, a["dtype"])))
+        buffers.append(b)
+      waits = [{k: w[k] for k in ("thread", "op", "barrier", "phase", "completed")}
+               for w in rec.waits if w["block"] == rank]
+      bars = sorted(barriers.get(rank, []), key=lambda b: (self._alloc_order(case, b["alloc"]), b["index"]))
+      ctas.append({"rank": rank, "coords": list(coords), "barriers": bars, "waits": waits,
+                   "buffers": buffers})
+    return ctas
+
+  @staticmethod
+  def _alloc_order(case: Case, name: str) -> int:
+    for i, a in enumerate(case.allocs()):
+      if a.get("name") == name:
+        return i
+    return 1 << 30
+
+  def _run_mosaic(self, case: Case) -> dict:
+    t, traced, args = self._trace(case, None)
+    try:
+      if self.mode == "lower":
+        lowered = traced.lower(lowering_platforms=("cuda",))
+      else:
+        lowered = traced.lower()
+    except CaseError:
+      raise
+    except Exception as e:  # pylint: disable=broad-except
+      raise Stage(lowering_stage(e), e) from e
+    if self.mode == "lower":
+      return {"kind": "unavailable",
+              "reason": "lowered for CUDA without an error; lower mode does not compile or run"}
+    try:
+      compiled = lowered.compile()
+      results = compiled(*args)
+      results = [np.asarray(r) for r in self.jax.tree.leaves(results)]
+    except Exception as e:  # pylint: disable=broad-except
+      raise Stage("launch", e) from e
+    ctas = []
+    for rank, coords in enumerate(case.mesh.cta_coords()):
+      bufs = [{"alloc": a["name"], "observed": False} for a in case.allocs() if a.get("kind") == "smem"]
+      ctas.append({"rank": rank, "coords": list(coords), "buffers": bufs})
+    _ = t
+    return {"kind": "completed", "ctas": ctas, "outputs": outputs_record(case, results),
+            "_info": {"note": "gpu mode reads outputs only; SMEM buffers are not observed"}}

@@ -1,0 +1,350 @@
+"""Instrumentation of JAX's GPU interpret mode (jax/_src/pallas/mosaic_gpu/interpret, 0.11.2).
+
+What it adds, without changing what the interpreter computes or when it synchronises:
+
+* SMEM sentinel. Scoped SMEM buffers start as the byte 0xA5 instead of NaN: the interpreter asks
+  `jaxpr_interpret.get_uninitialized_array(shape, dtype, memory_space, ...)` for the initial value
+  of each scoped allocation while it builds its computation; for MemorySpace.SMEM we return the
+  sentinel array. No op is added to the kernel, so barrier accounting is untouched.
+* Buffer snapshots. Each scoped buffer allocation (callback `_allocate_buffer`) is mapped to the
+  case allocation it belongs to: the run_scoped equation carries the name scope of its case op
+  (cfjax_translate emits every op inside `jax.named_scope("cfop<k>")`), and within one run_scoped
+  a thread allocates its non-barrier buffers in declaration order. When a buffer is deallocated
+  (`GPUSharedMemory.deallocate_buffer`, once per sharing thread) its contents are copied; the last
+  deallocation, i.e. the end of the scope for every thread, wins.
+* Barrier statistics. Barrier objects created by `_allocate_barriers` / `_allocate_cluster_barriers`
+  are mapped to (allocation, index, CTA); `Barrier.arrive` is counted; `_barrier_wait` records
+  each wait (thread, op, phase, completed).
+* Failures. The first exception handed to `GPUSharedMemory.set_failed` (the original exception a
+  callback raised, before XLA wraps it) is kept, with the case op whose callback raised it.
+
+The patches are installed once and do nothing unless a Recorder is active.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+import threading
+from typing import Any
+
+import numpy as np
+
+import cfjax_fill
+
+_LABEL_RE = re.compile(r"cfop(\d+)")
+
+_installed = False
+_active: "Recorder | None" = None
+
+
+def _thread_key(thread) -> tuple[int, int]:
+  return int(np.asarray(thread.block_id)), int(np.asarray(thread.warpgroup_id))
+
+
+def _key_tuple(key) -> tuple[int, ...]:
+  return tuple(int(x) for x in np.asarray(key).reshape(-1).tolist())
+
+
+def _is_first_cluster(mesh_location) -> bool:
+  """Whether a callback runs for the cluster at grid index 0 (the modelled one)."""
+  try:
+    return all(int(np.asarray(c)) == 0 for c in mesh_location.cluster_coords)
+  except Exception:  # pylint: disable=broad-except
+    return True
+
+
+def label_of(source_info) -> int | None:
+  """The innermost case-op label in a source_info's name stack."""
+  if source_info is None:
+    return None
+  found = _LABEL_RE.findall(str(getattr(source_info, "name_stack", "")))
+  return int(found[-1]) if found else None
+
+
+def label_of_name_stack(name_stack) -> int | None:
+  found = _LABEL_RE.findall(str(name_stack))
+  return int(found[-1]) if found else None
+
+
+class Recorder:
+  """What one interpret-mode run of a case showed."""
+
+  def __init__(self, op_paths: list, run_scoped_allocs: dict):
+    self.op_paths = op_paths  # label -> JSON path (filled while tracing)
+    self.run_scoped_allocs = run_scoped_allocs  # run_scoped path -> allocs
+    self.lock = threading.Lock()
+    self.counters: dict = collections.defaultdict(int)
+    self.buffer_keys: dict = {}  # key tuple -> (alloc name, block id)
+    self.snapshots: dict = {}  # (alloc name, block id) -> np.ndarray
+    self.barriers: dict = {}  # id(Barrier) -> [Barrier, alloc name, index, block id]
+    self.arrivals: dict = collections.Counter()  # id(Barrier) -> arrivals
+    self.waits: list = []  # dicts, in the order they started
+    self.failure: BaseException | None = None
+    self.failure_op: str | None = None
+
+  def path_of(self, label: int | None) -> str | None:
+    if label is None or label >= len(self.op_paths):
+      return None
+    return self.op_paths[label]
+
+  def _next_alloc(self, thread, source_info, barrier_like: bool) -> dict | None:
+    path = self.path_of(label_of(source_info))
+    allocs = self.run_scoped_allocs.get(path)
+    if allocs is None:
+      return None
+    kinds = [a for a in allocs
+             if (a.get("kind") in ("barrier", "cluster_barrier")) == barrier_like]
+    with self.lock:
+      k = (_thread_key(thread), path, barrier_like)
+      i = self.counters[k]
+      self.counters[k] = i + 1
+    return kinds[i] if i < len(kinds) else None
+
+  def note_failure_op(self, exc: BaseException, source_info):
+    with self.lock:
+      if self.failure is exc and self.failure_op is None:
+        self.failure_op = self.path_of(label_of(source_info))
+
+
+def _with_failure_op(fn):
+  """Wraps a runtime callback so the failing case op is recorded with the failure."""
+  def wrapper(*args, **kwargs):
+    try:
+      return fn(*args, **kwargs)
+    except Exception as e:
+      rec = _active
+      if rec is not None:
+        rec.note_failure_op(e, kwargs.get("source_info"))
+      raise
+  wrapper.__wrapped__ = fn
+  wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+  return wrapper
+
+
+def install():
+  """Installs the patches (idempotent). Imports the interpret-mode modules."""
+  global _installed
+  if _installed:
+    return
+  from jax._src.pallas.mosaic_gpu import core as mgpu_core  # pylint: disable=g-import-not-at-top
+  from jax._src.pallas.mosaic_gpu.interpret import gpu_callbacks as gc
+  from jax._src.pallas.mosaic_gpu.interpret import jaxpr_interpret as ji
+  from jax._src.pallas.mosaic_gpu.interpret import shared_memory as sm
+  import jax.numpy as jnp
+
+  # -- SMEM sentinel
+  orig_uninit = ji.get_uninitialized_array
+
+  def get_uninitialized_array(shape, dtype, memory_space, uninitialized_memory):
+    if _active is not None and memory_space == mgpu_core.MemorySpace.SMEM:
+      name = str(jnp.dtype(dtype))
+      if name in cfjax_fill.DTYPE_BITS:
+        return jnp.asarray(cfjax_fill.sentinel_array(shape, name))
+    return orig_uninit(shape, dtype, memory_space, uninitialized_memory)
+
+  ji.get_uninitialized_array = get_uninitialized_array
+
+  # -- buffer allocation -> case allocation
+  orig_alloc_buffer = gc._allocate_buffer  # pylint: disable=protected-access
+
+  def _allocate_buffer(token, mesh_location, thread, allocation_request_as_array, value,
+                       source_info=None):
+    token, key = orig_alloc_buffer(token, mesh_location, thread, allocation_request_as_array,
+                                   value, source_info=source_info)
+    rec = _active
+    if rec is not None and _is_first_cluster(mesh_location):
+      a = rec._next_alloc(thread, source_info, barrier_like=False)  # pylint: disable=protected-access
+      if a is not None and a.get("kind") == "smem":
+        with rec.lock:
+          rec.buffer_keys[_key_tuple(key)] = (a["name"], _thread_key(thread)[0])
+    return token, key
+
+  gc._allocate_buffer = _with_failure_op(_allocate_buffer)  # pylint: disable=protected-access
+
+  orig_dealloc = sm.GPUSharedMemory.deallocate_buffer
+
+  def deallocate_buffer(self, key, logging_info=None):
+    rec = _active
+    if rec is not None:
+      kt = _key_tuple(key.as_np_array)
+      where = rec.buffer_keys.get(kt)
+      if where is not None:
+        with self.lock:
+          buff = self.mem.get(key)
+          content = None if buff is None else np.array(buff.content, copy=True)
+        if content is not None:
+          with rec.lock:
+            rec.snapshots[where] = content
+    return orig_dealloc(self, key, logging_info=logging_info)
+
+  sm.GPUSharedMemory.deallocate_buffer = deallocate_buffer
+
+  # -- barriers
+  def _register_barriers(rec, keys, alloc, cluster):
+    shared = gc._get_shared_memory()  # pylint: disable=protected-access
+    for i, k in enumerate(np.asarray(keys).reshape(-1, np.asarray(keys).shape[-1])):
+      obj = shared.mem.get(sm.HostAllocationKey.from_array(np.asarray(k)))
+      if obj is None:
+        continue
+      with rec.lock:
+        if cluster and isinstance(obj, sm.ClusterBarrier):
+          for block, sub in enumerate(obj.barriers):
+            rec.barriers.setdefault(id(sub), [sub, alloc["name"], i, block])
+        elif isinstance(obj, sm.Barrier):
+          rec.barriers.setdefault(id(obj), [obj, alloc["name"], i, int(k[2])])
+
+  orig_alloc_barriers = gc._allocate_barriers  # pylint: disable=protected-access
+
+  def _allocate_barriers(*, token, mesh_location, thread, source_info=None, **kwargs):
+    token, keys = orig_alloc_barriers(token=token, mesh_location=mesh_location, thread=thread,
+                                      source_info=source_info, **kwargs)
+    rec = _active
+    if rec is not None and _is_first_cluster(mesh_location):
+      a = rec._next_alloc(thread, source_info, barrier_like=True)  # pylint: disable=protected-access
+      if a is not None:
+        _register_barriers(rec, keys, a, cluster=False)
+    return token, keys
+
+  gc._allocate_barriers = _with_failure_op(_allocate_barriers)  # pylint: disable=protected-access
+
+  orig_alloc_cluster = gc._allocate_cluster_barriers  # pylint: disable=protected-access
+
+  def _allocate_cluster_barriers(*, token, mesh_location, thread, source_info=None, **kwargs):
+    token, keys = orig_alloc_cluster(token=token, mesh_location=mesh_location, thread=thread,
+                                     source_info=source_info, **kwargs)
+    rec = _active
+    if rec is not None and _is_first_cluster(mesh_location):
+      a = rec._next_alloc(thread, source_info, barrier_like=True)  # pylint: disable=protected-access
+      if a is not None:
+        _register_barriers(rec, keys, a, cluster=True)
+    return token, keys
+
+  gc._allocate_cluster_barriers = _with_failure_op(_allocate_cluster_barriers)  # pylint: disable=protected-access
+
+  orig_arrive = sm.Barrier.arrive
+
+  def arrive(self, *args, **kwargs):
+    rec = _active
+    if rec is not None and id(self) in rec.barriers:
+      with rec.lock:
+        rec.arrivals[id(self)] += 1
+    return orig_arrive(self, *args, **kwargs)
+
+  sm.Barrier.arrive = arrive
+
+  orig_wait = gc._barrier_wait  # pylint: disable=protected-access
+
+  def _barrier_wait(token, mesh_location, thread, allocation_key_as_array, source_info=None):
+    rec = _active
+    entry = None
+    if rec is not None:
+      try:
+        shared = gc._get_shared_memory()  # pylint: disable=protected-access
+        obj = shared.mem.get(sm.HostAllocationKey.from_array(np.asarray(allocation_key_as_array)))
+        if isinstance(obj, sm.ClusterBarrier):
+          obj = obj.barriers[int(np.asarray(thread.block_id))]
+        info = rec.barriers.get(id(obj))
+        if info is not None:
+          with obj.cv:
+            phase = obj.last_observed_phase_by_thread.get(thread, 0)
+          block, wg = _thread_key(thread)
+          entry = {"block": block, "thread": wg, "op": rec.path_of(label_of(source_info)) or "",
+                   "barrier": f"{info[1]}[{info[2]}]", "phase": int(phase), "completed": False}
+          with rec.lock:
+            rec.waits.append(entry)
+      except Exception:  # pylint: disable=broad-except
+        entry = None  # observation must never change what the interpreter does
+    out = orig_wait(token, mesh_location, thread, allocation_key_as_array, source_info=source_info)
+    if entry is not None:
+      entry["completed"] = True
+    return out
+
+  gc._barrier_wait = _with_failure_op(_barrier_wait)  # pylint: disable=protected-access
+
+  # -- the failing op of other runtime callbacks
+  for name in ("_barrier_arrive", "_deallocate_barrier", "_deallocate_buffer", "copy_gmem_to_smem",
+               "copy_smem_to_gmem", "wait_smem_to_gmem", "commit_smem", "_get", "_swap"):
+    if hasattr(gc, name):
+      setattr(gc, name, _with_failure_op(getattr(gc, name)))
+
+  # -- the original exception of a failed run
+  orig_set_failed = sm.GPUSharedMemory.set_failed
+
+  def set_failed(self, exception, failed_thread=None, top_level=True):
+    rec = _active
+    if rec is not None:
+      with rec.lock:
+        if rec.failure is None:
+          rec.failure = exception
+    return orig_set_failed(self, exception, failed_thread, top_level)
+
+  sm.GPUSharedMemory.set_failed = set_failed
+
+  # -- the failing op of interpreter-construction errors ("interpret" stage)
+  for name in dir(ji.JaxprInterpreter):
+    if not (name.startswith("_interpret_") and name.endswith("_p")):
+      continue
+    orig = getattr(ji.JaxprInterpreter, name)
+
+    def make(orig):
+      def method(self, eqn, *args, **kwargs):
+        try:
+          return orig(self, eqn, *args, **kwargs)
+        except Exception as e:
+          if not hasattr(e, "_cfjax_name_stack"):
+            try:
+              e._cfjax_name_stack = str(eqn.source_info.name_stack)  # pylint: disable=protected-access
+            except Exception:  # pylint: disable=broad-except
+              pass
+          raise
+      method.__name__ = orig.__name__
+      return method
+
+    setattr(ji.JaxprInterpreter, name, make(orig))
+
+  _installed = True
+
+
+class active:
+  """Context manager: record into `rec` while the block runs."""
+
+  def __init__(self, rec: Recorder):
+    self.rec = rec
+
+  def __enter__(self):
+    global _active
+    _active = self.rec
+    return self.rec
+
+  def __exit__(self, *exc):
+    global _active
+    _active = None
+    return False
+
+
+def reset_interpret_state():
+  """Clears JAX's global interpret-mode state (needed after a failed or interrupted run)."""
+  from jax._src.pallas.mosaic_gpu.interpret import gpu_callbacks as gc  # pylint: disable=g-import-not-at-top
+  try:
+    gc.reset_gpu_interpret_mode_state()
+  except Exception:  # pylint: disable=broad-except
+    pass
+
+
+def barrier_summary(rec: Recorder) -> dict[int, list[dict]]:
+  """Block id -> barrier records (docs/outcome-format.md), without byte fields."""
+  out: dict[int, list[dict]] = collections.defaultdict(list)
+  for bid, (obj, alloc, index, block) in rec.barriers.items():
+    count = int(obj.num_arrivals)
+    out[block].append({
+        "alloc": alloc, "index": int(index), "count": count,
+        "arrivals": int(rec.arrivals.get(bid, 0)), "phases": int(obj.phase),
+        "pending": count - int(obj.arrivals_count),
+    })
+  return out
+
+
+__all__ = ["Recorder", "install", "active", "reset_interpret_state", "barrier_summary",
+           "label_of", "label_of_name_stack"]
+_ = Any

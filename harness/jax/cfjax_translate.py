@@ -1,0 +1,294 @@
+"""Translating a collfuzz case into a Pallas Mosaic GPU kernel (docs/case-format.md).
+
+Every case becomes `plgpu.kernel(body, out_type=..., <mesh kwargs>, compiler_params=...,
+interpret=...)` with no scratch_types (every allocation is an explicit `pl.run_scoped`), or, with
+`entry: pallas_call`, `pl.pallas_call(body, grid=..., in_specs/out_specs in GMEM)`.
+
+Each op is emitted inside `jax.named_scope(op_label(k))`, where k indexes `Translation.op_paths`.
+The label lands in the name stack of every equation the op produces, so the interpret-mode hooks
+(cfjax_hooks) can tell which case op a callback belongs to. Name scopes change nothing else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any, Callable
+
+import jax
+from jax import lax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+from cfjax_case import Case, CaseError, axis_name, axis_names
+
+LABEL_PREFIX = "cfop"
+
+
+def op_label(k: int) -> str:
+  return f"{LABEL_PREFIX}{k}"
+
+
+def jnp_dtype(name: str):
+  return jnp.dtype(name)
+
+
+def needs_x64(case: Case) -> bool:
+  dtypes = [a["dtype"] for a in case.inputs + case.outputs]
+  dtypes += [a["dtype"] for a in case.allocs() if "dtype" in a]
+  return any(d in ("int64", "uint64", "float64") for d in dtypes)
+
+
+# ---- small pieces
+
+def cond_value(cond: Any):
+  """A condition -> a Python bool (constant) or a traced bool from lax.axis_index comparisons."""
+  if isinstance(cond, bool):
+    return cond
+  if not isinstance(cond, dict):
+    raise CaseError(f"not a condition: {cond!r}")
+  if "all" in cond or "any" in cond:
+    is_all = "all" in cond
+    vals = [cond_value(c) for c in cond["all" if is_all else "any"]]
+    if all(isinstance(v, bool) for v in vals):
+      return all(vals) if is_all else any(vals)
+    if not vals:
+      return is_all
+    combine = jnp.logical_and if is_all else jnp.logical_or
+    return functools.reduce(combine, vals)
+  if "not" in cond:
+    v = cond_value(cond["not"])
+    return (not v) if isinstance(v, bool) else jnp.logical_not(v)
+  idx = lax.axis_index(cond["axis"])
+  for k, f in (("eq", lambda a, b: a == b), ("ne", lambda a, b: a != b),
+               ("lt", lambda a, b: a < b), ("le", lambda a, b: a <= b),
+               ("gt", lambda a, b: a > b), ("ge", lambda a, b: a >= b)):
+    if k in cond:
+      return f(idx, int(cond[k]))
+  raise CaseError(f"not a condition: {cond!r}")
+
+
+def gmem_index(entries: list) -> tuple:
+  """Index entries -> the tuple passed to `ref.at[...]`."""
+  out = []
+  for e in entries:
+    if isinstance(e, bool):
+      raise CaseError(f"not an index entry: {e!r}")
+    if isinstance(e, int):
+      out.append(e)
+      continue
+    if not isinstance(e, dict) or "start" not in e or "size" not in e:
+      raise CaseError(f"not an index entry: {e!r}")
+    start = e["start"]
+    if isinstance(start, dict):
+      start = lax.axis_index(start["axis"]) * int(start.get("mul", 1)) + int(start.get("add", 0))
+    else:
+      start = int(start)
+    out.append(pl.ds(start, int(e["size"])))
+  return tuple(out)
+
+
+def alloc_type(a: dict):
+  """An allocation -> the JAX type passed to pl.run_scoped."""
+  kind = a.get("kind")
+  if kind == "smem":
+    return plgpu.SMEM(tuple(a["shape"]), jnp_dtype(a["dtype"]))
+  if kind == "barrier":
+    # num_barriers is always passed: the case format's default is 1 (JAX 0.11.2's is (), a
+    # 0-d barrier ref); see docs/jax-notes.md.
+    return plgpu.Barrier(
+        num_arrivals=int(a.get("num_arrivals", 1)),
+        num_barriers=int(a.get("num_barriers", 1)),
+        orders_tensor_core=bool(a.get("orders_tensor_core", False)))
+  if kind == "cluster_barrier":
+    return plgpu.ClusterBarrier(
+        collective_axes=axis_names(a["collective_axes"]),
+        num_arrivals=int(a.get("num_arrivals", 1)),
+        num_barriers=int(a.get("num_barriers", 1)),
+        orders_tensor_core=bool(a.get("orders_tensor_core", False)),
+        leader_tracked=bool(a.get("leader_tracked", False)))
+  if kind == "acc":
+    return plgpu.ACC(tuple(a["shape"]), jnp_dtype(a["dtype"]))
+  if kind == "gmem":
+    return plgpu.GMEM(tuple(a["shape"]), jnp_dtype(a["dtype"]))
+  if kind == "semaphore":
+    t = a.get("type")
+    if t == "regular":
+      return plgpu.SemaphoreType.REGULAR(tuple(a["shape"]))
+    if t == "barrier":
+      return plgpu.SemaphoreType.BARRIER(tuple(a["shape"]))
+    raise CaseError(f"unknown semaphore type {t!r}")
+  if kind == "tmem":
+    return plgpu.TMEM(tuple(a["shape"]), jnp_dtype(a["dtype"]),
+                      collective=bool(a.get("collective", False)))
+  raise CaseError(f"unknown allocation kind {kind!r}")
+
+
+def barrier_ref(env: dict, use: dict):
+  ref = env[use["alloc"]]
+  if "index" in use and use["index"] is not None:
+    return ref.at[int(use["index"])]
+  return ref
+
+
+def leader_tracked_value(j: Any):
+  if j is None:
+    return None
+  if j == "replicated":
+    return plgpu.CopyPartition.REPLICATED
+  if isinstance(j, dict) and "partitioned" in j:
+    return plgpu.CopyPartition.PARTITIONED(int(j["partitioned"]))
+  raise CaseError(f"unknown leader_tracked {j!r}")
+
+
+_OOB = {"undefined": "UNDEFINED", "promise_in_bounds": "PROMISE_IN_BOUNDS", "zeros": "ZEROS"}
+
+
+# ---- the translation
+
+@dataclasses.dataclass
+class Translation:
+  case: Case
+  interpret: Any  # InterpretGPUParams or None
+  op_paths: list = dataclasses.field(default_factory=list)  # label index -> JSON path
+  run_scoped_allocs: dict = dataclasses.field(default_factory=dict)  # path -> [alloc dicts]
+
+  # -- ops
+
+  def emit_body(self, ops: list, env: dict, path: str):
+    for i, op in enumerate(ops):
+      p = f"{path}[{i}]"
+      k = len(self.op_paths)
+      self.op_paths.append(p)
+      try:
+        with jax.named_scope(op_label(k)):
+          self.emit_op(op, env, p)
+      except Exception as e:
+        if not hasattr(e, "_cfjax_op"):
+          try:
+            e._cfjax_op = p  # the innermost case op that raised it  # pylint: disable=protected-access
+          except Exception:  # pylint: disable=broad-except
+            pass
+        raise
+
+  def emit_op(self, op: dict, env: dict, path: str):
+    kind = op.get("op")
+    if kind == "run_scoped":
+      allocs = op.get("allocs", [])
+      self.run_scoped_allocs[path] = allocs
+      types = [alloc_type(a) for a in allocs]
+      names = [a["name"] for a in allocs]
+
+      def scoped(*refs):
+        inner = dict(env)
+        inner.update(zip(names, refs))
+        self.emit_body(op.get("body", []), inner, path + ".body")
+
+      kwargs = {}
+      if "collective_axes" in op:
+        kwargs["collective_axes"] = axis_names(op["collective_axes"])
+      pl.run_scoped(scoped, *types, **kwargs)
+    elif kind == "copy_gmem_to_smem":
+      src = env[op["src"]["input"]]
+      if op["src"].get("index"):
+        src = src.at[gmem_index(op["src"]["index"])]
+      dst = env[op["dst"]["alloc"]]
+      if op["dst"].get("index"):
+        dst = dst.at[tuple(int(i) for i in op["dst"]["index"])]
+      kwargs = {}
+      if op.get("collective_axes") is not None:
+        kwargs["collective_axes"] = axis_names(op["collective_axes"])
+      if op.get("leader_tracked") is not None:
+        kwargs["leader_tracked"] = leader_tracked_value(op["leader_tracked"])
+      if op.get("oob_mode") is not None:
+        kwargs["oob_mode"] = getattr(plgpu.OOBFillMode, _OOB[op["oob_mode"]])
+      if op.get("predicate") is not None:
+        kwargs["predicate"] = cond_value(op["predicate"])
+      if op.get("barrier") is not None:
+        plgpu.copy_gmem_to_smem(src, dst, barrier_ref(env, op["barrier"]), **kwargs)
+      else:
+        plgpu.copy_gmem_to_smem(src, dst, **kwargs)
+    elif kind == "copy_smem_to_gmem":
+      src = env[op["src"]["alloc"]]
+      if op["src"].get("index"):
+        src = src.at[tuple(int(i) for i in op["src"]["index"])]
+      dst = env[op["dst"]["output"]]
+      if op["dst"].get("index"):
+        dst = dst.at[gmem_index(op["dst"]["index"])]
+      plgpu.commit_smem()
+      plgpu.copy_smem_to_gmem(src, dst)
+      plgpu.wait_smem_to_gmem(0)
+    elif kind == "barrier_arrive":
+      plgpu.barrier_arrive(barrier_ref(env, op["barrier"]))
+    elif kind == "barrier_wait":
+      plgpu.barrier_wait(barrier_ref(env, op["barrier"]))
+    elif kind == "when":
+      body = op.get("body", [])
+      pl.when(cond_value(op["cond"]))(lambda: self.emit_body(body, env, path + ".body"))
+    else:
+      raise CaseError(f"{path}: unknown op {kind!r}")
+
+  # -- the kernel
+
+  def body(self, *refs):
+    c = self.case
+    names = [a["name"] for a in c.inputs] + [a["name"] for a in c.outputs]
+    if len(refs) != len(names):
+      raise CaseError(f"the kernel got {len(refs)} refs for {len(names)} arrays")
+    self.op_paths.clear()
+    self.run_scoped_allocs.clear()
+    self.emit_body(c.program, dict(zip(names, refs)), "$.program")
+
+  def compiler_params(self):
+    sem = self.case.target["semantics"]
+    semantics = (plgpu.LoweringSemantics.Lane if sem == "lane"
+                 else plgpu.LoweringSemantics.Warpgroup)
+    return plgpu.CompilerParams(lowering_semantics=semantics)
+
+  def out_type(self) -> tuple:
+    return tuple(jax.ShapeDtypeStruct(tuple(o["shape"]), jnp_dtype(o["dtype"]))
+                 for o in self.case.outputs)
+
+  def make_kernel(self) -> Callable:
+    """The kernel function of the inputs. Raises what plgpu.kernel / plgpu.Mesh raise."""
+    c = self.case
+    m = c.mesh
+    if c.target["entry"] == "pallas_call":
+      # pl.pallas_call has no grid names; mesh.grid_names is not passed.
+      gmem = pl.BlockSpec(memory_space=plgpu.GMEM)
+      return pl.pallas_call(
+          self.body,
+          out_shape=self.out_type(),
+          grid=tuple(m.grid),
+          in_specs=[gmem] * len(c.inputs),
+          out_specs=tuple(gmem for _ in c.outputs),
+          compiler_params=self.compiler_params(),
+          interpret=self.interpret,
+      )
+    return plgpu.kernel(
+        self.body,
+        out_type=self.out_type(),
+        grid=tuple(m.grid),
+        grid_names=tuple(m.grid_names),
+        cluster=tuple(m.cluster),
+        cluster_names=tuple(m.cluster_names),
+        num_threads=m.num_threads,
+        thread_name=m.thread_name,
+        compiler_params=self.compiler_params(),
+        interpret=self.interpret,
+    )
+
+
+def reduced_grid_case(case: Case) -> Case:
+  """The same case with every grid dim set to 1 (nothing in a case depends on the grid index)."""
+  raw = dict(case.raw)
+  mesh = dict(raw["mesh"])
+  if "grid" in mesh:
+    mesh["grid"] = [1] * len(mesh["grid"])
+  raw["mesh"] = mesh
+  return Case.from_json(raw)
+
+
+__all__ = ["Translation", "needs_x64", "op_label", "LABEL_PREFIX", "reduced_grid_case",
+           "axis_name"]
