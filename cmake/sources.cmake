@@ -10,3 +10,59 @@ add_library(collfuzz_core STATIC
 )
 target_include_directories(collfuzz_core PUBLIC ${CMAKE_SOURCE_DIR})
 target_link_libraries(collfuzz_core PUBLIC nlohmann_json::nlohmann_json PRIVATE collfuzz_warnings)
+
+add_library(collfuzz_reference STATIC
+  oracles/reference/barrier_rules.cpp
+  oracles/reference/copy_facts.cpp
+  oracles/reference/copy_rules.cpp
+  oracles/reference/execution.cpp
+  oracles/reference/interpret_rules.cpp
+  oracles/reference/launch_context_rules.cpp
+  oracles/reference/launch_rules.cpp
+  oracles/reference/mesh_facts.cpp
+  oracles/reference/mesh_rules.cpp
+  oracles/reference/program_walk.cpp
+  oracles/reference/reference.cpp
+  oracles/reference/resource_rules.cpp
+  oracles/reference/rules.cpp
+  oracles/reference/scoped_rules.cpp
+  oracles/reference/trace_rules.cpp
+)
+target_link_libraries(collfuzz_reference PUBLIC collfuzz_core PRIVATE collfuzz_warnings)
+
+add_library(collfuzz_oracles STATIC
+  oracles/byte_oracle.cpp
+  oracles/diagnostic_oracle.cpp
+  oracles/memory_oracle.cpp
+  oracles/op_kinds.cpp
+)
+target_link_libraries(collfuzz_oracles PUBLIC collfuzz_reference PRIVATE collfuzz_warnings)
+
+add_library(collfuzz_executors STATIC
+  harness/executors/reference_executor.cpp
+  harness/executors/registry.cpp
+)
+target_link_libraries(collfuzz_executors PUBLIC collfuzz_oracles PRIVATE collfuzz_warnings)
+
+add_library(collfuzz_runner STATIC
+  harness/runner/atomic_file.cpp
+  harness/runner/baseline.cpp
+  harness/runner/case_runner.cpp
+  harness/runner/outcome_text.cpp
+  harness/runner/replay.cpp
+)
+target_link_libraries(collfuzz_runner PUBLIC collfuzz_executors PRIVATE collfuzz_warnings)
+
+add_executable(collfuzz
+  harness/cli/cmd_common.cpp
+  harness/cli/cmd_explain.cpp
+  harness/cli/cmd_replay.cpp
+  harness/cli/cmd_rules.cpp
+  harness/cli/cmd_run.cpp
+  harness/cli/flags.cpp
+  harness/cli/main.cpp
+)
+target_link_libraries(collfuzz PRIVATE collfuzz_runner CLI11::CLI11 collfuzz_warnings)
+if(COLLFUZZ_STATIC)
+  target_link_options(collfuzz PRIVATE -static)
+endif()

@@ -282,7 +282,7 @@ class Executor:
         if snap is None:
           continue
         b = {"alloc": a["name"]}
-        b.update(_hexed(cfjax_fill.pack(snap, a["dtype"])))
+        b.update(_hexed(cfjax_fill.pack(snap, a["dtype"], pad_nibble=cfjax_fill.SMEM_SENTINEL >> 4)))
         buffers.append(b)
       waits = [{k: w[k] for k in ("thread", "op", "barrier", "phase", "completed")}
                for w in rec.waits if w["block"] == rank]

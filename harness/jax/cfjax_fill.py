@@ -122,13 +122,18 @@ def fill_array(spec: dict) -> np.ndarray:
   return values_to_array(v, spec["dtype"], shape)
 
 
-def pack(arr: np.ndarray, dtype: str) -> bytes:
-  """Logical row-major bytes of an array; int4/uint4 two per byte, low nibble first."""
+def pack(arr: np.ndarray, dtype: str, pad_nibble: int = 0) -> bytes:
+  """Logical row-major bytes of an array; int4/uint4 two per byte, low nibble first.
+
+  With an odd number of 4-bit elements the high nibble of the last byte is not an element; it
+  holds `pad_nibble` (0 for GMEM arrays, as harness/core/fill.cpp writes them; the sentinel's
+  high nibble 0xA for SMEM buffers, whose bytes all start as 0xA5 in the C++ model).
+  """
   flat = np.ascontiguousarray(arr).reshape(-1)
   if DTYPE_BITS[dtype] == 4:
     nib = flat.view(np.uint8) & np.uint8(0xF)
     if nib.size % 2:
-      nib = np.concatenate([nib, np.zeros(1, np.uint8)])
+      nib = np.concatenate([nib, np.full(1, pad_nibble & 0xF, np.uint8)])
     return (nib[0::2] | (nib[1::2] << np.uint8(4))).astype(np.uint8).tobytes()
   out = flat.tobytes()
   if np.little_endian:

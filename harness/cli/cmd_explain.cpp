@@ -1,0 +1,46 @@
+// collfuzz explain: the rules checked for a case, in the order JAX checks them, and which fired.
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/cli/commands.h"
+#include "harness/core/case_json.h"
+#include "harness/runner/outcome_text.h"
+#include "oracles/reference/reference.h"
+
+namespace collfuzz::cli {
+
+int cmd_explain(const Flags& flags, const std::string& case_file) {
+  const Case c = load_case_file(case_file);
+  const Profile profile = parse_profile_flag(flags.profile, c.target.profile);
+  const Prediction p = predict(c, profile, /*explain=*/true);
+  if (flags.json) {
+    nlohmann::json steps = nlohmann::json::array();
+    for (const auto& s : p.steps) {
+      const Rule& r = rule(s.rule);
+      steps.push_back({{"rule", r.name}, {"stage", to_string(s.stage)}, {"where", s.where}, {"fired", s.fired}});
+    }
+    std::cout << nlohmann::json{{"case", c.name}, {"profile", to_string(profile)}, {"steps", steps}}.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "Case " << c.name << ", predicting " << to_string(profile) << " (" << to_string(c.target.arch)
+            << ", " << to_string(c.target.semantics) << " semantics); rules follow JAX " << kRulesJaxVersion
+            << ".\n\n";
+  std::string last_stage;
+  int n = 0;
+  for (const auto& s : p.steps) {
+    const Rule& r = rule(s.rule);
+    const std::string stage = to_string(s.stage);
+    if (stage != last_stage) {
+      std::cout << "[" << stage << "]\n";
+      last_stage = stage;
+    }
+    std::cout << "  " << (s.fired ? "FIRED " : "ok    ") << r.name << " at " << s.where << "\n"
+              << "        " << r.summary << " (spec " << r.section << ")\n";
+    ++n;
+  }
+  std::cout << "\n" << n << " rule check(s). Outcome:\n" << describe_outcome(p.outcome);
+  return 0;
+}
+
+}  // namespace collfuzz::cli

@@ -1,0 +1,49 @@
+// collfuzz replay: regression-corpus replay, with JUnit for CI.
+#include <filesystem>
+#include <iostream>
+
+#include "harness/cli/commands.h"
+#include "harness/core/errors.h"
+#include "harness/runner/atomic_file.h"
+#include "harness/runner/baseline.h"
+#include "harness/runner/replay.h"
+
+namespace collfuzz::cli {
+
+int cmd_replay(const Flags& flags, const std::vector<std::string>& paths) {
+  std::vector<std::string> executors = {"reference"};
+  if (!flags.executors.empty()) executors = parse_executor_list(flags.executors);
+  Baseline baseline;
+  std::string baseline_file = flags.baseline;
+  if (baseline_file.empty() && std::filesystem::exists("ci/known-divergences.json")) {
+    baseline_file = "ci/known-divergences.json";
+  }
+  if (!baseline_file.empty()) baseline = Baseline::load(baseline_file);
+  const auto files = collect_case_files(paths);
+  CaseRunner runner(executors, executor_options(flags), parse_level_flag(flags.level), &baseline);
+  const ReplaySummary summary = replay(files, runner, [&](const CheckResult& c) {
+    if (c.status == CheckResult::Status::kFail) {
+      std::cout << "FAIL " << c.file << " [" << c.executor << "]: " << c.message << "\n" << std::flush;
+    } else if (flags.verbose) {
+      std::cout << (c.status == CheckResult::Status::kPass ? "PASS " : "SKIP ") << c.file << " [" << c.executor
+                << "]" << (c.message.empty() ? "" : ": " + c.message) << "\n";
+    }
+  });
+  if (!flags.junit.empty()) write_junit(summary, flags.junit);
+  if (!flags.json_out.empty()) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& c : summary.checks) {
+      const char* status = c.status == CheckResult::Status::kPass   ? "pass"
+                           : c.status == CheckResult::Status::kFail ? "fail"
+                                                                    : "skip";
+      j.push_back({{"file", c.file}, {"case", c.case_name}, {"executor", c.executor}, {"status", status},
+                   {"message", c.message}, {"signature", c.signature}, {"seconds", c.seconds}});
+    }
+    write_file_atomically(flags.json_out, j.dump(2) + "\n");
+  }
+  std::cout << summary_line(summary) << "\n";
+  if (summary.bad_input) return kExitBadInput;
+  return summary.failed ? kExitMismatch : kExitOk;
+}
+
+}  // namespace collfuzz::cli

@@ -1,0 +1,25 @@
+// The subcommands of `collfuzz`. Each returns the process exit code (errors.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/cli/flags.h"
+#include "harness/executors/executor.h"
+#include "oracles/verdict.h"
+
+namespace collfuzz::cli {
+
+int cmd_run(const Flags& flags, const std::vector<std::string>& cases);
+int cmd_replay(const Flags& flags, const std::vector<std::string>& paths);
+int cmd_explain(const Flags& flags, const std::string& case_file);
+int cmd_rules(const Flags& flags);
+int cmd_gen(const Flags& flags);
+int cmd_fuzz(const Flags& flags);
+
+// Shared helpers.
+ExecutorOptions executor_options(const Flags& flags);
+Profile parse_profile_flag(const std::string& value, Profile fallback);
+DiagnosticLevel parse_level_flag(const std::string& value);
+
+}  // namespace collfuzz::cli

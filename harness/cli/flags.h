@@ -1,0 +1,31 @@
+// The options struct generated from flags.def, and the command masks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace collfuzz::cli {
+
+enum Command : unsigned {
+  kRun = 1u << 0,
+  kReplay = 1u << 1,
+  kExplain = 1u << 2,
+  kRules = 1u << 3,
+  kGen = 1u << 4,
+  kFuzz = 1u << 5,
+};
+
+struct Flags {
+#define COLLFUZZ_FLAG(member, name, type, def, commands, help) type member = def;
+#include "harness/cli/flags.def"
+#undef COLLFUZZ_FLAG
+};
+
+// Adds the flags of flags.def whose mask contains `command` to `app`.
+void add_flags(CLI::App& app, Command command, Flags& flags);
+
+}  // namespace collfuzz::cli

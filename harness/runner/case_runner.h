@@ -1,0 +1,59 @@
+// Runs one case: the reference's prediction (checked against the case's stored expectation, if
+// any), then every executor, each held against the reference's prediction for its profile.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/case.h"
+#include "harness/core/outcome.h"
+#include "harness/executors/executor.h"
+#include "oracles/verdict.h"
+
+namespace collfuzz {
+
+class Baseline;
+
+struct ExecutorResult {
+  std::string executor;
+  Outcome outcome;
+  Verdict verdict;
+  std::vector<std::string> known;  // signatures the baseline lists as expected divergences
+  double seconds = 0;
+};
+
+struct CaseReport {
+  std::string file;
+  std::string name;
+  Outcome reference;                 // for the case's target profile
+  std::optional<Verdict> stored;     // reference vs. the case's `expect`, when checked
+  std::string stored_skip_reason;    // why the stored expectation was not checked
+  std::vector<ExecutorResult> results;
+};
+
+class CaseRunner {
+ public:
+  // `executors` may include "reference" (check stored expectations) and any registered names.
+  CaseRunner(const std::vector<std::string>& executors, const ExecutorOptions& options,
+             DiagnosticLevel level, const Baseline* baseline = nullptr);
+  ~CaseRunner();
+
+  CaseReport run(const Case& c, const nlohmann::json* expect, const std::string& file);
+  // The reference's prediction for `profile`, cached for the case last run.
+  const Outcome& reference(const Case& c, Profile profile);
+
+ private:
+  bool check_reference_ = false;
+  std::vector<std::unique_ptr<Executor>> executors_;
+  DiagnosticLevel level_;
+  const Baseline* baseline_;
+  const Case* cached_case_ = nullptr;
+  std::map<Profile, Outcome> cache_;
+};
+
+}  // namespace collfuzz

@@ -1,0 +1,172 @@
+#include "harness/runner/replay.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+
+#include "harness/core/case_json.h"
+#include "harness/core/errors.h"
+#include "harness/runner/atomic_file.h"
+
+namespace collfuzz {
+
+std::vector<std::filesystem::path> collect_case_files(const std::vector<std::string>& paths) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) {
+      std::vector<std::filesystem::path> found;
+      for (const auto& entry : std::filesystem::recursive_directory_iterator(p, ec)) {
+        if (entry.is_regular_file() && entry.path().extension() == ".json") found.push_back(entry.path());
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (std::filesystem::exists(p, ec)) {
+      files.emplace_back(p);
+    } else {
+      throw InputError(p, "no such file or directory");
+    }
+  }
+  return files;
+}
+
+namespace {
+
+CheckResult verdict_check(const CaseReport& r, const Verdict& v, const std::vector<std::string>& known,
+                          double seconds) {
+  CheckResult c{r.file, r.name, v.executor, CheckResult::Status::kPass, "", "", seconds};
+  if (!v.ran) {
+    c.status = CheckResult::Status::kSkip;
+    c.message = v.reason;
+    return c;
+  }
+  std::set<std::string> seen;
+  std::vector<const Mismatch*> unexpected;
+  for (const Mismatch& m : v.mismatches) {
+    seen.insert(m.signature);
+    if (std::find(known.begin(), known.end(), m.signature) == known.end()) unexpected.push_back(&m);
+  }
+  if (!unexpected.empty()) {
+    c.status = CheckResult::Status::kFail;
+    c.signature = unexpected.front()->signature;
+    c.message = unexpected.front()->signature + ": " + unexpected.front()->detail;
+    if (unexpected.size() > 1) c.message += " (+" + std::to_string(unexpected.size() - 1) + " more)";
+    return c;
+  }
+  for (const auto& k : known) {
+    if (!seen.count(k)) {
+      c.status = CheckResult::Status::kFail;
+      c.signature = k;
+      c.message = "listed divergence no longer happens: " + k + " (update the baseline)";
+      return c;
+    }
+  }
+  return c;
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') {
+          out += '?';
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void classify(const CaseReport& report, ReplaySummary& summary) {
+  auto push = [&](CheckResult c) {
+    switch (c.status) {
+      case CheckResult::Status::kPass:
+        ++summary.passed;
+        break;
+      case CheckResult::Status::kFail:
+        ++summary.failed;
+        break;
+      case CheckResult::Status::kSkip:
+        ++summary.skipped;
+        break;
+    }
+    summary.checks.push_back(std::move(c));
+  };
+  if (report.stored) {
+    push(verdict_check(report, *report.stored, {}, 0));
+  } else if (!report.stored_skip_reason.empty()) {
+    push(CheckResult{report.file, report.name, "reference", CheckResult::Status::kSkip, report.stored_skip_reason,
+                     "", 0});
+  }
+  for (const ExecutorResult& r : report.results) push(verdict_check(report, r.verdict, r.known, r.seconds));
+}
+
+ReplaySummary replay(const std::vector<std::filesystem::path>& files, CaseRunner& runner,
+                     const std::function<void(const CheckResult&)>& on_check) {
+  ReplaySummary summary;
+  for (const auto& file : files) {
+    const std::size_t before = summary.checks.size();
+    try {
+      nlohmann::json expect;
+      const Case c = load_case_file(file, &expect);
+      classify(runner.run(c, &expect, file.string()), summary);
+    } catch (const InputError& e) {
+      summary.bad_input = true;
+      ++summary.failed;
+      summary.checks.push_back(CheckResult{file.string(), file.stem().string(), "parse",
+                                           CheckResult::Status::kFail, e.what(), "input:bad_case", 0});
+    }
+    for (std::size_t i = before; i < summary.checks.size(); ++i) on_check(summary.checks[i]);
+  }
+  return summary;
+}
+
+void write_junit(const ReplaySummary& summary, const std::filesystem::path& file) {
+  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  double total = 0;
+  for (const auto& c : summary.checks) total += c.seconds;
+  xml += "<testsuites>\n<testsuite name=\"collfuzz-replay\" tests=\"" + std::to_string(summary.checks.size()) +
+         "\" failures=\"" + std::to_string(summary.failed) + "\" skipped=\"" + std::to_string(summary.skipped) +
+         "\" time=\"" + std::to_string(total) + "\">\n";
+  for (const auto& c : summary.checks) {
+    xml += "  <testcase classname=\"" + xml_escape(c.executor) + "\" name=\"" + xml_escape(c.case_name) +
+           "\" file=\"" + xml_escape(c.file) + "\" time=\"" + std::to_string(c.seconds) + "\"";
+    if (c.status == CheckResult::Status::kPass) {
+      xml += "/>\n";
+      continue;
+    }
+    xml += ">\n";
+    if (c.status == CheckResult::Status::kFail) {
+      xml += "    <failure message=\"" + xml_escape(c.signature) + "\">" + xml_escape(c.message) + "</failure>\n";
+    } else {
+      xml += "    <skipped message=\"" + xml_escape(c.message) + "\"/>\n";
+    }
+    xml += "  </testcase>\n";
+  }
+  xml += "</testsuite>\n</testsuites>\n";
+  write_file_atomically(file, xml);
+}
+
+std::string summary_line(const ReplaySummary& summary) {
+  std::string line = std::to_string(summary.passed) + " passed, " + std::to_string(summary.failed) + " failed";
+  if (summary.skipped) line += ", " + std::to_string(summary.skipped) + " skipped";
+  return line;
+}
+
+}  // namespace collfuzz

@@ -1,0 +1,48 @@
+// `collfuzz replay`: every case file under the given paths, on every executor; one check per case
+// and executor, each passed, failed or skipped (an executor that did not run the case).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/runner/case_runner.h"
+
+namespace collfuzz {
+
+struct CheckResult {
+  enum class Status : std::uint8_t { kPass, kFail, kSkip };
+  std::string file;
+  std::string case_name;
+  std::string executor;
+  Status status = Status::kPass;
+  std::string message;      // failure or skip reason
+  std::string signature;    // first failing signature
+  double seconds = 0;
+};
+
+struct ReplaySummary {
+  std::vector<CheckResult> checks;
+  int passed = 0;
+  int failed = 0;
+  int skipped = 0;
+  bool bad_input = false;
+};
+
+// Case files under `paths` (files as given; directories searched recursively for *.json),
+// sorted. Throws InputError for a path that does not exist.
+std::vector<std::filesystem::path> collect_case_files(const std::vector<std::string>& paths);
+
+// Classifies one case report into checks (appended to `summary`).
+void classify(const CaseReport& report, ReplaySummary& summary);
+
+ReplaySummary replay(const std::vector<std::filesystem::path>& files, CaseRunner& runner,
+                     const std::function<void(const CheckResult&)>& on_check);
+
+void write_junit(const ReplaySummary& summary, const std::filesystem::path& file);
+
+// The closing line: "N passed, N failed" (", N skipped" when any were skipped).
+std::string summary_line(const ReplaySummary& summary);
+
+}  // namespace collfuzz

@@ -1,0 +1,92 @@
+// The diagnostic oracle: do the two outcomes agree on rejecting the case, and on how?
+#include <regex>
+
+#include "oracles/oracles.h"
+#include "oracles/reference/rules.h"
+
+namespace collfuzz {
+
+std::optional<DiagnosticLevel> parse_diagnostic_level(std::string_view s) {
+  if (s == "verdict") return DiagnosticLevel::kVerdict;
+  if (s == "rule") return DiagnosticLevel::kRule;
+  if (s == "message") return DiagnosticLevel::kMessage;
+  return std::nullopt;
+}
+
+std::string make_signature(const std::string& oracle, const std::string& kind, const std::string& what,
+                           const std::string& executor) {
+  return oracle + ":" + kind + ":" + (what.empty() ? "-" : what) + ":" + executor;
+}
+
+std::string normalize_message(const std::string& message) {
+  static const std::regex kAddress("<object object at 0x[0-9a-fA-F]+>");
+  return std::regex_replace(message, kAddress, "<object object at 0x...>");
+}
+
+namespace {
+
+void add(Verdict& v, const char* kind, const std::string& what, std::string detail) {
+  v.mismatches.push_back(
+      Mismatch{"diagnostic", kind, what, std::move(detail), make_signature("diagnostic", kind, what, v.executor)});
+}
+
+std::string describe(const Outcome& o) {
+  if (o.kind != OutcomeKind::kRejected) return to_string(o.kind);
+  const Diagnostic& d = *o.diagnostic;
+  return d.exception + " at " + d.stage + ": " + d.message + (d.rule.empty() ? "" : " [" + d.rule + "]");
+}
+
+}  // namespace
+
+void diagnostic_oracle(const Outcome& expected, const Outcome& actual, DiagnosticLevel level, Verdict& v) {
+  const bool er = expected.kind == OutcomeKind::kRejected;
+  const bool ar = actual.kind == OutcomeKind::kRejected;
+  if (!er && !ar) return;
+  ++v.compared;
+  const std::string exp_rule = er ? expected.diagnostic->rule : "";
+  std::string act_rule = ar ? actual.diagnostic->rule : "";
+  if (ar && act_rule.empty()) {
+    // Executors other than the reference do not know rule ids: name the rule by its template,
+    // preferring the expected one where several templates fit.
+    const Diagnostic& a = *actual.diagnostic;
+    const std::string msg = normalize_message(a.message);
+    const Rule* expected_rule = er ? find_rule(exp_rule) : nullptr;
+    if (expected_rule && rule_matches(*expected_rule, a.exception, msg)) {
+      act_rule = exp_rule;
+    } else if (const Rule* r = match_rule(a.exception, msg)) {
+      act_rule = r->name;
+    }
+  }
+  if (er != ar) {
+    add(v, er ? "accepted_not_rejected" : "rejected_not_accepted", er ? exp_rule : (act_rule.empty() ? "unknown" : act_rule),
+        "expected " + describe(expected) + "; got " + describe(actual));
+    return;
+  }
+  if (level == DiagnosticLevel::kVerdict) return;
+  const Diagnostic& e = *expected.diagnostic;
+  const Diagnostic& a = *actual.diagnostic;
+  if (exp_rule != act_rule) {
+    add(v, "rule", exp_rule, "expected rule " + exp_rule + ", got " + (act_rule.empty() ? "(no rule)" : act_rule) +
+                                 ": " + describe(actual));
+    return;
+  }
+  if (e.exception != a.exception) {
+    add(v, "exception", exp_rule, "expected " + e.exception + ", got " + a.exception);
+    return;
+  }
+  if (level == DiagnosticLevel::kRule) return;
+  const Rule* r = find_rule(exp_rule);
+  const bool contains = r && r->match == RuleMatch::kContains;
+  const std::string em = normalize_message(e.message);
+  const std::string am = normalize_message(a.message);
+  const bool same = contains ? am.find(em) != std::string::npos : am == em;
+  if (!same) {
+    add(v, "message", exp_rule, "expected message \"" + e.message + "\"; got \"" + a.message + "\"");
+    return;
+  }
+  if (!e.stage.empty() && !a.stage.empty() && e.stage != a.stage) {
+    add(v, "stage", exp_rule, "expected stage " + e.stage + ", got " + a.stage);
+  }
+}
+
+}  // namespace collfuzz

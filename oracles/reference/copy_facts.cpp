@@ -1,0 +1,153 @@
+#include "oracles/reference/copy_facts.h"
+
+#include <algorithm>
+
+#include "harness/core/ndarray.h"
+#include "oracles/reference/mesh_facts.h"
+
+namespace collfuzz::ref {
+
+CopyFacts copy_facts(const Op& op, const CopyGmemToSmem& copy, const Case& c, const Scope& scope) {
+  CopyFacts f;
+  f.op = &op;
+  f.copy = &copy;
+  for (const auto& in : c.inputs) {
+    if (in.name == copy.src) f.src = &in;
+  }
+  f.dst = scope.allocs.at(copy.dst);
+  if (copy.barrier) f.barrier = scope.allocs.at(copy.barrier->alloc);
+  f.squeezed.assign(f.src->shape.size(), false);
+  for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
+    if (i < copy.src_index.size()) {
+      const IndexEntry& e = copy.src_index[i];
+      if (e.kind == IndexEntry::Kind::kAt) {
+        f.squeezed[i] = true;
+        continue;
+      }
+      f.src_shape.push_back(e.size);
+    } else {
+      f.src_shape.push_back(f.src->shape[i]);
+    }
+  }
+  f.dst_shape.assign(f.dst->shape.begin() + static_cast<std::ptrdiff_t>(copy.dst_index.size()),
+                     f.dst->shape.end());
+  f.bits_per_element = dtype_bits(f.dst->dtype);
+  f.dst_bits = element_count(f.dst_shape) * f.bits_per_element;
+  f.bytes = f.dst_bits / 8;
+  return f;
+}
+
+void resolve_collective(CopyFacts& f, const MeshFacts& mesh) {
+  f.dims.clear();
+  f.n = 1;
+  if (f.copy->collective_axes) {
+    for (const auto& a : *f.copy->collective_axes) {
+      const int d = *mesh.cluster_dim(a);
+      f.dims.push_back(d);
+      f.n *= mesh.cuda_cluster()[static_cast<std::size_t>(d)];
+    }
+  }
+  f.leader = !f.dims.empty() && f.copy->leader_tracked != LeaderTracked::kNone;
+}
+
+TmaShape tma_shape(const CopyFacts& f) {
+  const Shape& array = f.src->shape;
+  Shape slice = f.src_shape;
+  if (f.copy->leader_tracked == LeaderTracked::kPartitioned && f.n > 1) {
+    slice[static_cast<std::size_t>(f.copy->partition_axis)] /= f.n;
+  }
+  const auto strides = row_major_strides(array);
+  std::vector<std::int64_t> gmem_t;
+  std::vector<std::int64_t> slice_t;
+  std::vector<std::int64_t> stride_t;
+  std::size_t num_squeezed = 0;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    if (!f.squeezed[i]) continue;
+    gmem_t.push_back(array[i]);
+    slice_t.push_back(1);
+    stride_t.push_back(strides[i]);
+    ++num_squeezed;
+  }
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    if (f.squeezed[i]) continue;
+    gmem_t.push_back(array[i]);
+    slice_t.push_back(slice[k++]);
+    stride_t.push_back(strides[i]);
+  }
+  TmaShape t;
+  std::size_t squeezed_left = 0;
+  for (std::size_t i = 0; i < slice_t.size(); ++i) {
+    if (gmem_t[i] == 1 && slice_t[i] == 1) continue;
+    t.slice.push_back(slice_t[i]);
+    t.strides.push_back(stride_t[i]);
+    if (i < num_squeezed) ++squeezed_left;
+  }
+  if (t.slice.size() > 5 && squeezed_left > 0) {
+    // CollapseLeadingIndicesTransform folds the squeezed dims into one.
+    const auto n = static_cast<std::ptrdiff_t>(squeezed_left);
+    t.slice.erase(t.slice.begin(), t.slice.begin() + n);
+    t.strides.erase(t.strides.begin(), t.strides.begin() + n);
+    t.slice.insert(t.slice.begin(), 1);
+    t.strides.insert(t.strides.begin(), 1);
+  }
+  return t;
+}
+
+bool bulk_path(const CopyFacts& f, const TmaShape& t) {
+  bool contiguous = !t.strides.empty() && t.strides.back() == 1;
+  std::int64_t expected = 1;
+  for (std::size_t i = t.slice.size(); i-- > 0 && contiguous;) {
+    if (t.slice[i] != 1 && t.strides[i] != expected) contiguous = false;
+    expected *= t.slice[i];
+  }
+  const OobMode oob = f.copy->oob_mode.value_or(OobMode::kZeros);
+  return contiguous && f.n == 1 && oob != OobMode::kZeros && f.copy->leader_tracked == LeaderTracked::kNone;
+}
+
+std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> multicast_chunk(
+    const Shape& dst_shape, std::int64_t n, std::int64_t i) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> region;
+  for (auto d : dst_shape) region.emplace_back(0, d);
+  std::int64_t rem = n;
+  for (std::size_t d = 0; d < dst_shape.size() && rem > 1; ++d) {
+    const std::int64_t size = dst_shape[d];
+    if (size % rem == 0) {
+      const std::int64_t chunk = size / rem;
+      region[d] = {i * chunk, chunk};
+      rem = 1;
+    } else if (rem % size == 0) {
+      if (size > 1) {
+        region[d] = {i % size, 1};
+        i /= size;
+        rem /= size;
+      }
+    } else {
+      break;
+    }
+  }
+  if (rem > 1) return std::nullopt;
+  return region;
+}
+
+std::int64_t group_index(const MeshFacts& mesh, const std::vector<int>& dims, std::int64_t rank) {
+  std::vector<int> sorted = dims;
+  std::stable_sort(sorted.begin(), sorted.end());
+  std::int64_t idx = 0;
+  std::int64_t stride = 1;
+  for (int d : sorted) {
+    idx += mesh.cuda_coord(rank, d) * stride;
+    stride *= mesh.cuda_cluster()[static_cast<std::size_t>(d)];
+  }
+  return idx;
+}
+
+bool same_group(const MeshFacts& mesh, const std::vector<int>& dims, std::int64_t a, std::int64_t b) {
+  for (int d = 0; d < 3; ++d) {
+    if (std::find(dims.begin(), dims.end(), d) != dims.end()) continue;
+    if (mesh.cuda_coord(a, d) != mesh.cuda_coord(b, d)) return false;
+  }
+  return true;
+}
+
+}  // namespace collfuzz::ref

@@ -1,0 +1,64 @@
+// The static facts of one copy_gmem_to_smem op that several rule families and the accounting
+// need: shapes after indexing, bytes, and (once resolved) the collective CUDA dims.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "harness/core/case.h"
+#include "oracles/reference/program_walk.h"
+
+namespace collfuzz::ref {
+
+class MeshFacts;
+
+struct CopyFacts {
+  const Op* op = nullptr;
+  const CopyGmemToSmem* copy = nullptr;
+  const ArraySpec* src = nullptr;
+  const Alloc* dst = nullptr;
+  const Alloc* barrier = nullptr;     // the barrier allocation, if any
+  Shape src_shape;                    // shape of src.at[...] (integer-indexed dims dropped)
+  std::vector<bool> squeezed;         // per dim of the src array
+  Shape dst_shape;                    // shape of dst.at[...]
+  std::int64_t bits_per_element = 0;
+  std::int64_t dst_bits = 0;          // prod(dst_shape) * bits
+  std::int64_t bytes = 0;             // dst_bits / 8, as the lowering computes it
+  std::vector<int> dims;              // resolved collective CUDA dims, in the order written
+  std::int64_t n = 1;                 // prod(cuda_cluster[d] for d in dims)
+  bool leader = false;                // collective non-empty and leader_tracked set
+};
+
+// Everything but `dims`, `n` and `leader`, which need the collective axes resolved.
+CopyFacts copy_facts(const Op& op, const CopyGmemToSmem& copy, const Case& c, const Scope& scope);
+// Resolves the collective axes (all of them must be cluster axes) and fills dims, n and leader.
+void resolve_collective(CopyFacts& f, const MeshFacts& mesh);
+
+// The GMEM side of a TMA copy as LaunchContext sees it (spec 3.3 step 7): the slice after the
+// PARTITIONED split, with squeezed dims moved to the front, dims of size 1 in both GMEM and the
+// slice dropped, and squeezed dims collapsed when more than 5 dims remain. Needs a valid
+// partition axis.
+struct TmaShape {
+  std::vector<std::int64_t> slice;
+  std::vector<std::int64_t> strides;  // GMEM strides (elements) of those dims
+};
+TmaShape tma_shape(const CopyFacts& f);
+// Whether the copy takes the bulk (non-tensor) path: a contiguous slice, no multicast, no leader
+// tracking, and an oob_mode other than ZEROS (the default).
+bool bulk_path(const CopyFacts& f, const TmaShape& t);
+
+// The region of a multicast destination that issuer `i` of `n` loads (spec 3.5, chunk split over
+// the destination's dims from the front; size-1 dims are skipped). Per dst dim: [start, size).
+// nullopt when no split exists (JAX rejects the copy).
+std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> multicast_chunk(
+    const Shape& dst_shape, std::int64_t n, std::int64_t i);
+
+// cluster_idx over the collective dims: row-major over the collective Pallas axes (JAX sorts the
+// CUDA dims x, y, z, minor first; a dim written twice counts twice).
+std::int64_t group_index(const MeshFacts& mesh, const std::vector<int>& dims, std::int64_t rank);
+// Whether CTAs a and b agree on every cluster dim not in `dims` (are in the same group).
+bool same_group(const MeshFacts& mesh, const std::vector<int>& dims, std::int64_t a, std::int64_t b);
+
+}  // namespace collfuzz::ref

@@ -1,0 +1,779 @@
+#include "oracles/reference/execution.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "harness/core/fill.h"
+#include "harness/core/ndarray.h"
+#include "oracles/reference/barrier_model.h"
+#include "oracles/reference/copy_facts.h"
+#include "oracles/reference/program_walk.h"
+
+namespace collfuzz::ref {
+namespace {
+
+constexpr std::int64_t kSmemAlignment = 1024;
+
+std::int64_t align_up(std::int64_t x, std::int64_t a) { return (x + a - 1) / a * a; }
+
+bool eval_cond(const Cond& c, const MeshFacts& mesh, std::int64_t rank, std::int64_t thread) {
+  switch (c.kind) {
+    case Cond::Kind::kConst:
+      return c.constant;
+    case Cond::Kind::kAtom: {
+      const std::int64_t v = mesh.axis_index(rank, thread, c.axis);
+      switch (c.op) {
+        case CmpOp::kEq:
+          return v == c.value;
+        case CmpOp::kNe:
+          return v != c.value;
+        case CmpOp::kLt:
+          return v < c.value;
+        case CmpOp::kLe:
+          return v <= c.value;
+        case CmpOp::kGt:
+          return v > c.value;
+        case CmpOp::kGe:
+          return v >= c.value;
+      }
+      return false;
+    }
+    case Cond::Kind::kAll:
+      return std::all_of(c.children.begin(), c.children.end(),
+                         [&](const Cond& ch) { return eval_cond(ch, mesh, rank, thread); });
+    case Cond::Kind::kAny:
+      return std::any_of(c.children.begin(), c.children.end(),
+                         [&](const Cond& ch) { return eval_cond(ch, mesh, rank, thread); });
+    case Cond::Kind::kNot:
+      return !eval_cond(c.children.front(), mesh, rank, thread);
+  }
+  return false;
+}
+
+// ----------------------------------------------------------------------------------------------
+// Memory: a byte array with a per-byte "undefined" mark; a buffer is a view at a byte offset.
+
+struct Memory {
+  std::vector<std::uint8_t> bytes;
+  std::vector<std::uint8_t> undef;
+  void reset(std::size_t n) {
+    bytes.assign(n, kSmemSentinel);
+    undef.assign(n, 0);
+  }
+};
+
+struct View {
+  Memory* mem = nullptr;
+  std::int64_t offset = 0;  // bytes
+  DType dtype = DType::kFloat32;
+
+  void store(std::int64_t e, std::uint64_t bits, bool undefined) {
+    const int w = dtype_bits(dtype);
+    if (w == 4) {
+      const auto byte = static_cast<std::size_t>(offset + e / 2);
+      std::uint8_t& b = mem->bytes[byte];
+      b = (e % 2) ? static_cast<std::uint8_t>((b & 0x0F) | ((bits & 0xF) << 4))
+                  : static_cast<std::uint8_t>((b & 0xF0) | (bits & 0xF));
+      mem->undef[byte] = undefined ? 1 : mem->undef[byte];
+      return;
+    }
+    const auto n = static_cast<std::size_t>(w / 8);
+    const auto at = static_cast<std::size_t>(offset + e * (w / 8));
+    std::memcpy(mem->bytes.data() + at, &bits, n);
+    std::fill_n(mem->undef.begin() + static_cast<std::ptrdiff_t>(at), n, undefined ? 1 : 0);
+  }
+  std::uint64_t load(std::int64_t e) const {
+    const int w = dtype_bits(dtype);
+    if (w == 4) {
+      const std::uint8_t b = mem->bytes[static_cast<std::size_t>(offset + e / 2)];
+      return (e % 2) ? (b >> 4) : (b & 0xF);
+    }
+    std::uint64_t v = 0;
+    std::memcpy(&v, mem->bytes.data() + offset + e * (w / 8), static_cast<std::size_t>(w / 8));
+    return v;
+  }
+  bool undefined(std::int64_t e) const {
+    const int w = dtype_bits(dtype);
+    const std::int64_t first = w == 4 ? offset + e / 2 : offset + e * (w / 8);
+    const std::int64_t n = w == 4 ? 1 : w / 8;
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (mem->undef[static_cast<std::size_t>(first + i)]) return true;
+    }
+    return false;
+  }
+};
+
+// ----------------------------------------------------------------------------------------------
+
+struct Step {
+  enum class Kind : std::uint8_t { kEnter, kExit, kBlockSync, kCopy, kCopyOut, kArrive, kWait };
+  Kind kind;
+  const Op* op;
+};
+
+struct BarrierKeyRecord {
+  std::string alloc;
+  std::int64_t index;
+  BarrierCounters counters;
+  std::int64_t count = 0;
+  std::int64_t pending = 0;
+  std::int64_t tx = 0;
+};
+
+struct Cta {
+  Memory smem;                                // mosaic: the dynamic SMEM stack
+  std::map<std::string, Memory> buffers;      // interpret: one per live allocation
+  std::vector<BarrierModel> slots;            // mosaic: every mbarrier of the kernel
+  std::map<std::string, std::vector<BarrierModel>> barriers;  // interpret: per live allocation
+  std::vector<BarrierKeyRecord> barrier_records;
+  std::map<std::pair<std::string, std::int64_t>, std::size_t> barrier_record_index;
+  std::vector<BufferRecord> buffer_records;
+  std::map<std::string, std::size_t> buffer_record_index;
+  std::map<std::string, std::int64_t> scope_entries;  // allocation name -> threads inside
+  std::vector<WaitRecord> waits;
+};
+
+struct Thread {
+  std::int64_t rank = 0;
+  std::int64_t index = 0;
+  std::vector<Step> steps;
+  std::size_t pc = 0;
+  std::map<std::string, std::int64_t> waits_on;  // barrier identity -> waits done (parity)
+  std::int64_t syncs_reached = 0;
+  bool at_sync = false;
+  bool finished() const { return pc >= steps.size(); }
+};
+
+class Execution {
+ public:
+  explicit Execution(Checker& ck) : ck_(ck), c_(ck.c), mesh_(ck.mesh), mosaic_(ck.profile == Profile::kMosaic) {}
+
+  Outcome run() {
+    layout();
+    const std::int64_t nctas = mesh_.num_ctas();
+    ctas_.resize(static_cast<std::size_t>(nctas));
+    for (auto& cta : ctas_) {
+      if (mosaic_) {
+        cta.smem.reset(static_cast<std::size_t>(smem_size_));
+        cta.slots.resize(static_cast<std::size_t>(slot_base_total_));
+        for (const auto& [name, slot] : slot_of_) {
+          const Alloc* a = allocs_.at(name);
+          for (std::int64_t i = 0; i < a->num_barriers; ++i) {
+            cta.slots[static_cast<std::size_t>(slot_base_[static_cast<std::size_t>(slot)] + i)].init(
+                barrier_count(*a));
+          }
+        }
+      }
+    }
+    for (const auto& out : c_.outputs) {
+      Memory m;
+      m.reset(static_cast<std::size_t>(packed_bytes(element_count(out.shape), out.dtype)));
+      std::fill(m.bytes.begin(), m.bytes.end(), std::uint8_t{0});
+      outputs_[out.name] = std::move(m);
+      written_[out.name].assign(static_cast<std::size_t>(element_count(out.shape)), false);
+    }
+    for (std::int64_t r = 0; r < nctas; ++r) {
+      for (std::int64_t t = 0; t < mesh_.num_threads(); ++t) {
+        Thread th;
+        th.rank = r;
+        th.index = t;
+        build_steps(c_.program, th);
+        threads_.push_back(std::move(th));
+      }
+    }
+    schedule();
+    return outcome();
+  }
+
+ private:
+  Checker& ck_;
+  const Case& c_;
+  const MeshFacts& mesh_;
+  const bool mosaic_;
+
+  std::map<std::string, const Alloc*> allocs_;
+  std::map<std::string, std::int64_t> smem_offset_;
+  std::int64_t smem_size_ = 0;
+  std::map<std::string, int> slot_of_;
+  std::vector<std::int64_t> slot_base_;
+  std::int64_t slot_base_total_ = 0;
+  std::map<const Op*, CopyFacts> copies_;
+  std::map<const Op*, std::map<std::string, const Alloc*>> op_scope_;
+
+  std::vector<Cta> ctas_;
+  std::vector<Thread> threads_;
+  std::map<std::string, Memory> outputs_;
+  std::map<std::string, std::vector<bool>> written_;
+
+  // ---- static layout ---------------------------------------------------------------------
+
+  std::string slot_key(const Alloc& a) const {
+    std::string key = a.kind == AllocKind::kBarrier ? "B" : "C";
+    key += std::to_string(a.num_arrivals) + "/" + std::to_string(a.num_barriers) + "/" +
+           (a.orders_tensor_core ? "t" : "f") + (a.leader_tracked ? "L" : "");
+    for (const auto& ax : a.collective_axes) key += "/" + ax.repr();
+    return key;
+  }
+
+  // Run-scoped allocations as the compiler lays them out: SMEM on a stack of 1024-aligned
+  // slices; mbarriers from pools keyed by the barrier's type, reused by sibling scopes.
+  void layout() {
+    std::map<std::string, std::vector<int>> pools;
+    int next_slot = 0;
+    std::function<void(const Body&, std::int64_t)> walk = [&](const Body& body, std::int64_t used) {
+      for (const Op& op : body) {
+        if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
+          std::int64_t off = used;
+          std::vector<std::pair<std::string, int>> taken;
+          for (const Alloc& a : rs->allocs) {
+            allocs_[a.name] = &a;
+            if (a.kind == AllocKind::kSmem) {
+              smem_offset_[a.name] = off;
+              off += align_up(element_count(a.shape) * dtype_bits(a.dtype) / 8, kSmemAlignment);
+            } else if (a.kind == AllocKind::kBarrier || a.kind == AllocKind::kClusterBarrier) {
+              auto& pool = pools[slot_key(a)];
+              int slot;
+              if (pool.empty()) {
+                slot = next_slot++;
+                slot_base_.push_back(slot_base_total_);
+                slot_base_total_ += a.num_barriers;
+              } else {
+                slot = pool.back();
+                pool.pop_back();
+              }
+              slot_of_[a.name] = slot;
+              taken.emplace_back(slot_key(a), slot);
+            }
+          }
+          smem_size_ = std::max(smem_size_, off);
+          walk(rs->body, off);
+          for (auto it = taken.rbegin(); it != taken.rend(); ++it) pools[it->first].push_back(it->second);
+        } else if (const auto* w = std::get_if<When>(&op.v)) {
+          walk(w->body, used);
+        }
+      }
+    };
+    walk(c_.program, 0);
+    walk_program(c_.program, [&](const Op& op, const Scope& scope) {
+      op_scope_[&op] = scope.allocs;
+      if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
+        CopyFacts f = copy_facts(op, *cp, c_, scope);
+        resolve_collective(f, mesh_);
+        copies_.emplace(&op, std::move(f));
+      }
+    });
+  }
+
+  std::int64_t barrier_count(const Alloc& a) const {
+    if (a.kind == AllocKind::kBarrier) return a.num_arrivals;
+    std::int64_t sum = 0;
+    for (const AxisName& entry : a.collective_axes) {
+      std::int64_t size = 1;
+      for (const auto& part : entry.parts) {
+        size *= mesh_.cuda_cluster()[static_cast<std::size_t>(*mesh_.cluster_dim(AxisName::plain(part)))];
+      }
+      sum += size;
+    }
+    return a.num_arrivals * (sum - static_cast<std::int64_t>(a.collective_axes.size()) + 1);
+  }
+
+  // ---- per-thread programs ----------------------------------------------------------------
+
+  void build_steps(const Body& body, Thread& th) {
+    for (const Op& op : body) {
+      if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
+        if (mosaic_ && mesh_.multithreaded() && !rs->collective_axes.empty()) {
+          th.steps.push_back({Step::Kind::kBlockSync, &op});  // gpu.barrier() at entry
+        }
+        th.steps.push_back({Step::Kind::kEnter, &op});
+        build_steps(rs->body, th);
+        th.steps.push_back({Step::Kind::kExit, &op});
+      } else if (const auto* w = std::get_if<When>(&op.v)) {
+        if (eval_cond(w->cond, mesh_, th.rank, th.index)) build_steps(w->body, th);
+      } else if (std::holds_alternative<CopyGmemToSmem>(op.v)) {
+        th.steps.push_back({Step::Kind::kCopy, &op});
+      } else if (std::holds_alternative<CopySmemToGmem>(op.v)) {
+        th.steps.push_back({Step::Kind::kCopyOut, &op});
+      } else if (std::holds_alternative<BarrierArrive>(op.v)) {
+        th.steps.push_back({Step::Kind::kArrive, &op});
+      } else if (std::holds_alternative<BarrierWait>(op.v)) {
+        th.steps.push_back({Step::Kind::kWait, &op});
+      }
+    }
+  }
+
+  // ---- state access -------------------------------------------------------------------------
+
+  Cta& cta(std::int64_t r) { return ctas_[static_cast<std::size_t>(r)]; }
+
+  View buffer(std::int64_t rank, const std::string& name) {
+    const Alloc* a = allocs_.at(name);
+    if (mosaic_) return View{&cta(rank).smem, smem_offset_.at(name), a->dtype};
+    return View{&cta(rank).buffers[name], 0, a->dtype};
+  }
+
+  BarrierModel& barrier(std::int64_t rank, const std::string& name, std::int64_t index) {
+    if (mosaic_) {
+      const int slot = slot_of_.at(name);
+      return cta(rank).slots[static_cast<std::size_t>(slot_base_[static_cast<std::size_t>(slot)] + index)];
+    }
+    return cta(rank).barriers[name][static_cast<std::size_t>(index)];
+  }
+
+  std::string barrier_identity(const std::string& name, std::int64_t index) const {
+    // Each thread keeps one parity bit per mbarrier: per pool slot under the compiler, per
+    // allocation in interpret mode.
+    if (mosaic_) return "slot" + std::to_string(slot_of_.at(name)) + "[" + std::to_string(index) + "]";
+    return name + "[" + std::to_string(index) + "]";
+  }
+
+  BarrierKeyRecord& record(std::int64_t rank, const std::string& name, std::int64_t index) {
+    Cta& x = cta(rank);
+    const auto key = std::make_pair(name, index);
+    auto it = x.barrier_record_index.find(key);
+    if (it == x.barrier_record_index.end()) {
+      it = x.barrier_record_index.emplace(key, x.barrier_records.size()).first;
+      BarrierKeyRecord r;
+      r.alloc = name;
+      r.index = index;
+      x.barrier_records.push_back(r);
+    }
+    return x.barrier_records[it->second];
+  }
+
+  void note_state(std::int64_t rank, const std::string& name, std::int64_t index) {
+    BarrierKeyRecord& r = record(rank, name, index);
+    const BarrierModel& b = barrier(rank, name, index);
+    r.count = b.count();
+    r.pending = b.pending();
+    r.tx = b.tx();
+  }
+
+  void arrive(std::int64_t rank, const std::string& name, std::int64_t index, std::int64_t arrivals,
+              std::int64_t bytes) {
+    BarrierKeyRecord& r = record(rank, name, index);
+    r.counters.arrivals += arrivals;
+    r.counters.armed += bytes;
+    r.counters.phases += barrier(rank, name, index).arrive(arrivals, bytes);
+    note_state(rank, name, index);
+  }
+
+  void complete_tx(std::int64_t rank, const std::string& name, std::int64_t index, std::int64_t bytes) {
+    BarrierKeyRecord& r = record(rank, name, index);
+    r.counters.received += bytes;
+    r.counters.phases += barrier(rank, name, index).complete_tx(bytes);
+    note_state(rank, name, index);
+  }
+
+  // ---- scopes -------------------------------------------------------------------------------
+
+  void enter(const Thread& th, const RunScoped& rs) {
+    Cta& x = cta(th.rank);
+    for (const Alloc& a : rs.allocs) {
+      if (x.scope_entries[a.name]++ > 0) continue;  // already allocated by another thread
+      if (a.kind == AllocKind::kSmem) {
+        if (!mosaic_) {
+          x.buffers[a.name].reset(static_cast<std::size_t>(packed_bytes(element_count(a.shape), a.dtype)));
+        }
+        if (!x.buffer_record_index.count(a.name)) {
+          x.buffer_record_index[a.name] = x.buffer_records.size();
+          x.buffer_records.push_back(BufferRecord{a.name, {}, false, true});
+        }
+        snapshot(th.rank, a);
+      } else if (a.kind == AllocKind::kBarrier || a.kind == AllocKind::kClusterBarrier) {
+        if (!mosaic_) {
+          auto& bars = x.barriers[a.name];
+          bars.assign(static_cast<std::size_t>(a.num_barriers), BarrierModel{});
+          for (auto& b : bars) b.init(barrier_count(a));
+        }
+        for (std::int64_t i = 0; i < a.num_barriers; ++i) note_state(th.rank, a.name, i);
+      }
+    }
+  }
+
+  void leave(const Thread& th, const RunScoped& rs) {
+    Cta& x = cta(th.rank);
+    for (const Alloc& a : rs.allocs) {
+      if (a.kind == AllocKind::kSmem) snapshot(th.rank, a);
+      --x.scope_entries[a.name];
+    }
+  }
+
+  void snapshot(std::int64_t rank, const Alloc& a) {
+    Cta& x = cta(rank);
+    BufferRecord& rec = x.buffer_records[x.buffer_record_index.at(a.name)];
+    const View v = buffer(rank, a.name);
+    const auto n = static_cast<std::size_t>(packed_bytes(element_count(a.shape), a.dtype));
+    rec.bytes.assign(v.mem->bytes.begin() + v.offset, v.mem->bytes.begin() + v.offset + static_cast<std::ptrdiff_t>(n));
+    rec.undefined = std::any_of(v.mem->undef.begin() + v.offset,
+                                v.mem->undef.begin() + v.offset + static_cast<std::ptrdiff_t>(n),
+                                [](std::uint8_t u) { return u != 0; });
+  }
+
+  // ---- copies -------------------------------------------------------------------------------
+
+  // Writes region `region` (dst coords) of `dst_rank`'s destination from the issuer's source
+  // slice, shifted by `shift` along dim `shift_dim` of the slice.
+  void write_region(const CopyFacts& f, std::int64_t dst_rank, const ResolvedSlice& slice,
+                    const std::vector<std::pair<std::int64_t, std::int64_t>>& region, int shift_dim,
+                    std::int64_t shift, bool bulk) {
+    View dst = buffer(dst_rank, f.copy->dst);
+    // Leading integer indices of dst select a sub-block of the allocation.
+    const auto alloc_strides = row_major_strides(f.dst->shape);
+    std::int64_t base = 0;
+    for (std::size_t k = 0; k < f.copy->dst_index.size(); ++k) base += f.copy->dst_index[k] * alloc_strides[k];
+    const auto dst_strides = row_major_strides(f.dst_shape);
+    const auto src_strides = row_major_strides(f.src->shape);
+    Shape box;
+    for (const auto& [s, n] : region) box.push_back(n);
+    const CopyGmemToSmem& cp = *f.copy;
+    for_each_coord(box, [&](const std::vector<std::int64_t>& rel) {
+      std::int64_t d = base;
+      std::int64_t s = 0;
+      bool in_bounds = true;
+      std::size_t k = 0;
+      for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
+        std::int64_t idx = slice.start[i];
+        if (slice.size[i] != 0) {
+          const std::int64_t coord = region[k].first + rel[k];
+          d += coord * dst_strides[k];
+          idx += coord + (static_cast<int>(k) == shift_dim ? shift : 0);
+          ++k;
+        }
+        in_bounds = in_bounds && idx >= 0 && idx < f.src->shape[i];
+        s += idx * src_strides[i];
+      }
+      if (in_bounds) {
+        dst.store(d, fill_element_bits(*f.src, s), false);
+      } else if (!mosaic_) {
+        // interpret mode copies only the in-bounds part
+      } else if (ck_.arch_major() < 9 || (bulk && cp.oob_mode != OobMode::kZeros)) {
+        dst.store(d, 0, true);  // cp.async or the bulk path out of bounds: undefined behaviour
+      } else {
+        dst.store(d, 0, false);  // the tensor map fills out-of-bounds elements with zeros
+      }
+    });
+  }
+
+  std::vector<std::pair<std::int64_t, std::int64_t>> whole(const Shape& shape) const {
+    std::vector<std::pair<std::int64_t, std::int64_t>> r;
+    for (auto d : shape) r.emplace_back(0, d);
+    return r;
+  }
+
+  ResolvedSlice src_slice(const CopyFacts& f, const Thread& th) const {
+    return resolve_slice(f.src->shape, f.copy->src_index, [&](const std::string& axis) {
+      return mesh_.axis_index(th.rank, th.index, axis);
+    });
+  }
+
+  void copy_interpret(const Thread& th, const CopyFacts& f) {
+    const CopyGmemToSmem& cp = *f.copy;
+    const bool pred = !cp.predicate || eval_cond(*cp.predicate, mesh_, th.rank, th.index);
+    const ResolvedSlice slice = src_slice(f, th);
+    if (pred) {
+      // The whole source is read (partially out of bounds: its in-bounds part) and written into
+      // the issuer's own destination, truncated to its shape; collective axes are ignored.
+      bool any_in_bounds = true;
+      for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
+        const std::int64_t n = slice.size[i] == 0 ? 1 : slice.size[i];
+        any_in_bounds = any_in_bounds && slice.start[i] < f.src->shape[i] && slice.start[i] + n > 0;
+      }
+      ck_.check(RuleId::kRunCopyFullyOob, !any_in_bounds, f.op->path, Stage::kRun);
+      write_region(f, th.rank, slice, whole(f.dst_shape), -1, 0, false);
+    }
+    arrive(th.rank, cp.barrier->alloc, cp.barrier->index.value_or(0), 1, 0);
+  }
+
+  void copy_cp_async(const Thread& th, const CopyFacts& f) {
+    write_region(f, th.rank, src_slice(f, th), whole(f.dst_shape), -1, 0, false);
+  }
+
+  void copy_tma(const Thread& th, const CopyFacts& f) {
+    const CopyGmemToSmem& cp = *f.copy;
+    const bool pred = !cp.predicate || eval_cond(*cp.predicate, mesh_, th.rank, th.index);
+    const std::string& bar = cp.barrier->alloc;
+    const std::int64_t bidx = cp.barrier->index.value_or(0);
+    const std::int64_t D = f.bytes;
+    const ResolvedSlice slice = src_slice(f, th);
+    const bool bulk = bulk_path(f, tma_shape(f));
+    const std::int64_t i = group_index(mesh_, f.dims, th.rank);
+
+    if (f.leader && f.n == 2) {
+      // PARTITIONED / REPLICATED over a 2-CTA cluster: only the leader (group index 0) arms its
+      // barrier, with the bytes of both CTAs; every completion lands on the leader's barrier.
+      std::int64_t leader = th.rank;
+      for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
+        if (same_group(mesh_, f.dims, r, th.rank) && group_index(mesh_, f.dims, r) == 0) leader = r;
+      }
+      if (i == 0) arrive(th.rank, bar, bidx, 1, pred ? 2 * D : 0);
+      if (!pred) return;
+      if (cp.leader_tracked == LeaderTracked::kPartitioned) {
+        const int p = static_cast<int>(cp.partition_axis);
+        write_region(f, th.rank, slice, whole(f.dst_shape), p, i * f.dst_shape[static_cast<std::size_t>(p)], bulk);
+        complete_tx(leader, bar, bidx, D);
+      } else {
+        const auto region = *multicast_chunk(f.dst_shape, 2, i);
+        std::int64_t chunk = f.bits_per_element;
+        for (const auto& [s, n] : region) chunk *= n;
+        for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
+          if (!same_group(mesh_, f.dims, r, th.rank)) continue;
+          write_region(f, r, slice, region, -1, 0, bulk);
+          complete_tx(leader, bar, bidx, chunk / 8);
+        }
+      }
+      return;
+    }
+    // Leader tracking over a size-1 axis: every CTA is "first", arms twice the bytes, and the
+    // copy is a plain one (spec 3.5, derived): the barrier never balances.
+    const std::int64_t armed = f.leader ? 2 * D : D;
+    arrive(th.rank, bar, bidx, 1, pred ? armed : 0);
+    if (!pred) return;
+    if (f.n > 1) {
+      const auto region = *multicast_chunk(f.dst_shape, f.n, i);
+      std::int64_t chunk = f.bits_per_element;
+      for (const auto& [s, n] : region) chunk *= n;
+      for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
+        if (!same_group(mesh_, f.dims, r, th.rank)) continue;
+        write_region(f, r, slice, region, -1, 0, bulk);
+        complete_tx(r, bar, bidx, chunk / 8);
+      }
+      return;
+    }
+    write_region(f, th.rank, slice, whole(f.dst_shape), -1, 0, bulk);
+    complete_tx(th.rank, bar, bidx, D);
+  }
+
+  void copy_out(const Thread& th, const CopySmemToGmem& cp) {
+    const Alloc* a = allocs_.at(cp.src);
+    const View src = buffer(th.rank, cp.src);
+    const ArraySpec* out = nullptr;
+    for (const auto& o : c_.outputs) {
+      if (o.name == cp.dst) out = &o;
+    }
+    const auto alloc_strides = row_major_strides(a->shape);
+    std::int64_t base = 0;
+    for (std::size_t k = 0; k < cp.src_index.size(); ++k) base += cp.src_index[k] * alloc_strides[k];
+    const Shape src_shape(a->shape.begin() + static_cast<std::ptrdiff_t>(cp.src_index.size()), a->shape.end());
+    const ResolvedSlice slice = resolve_slice(out->shape, cp.dst_index, [](const std::string&) { return 0; });
+    const auto src_strides = row_major_strides(src_shape);
+    const auto out_strides = row_major_strides(out->shape);
+    View dst{&outputs_.at(out->name), 0, out->dtype};
+    for_each_coord(src_shape, [&](const std::vector<std::int64_t>& co) {
+      std::int64_t s = base;
+      std::int64_t d = 0;
+      std::size_t k = 0;
+      for (std::size_t i = 0; i < out->shape.size(); ++i) {
+        std::int64_t idx = slice.start[i];
+        if (slice.size[i] != 0) {
+          idx += co[k];
+          s += co[k] * src_strides[k];
+          ++k;
+        }
+        d += idx * out_strides[i];
+      }
+      const bool undefined = src.undefined(s);
+      dst.store(d, src.load(s), undefined);
+      written_.at(out->name)[static_cast<std::size_t>(d)] = !undefined;
+    });
+  }
+
+  // ---- barrier ops ---------------------------------------------------------------------------
+
+  void barrier_arrive(const Thread& th, const BarrierUse& use) {
+    const Alloc* a = allocs_.at(use.alloc);
+    const std::int64_t idx = use.index.value_or(0);
+    if (a->kind == AllocKind::kBarrier) {
+      arrive(th.rank, use.alloc, idx, 1, 0);
+      return;
+    }
+    // ClusterBarrier: one arrival on the same barrier of every CTA in the mask.
+    std::vector<std::vector<int>> entries;
+    std::vector<std::int64_t> sizes;
+    for (const AxisName& e : a->collective_axes) {
+      std::vector<int> dims;
+      for (const auto& part : e.parts) dims.push_back(*mesh_.cluster_dim(AxisName::plain(part)));
+      std::int64_t size = 1;
+      for (int d : dims) size *= mesh_.cuda_cluster()[static_cast<std::size_t>(d)];
+      entries.push_back(dims);
+      sizes.push_back(size);
+    }
+    std::set<std::int64_t> targets;
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+      if (sizes[k] == 1) continue;
+      for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
+        if (!same_group(mesh_, entries[k], r, th.rank)) continue;
+        if (a->leader_tracked && group_index(mesh_, entries[k], r) != 0) continue;
+        targets.insert(r);
+      }
+    }
+    if (targets.empty()) targets.insert(th.rank);
+    for (std::int64_t r : targets) arrive(r, use.alloc, idx, 1, 0);
+  }
+
+  // Returns whether the wait passed.
+  bool barrier_wait(Thread& th, const Op& op, const BarrierUse& use, bool first_try) {
+    const std::int64_t idx = use.index.value_or(0);
+    const std::string id = barrier_identity(use.alloc, idx);
+    const std::int64_t k = th.waits_on[id];
+    const bool passes = barrier(th.rank, use.alloc, idx).parity_wait_passes(k % 2);
+    Cta& x = cta(th.rank);
+    if (first_try) {
+      x.waits.push_back(WaitRecord{th.index, op.path, use.alloc + "[" + std::to_string(idx) + "]", k, false});
+      th_wait_record_[&th] = x.waits.size() - 1;
+    }
+    if (passes) {
+      x.waits[th_wait_record_[&th]].completed = true;
+      th.waits_on[id] = k + 1;
+    }
+    return passes;
+  }
+  std::map<const Thread*, std::size_t> th_wait_record_;
+
+  bool block_sync(Thread& th, const Op& op, bool first_try) {
+    Cta& x = cta(th.rank);
+    const std::int64_t s = th.syncs_reached;
+    if (first_try) {
+      th.at_sync = true;
+      x.waits.push_back(WaitRecord{th.index, op.path, "block_sync", s, false});
+      th_wait_record_[&th] = x.waits.size() - 1;
+    }
+    for (const Thread& u : threads_) {
+      if (u.rank != th.rank || &u == &th) continue;
+      const bool reached = u.syncs_reached > s || (u.syncs_reached == s && u.at_sync) || u.finished();
+      if (!reached) return false;
+    }
+    x.waits[th_wait_record_[&th]].completed = true;
+    return true;
+  }
+
+  // ---- the canonical schedule ----------------------------------------------------------------
+
+  // Runs `th` until it blocks or finishes; returns whether it made progress.
+  bool advance(Thread& th) {
+    bool progressed = false;
+    bool first_try = !blocked_.count(&th);
+    while (!th.finished()) {
+      const Step& st = th.steps[th.pc];
+      switch (st.kind) {
+        case Step::Kind::kBlockSync:
+          if (!block_sync(th, *st.op, first_try)) {
+            blocked_.insert(&th);
+            return progressed;
+          }
+          th.at_sync = false;
+          ++th.syncs_reached;
+          break;
+        case Step::Kind::kWait:
+          if (!barrier_wait(th, *st.op, std::get<BarrierWait>(st.op->v).barrier, first_try)) {
+            blocked_.insert(&th);
+            return progressed;
+          }
+          break;
+        case Step::Kind::kEnter:
+          enter(th, std::get<RunScoped>(st.op->v));
+          break;
+        case Step::Kind::kExit:
+          leave(th, std::get<RunScoped>(st.op->v));
+          break;
+        case Step::Kind::kCopy: {
+          const CopyFacts& f = copies_.at(st.op);
+          if (!mosaic_) {
+            copy_interpret(th, f);
+          } else if (ck_.arch_major() < 9) {
+            copy_cp_async(th, f);
+          } else {
+            copy_tma(th, f);
+          }
+          break;
+        }
+        case Step::Kind::kCopyOut:
+          copy_out(th, std::get<CopySmemToGmem>(st.op->v));
+          break;
+        case Step::Kind::kArrive:
+          barrier_arrive(th, std::get<BarrierArrive>(st.op->v).barrier);
+          break;
+      }
+      blocked_.erase(&th);
+      first_try = true;
+      ++th.pc;
+      progressed = true;
+    }
+    return progressed;
+  }
+  std::set<const Thread*> blocked_;
+
+  void schedule() {
+    bool progress = true;
+    while (progress) {
+      progress = false;
+      for (Thread& th : threads_) progress = advance(th) || progress;
+    }
+  }
+
+  // ---- the outcome ----------------------------------------------------------------------------
+
+  Outcome outcome() {
+    Outcome o;
+    o.profile = ck_.profile;
+    o.executor = "reference";
+    bool deadlock = false;
+    for (const Thread& th : threads_) deadlock = deadlock || !th.finished();
+    o.kind = deadlock ? OutcomeKind::kDeadlock : OutcomeKind::kCompleted;
+    for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
+      Cta& x = cta(r);
+      // Allocations still live (a deadlocked thread never left their scope): their contents now.
+      for (const auto& [name, inside] : x.scope_entries) {
+        if (inside > 0 && x.buffer_record_index.count(name)) snapshot(r, *allocs_.at(name));
+      }
+      CtaRecord rec;
+      rec.rank = r;
+      rec.coords = mesh_.coords(r);
+      for (const BarrierKeyRecord& b : x.barrier_records) {
+        BarrierRecord br;
+        br.alloc = b.alloc;
+        br.index = b.index;
+        br.count = b.count;
+        br.arrivals = b.counters.arrivals;
+        br.phases = b.counters.phases;
+        br.pending = b.pending;
+        if (mosaic_) {
+          br.armed = b.counters.armed;
+          br.received = b.counters.received;
+          br.tx = b.tx;
+        }
+        rec.barriers.push_back(br);
+      }
+      rec.buffers = x.buffer_records;
+      rec.waits = x.waits;
+      std::stable_sort(rec.waits.begin(), rec.waits.end(),
+                       [](const WaitRecord& a, const WaitRecord& b) { return a.thread < b.thread; });
+      o.ctas.push_back(std::move(rec));
+    }
+    for (const auto& out : c_.outputs) {
+      OutputRecord r;
+      r.name = out.name;
+      r.bytes = outputs_.at(out.name).bytes;
+      const auto& w = written_.at(out.name);
+      for (std::size_t e = 0; e < w.size();) {
+        if (!w[e]) {
+          ++e;
+          continue;
+        }
+        const std::size_t b = e;
+        while (e < w.size() && w[e]) ++e;
+        r.written.emplace_back(static_cast<std::int64_t>(b), static_cast<std::int64_t>(e));
+      }
+      o.outputs.push_back(std::move(r));
+    }
+    return o;
+  }
+};
+
+}  // namespace
+
+Outcome execute(Checker& ck) { return Execution(ck).run(); }
+
+}  // namespace collfuzz::ref

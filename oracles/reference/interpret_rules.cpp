@@ -1,0 +1,85 @@
+// Rule family: GPU interpret mode's checks while it interprets the kernel jaxpr (spec 2.2, 4).
+// The interpreter walks the jaxpr in program order, `when` bodies included.
+#include "harness/core/pyrepr.h"
+#include "oracles/reference/rule_families.h"
+
+namespace collfuzz::ref {
+namespace {
+
+// `[*mesh.cluster_names, mesh.thread_name]`, with a fresh object() standing in for a missing
+// thread name; printed as str(list). The object's address is normalised by the oracle.
+std::string thread_axis_names_repr(const Case& c) {
+  std::string out = "[";
+  for (const auto& n : c.mesh.cluster_names) out += n.repr() + ", ";
+  out += c.mesh.thread_name ? py::repr_str(*c.mesh.thread_name) : "<object object at 0x0>";
+  return out + "]";
+}
+
+bool is_thread_cluster_axis(const Case& c, const AxisName& a) {
+  for (const auto& n : c.mesh.cluster_names) {
+    if (n == a) return true;
+  }
+  return c.mesh.thread_name && !a.is_tuple && a.as_plain() == *c.mesh.thread_name;
+}
+
+void check_scoped(Checker& ck, const Op& op, const RunScoped& rs) {
+  const Case& c = ck.c;
+  bool regs = false;
+  bool other = false;
+  for (const Alloc& a : rs.allocs) (a.kind == AllocKind::kAcc ? regs : other) = true;
+  if (regs) {
+    ck.check(RuleId::kInterpRegsMixed, other, op.path);
+    ck.check(RuleId::kInterpRegsCollective, !rs.collective_axes.empty(), op.path);
+  } else {
+    bool cluster_flag = false;
+    bool thread_flag = false;
+    for (const AxisName& a : rs.collective_axes) {
+      ck.check(RuleId::kInterpAxisNotFound, !is_thread_cluster_axis(c, a), op.path, [&] {
+        return Holes{{"axis", a.str()}, {"axes", thread_axis_names_repr(c)}};
+      });
+      if (c.mesh.thread_name && !a.is_tuple && a.as_plain() == *c.mesh.thread_name) {
+        thread_flag = true;
+      } else {
+        cluster_flag = true;
+      }
+    }
+    const bool has_thread = c.target.entry == Entry::kKernel && c.mesh.thread_name.has_value();
+    if (!has_thread) {
+      ck.check(RuleId::kInterpNoThreadAxis, cluster_flag || thread_flag, op.path);
+    } else {
+      ck.check(RuleId::kInterpClusterAxes, cluster_flag, op.path);
+      ck.check(RuleId::kInterpThreadAxisRequired, !thread_flag, op.path);
+    }
+  }
+  for (const Alloc& a : rs.allocs) {
+    if (a.kind != AllocKind::kClusterBarrier) continue;
+    ck.check(RuleId::kInterpClusterBarrierLeader, a.leader_tracked, op.path);
+    for (const AxisName& axis : a.collective_axes) {
+      ck.check(RuleId::kInterpClusterBarrierAxis, !is_thread_cluster_axis(c, axis), op.path, [&] {
+        return Holes{{"axis", axis.str()}, {"axes", thread_axis_names_repr(c)}};
+      });
+    }
+  }
+}
+
+void check_barrier_use(Checker& ck, const Op& op, const BarrierUse& use, const Scope& scope) {
+  const Alloc* a = scope.allocs.at(use.alloc);
+  ck.check(RuleId::kInterpBarrierUnindexed, !use.index && a->num_barriers != 1, op.path,
+           [&] { return Holes{{"n", std::to_string(a->num_barriers)}}; });
+}
+
+}  // namespace
+
+void check_interpret(Checker& ck) {
+  walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
+    if (const auto* rs = std::get_if<RunScoped>(&op.v)) check_scoped(ck, op, *rs);
+    if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
+      ck.check(RuleId::kInterpCopyNoBarrier, !cp->barrier, op.path);
+      if (cp->barrier) check_barrier_use(ck, op, *cp->barrier, scope);
+    }
+    if (const auto* ar = std::get_if<BarrierArrive>(&op.v)) check_barrier_use(ck, op, ar->barrier, scope);
+    if (const auto* wt = std::get_if<BarrierWait>(&op.v)) check_barrier_use(ck, op, wt->barrier, scope);
+  });
+}
+
+}  // namespace collfuzz::ref

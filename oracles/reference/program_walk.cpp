@@ -1,0 +1,27 @@
+#include "oracles/reference/program_walk.h"
+
+namespace collfuzz::ref {
+namespace {
+
+void walk(const Body& body, Scope& scope, const std::function<void(const Op&, const Scope&)>& pre) {
+  for (const Op& op : body) {
+    pre(op, scope);
+    if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
+      Scope inner = scope;
+      inner.scoped = rs;
+      for (const auto& a : rs->allocs) inner.allocs[a.name] = &a;
+      walk(rs->body, inner, pre);
+    } else if (const auto* w = std::get_if<When>(&op.v)) {
+      walk(w->body, scope, pre);
+    }
+  }
+}
+
+}  // namespace
+
+void walk_program(const Body& program, const std::function<void(const Op&, const Scope&)>& pre) {
+  Scope top;
+  walk(program, top, pre);
+}
+
+}  // namespace collfuzz::ref

@@ -1,0 +1,37 @@
+// The driver: the rule families in the order JAX reaches them, then the execution of an accepted
+// case. Mosaic: mesh, trace, estimate and module, lower, verify and dialect, compile, launch.
+// Interpret: mesh, trace, interpret, then the run (whose callbacks may still raise).
+#include "oracles/reference/reference.h"
+
+#include "oracles/reference/execution.h"
+#include "oracles/reference/rule_families.h"
+
+namespace collfuzz {
+
+Prediction predict(const Case& c, Profile profile, bool explain) {
+  Prediction p;
+  ref::Checker ck(c, profile, explain ? &p.steps : nullptr);
+  try {
+    ref::check_mesh(ck);
+    ref::check_trace(ck);
+    if (profile == Profile::kInterpret) {
+      ref::check_interpret(ck);
+    } else {
+      ref::check_resources(ck);
+      ref::check_lowering(ck);
+      ref::check_dialect(ck);
+      ref::check_compile_and_launch(ck);
+    }
+    p.outcome = ref::execute(ck);
+  } catch (const ref::Rejected& r) {
+    p.outcome = Outcome{};
+    p.outcome.kind = OutcomeKind::kRejected;
+    p.outcome.profile = profile;
+    p.outcome.executor = "reference";
+    p.outcome.diagnostic = r.diagnostic;
+  }
+  p.outcome.info["rules_jax_version"] = kRulesJaxVersion;
+  return p;
+}
+
+}  // namespace collfuzz

@@ -1,0 +1,23 @@
+// The reference checker: the specification as code. For a case and a profile it predicts the
+// diagnostic a compliant implementation raises, or what the accepted kernel does.
+#pragma once
+
+#include <vector>
+
+#include "harness/core/case.h"
+#include "harness/core/outcome.h"
+#include "oracles/reference/checker.h"
+
+namespace collfuzz {
+
+struct Prediction {
+  Outcome outcome;
+  std::vector<ref::ExplainStep> steps;  // filled when explaining: every rule checked, in order
+};
+
+Prediction predict(const Case& c, Profile profile, bool explain = false);
+
+// The JAX version whose behaviour the rule table follows.
+inline constexpr const char* kRulesJaxVersion = "0.11.2";
+
+}  // namespace collfuzz

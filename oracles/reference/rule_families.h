@@ -1,0 +1,30 @@
+// One function per rule family, each checking the rules of rules.def that one part of JAX
+// enforces, in the order JAX enforces them. reference.cpp calls them in stage order.
+#pragma once
+
+#include "oracles/reference/checker.h"
+#include "oracles/reference/copy_facts.h"
+
+namespace collfuzz::ref {
+
+// mesh: plgpu.Mesh.__post_init__.
+void check_mesh(Checker& ck);
+// trace: allocation constructors, copy_gmem_to_smem's Python check and abstract evaluation.
+void check_trace(Checker& ck);
+// interpret: GPU interpret mode's checks while it interprets the kernel jaxpr.
+void check_interpret(Checker& ck);
+// estimate + module: the whole-kernel resource estimate, then kernel-level checks.
+void check_resources(Checker& ck);
+// lower: run_scoped, copy and barrier lowering rules in program order (Lane semantics raise the
+// launch-context errors here too).
+void check_lowering(Checker& ck);
+// verify + dialect: under Warpgroup semantics, MLIR verification and the dialect lowering.
+void check_dialect(Checker& ck);
+// compile + launch.
+void check_compile_and_launch(Checker& ck);
+
+// The launch-context checks of one TMA or cp.async copy (LaunchContext.async_copy), fired at
+// `stage` (lower under Lane, dialect under Warpgroup).
+void check_launch_context(Checker& ck, const CopyFacts& f, Stage stage);
+
+}  // namespace collfuzz::ref

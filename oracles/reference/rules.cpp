@@ -1,0 +1,165 @@
+#include "oracles/reference/rules.h"
+
+#include <array>
+
+namespace collfuzz {
+namespace {
+
+using enum Stage;
+using enum RuleProfiles;
+using enum RuleMatch;
+using enum RuleBasis;
+
+constexpr std::array<Rule, static_cast<std::size_t>(RuleId::kCount)> kRules = {{
+#define COLLFUZZ_RULE(Enum, name, stage, exc, msg, section, profiles, match, basis, summary) \
+  Rule{RuleId::Enum, name, stage, exc, msg, section, profiles, match, basis, summary},
+#include "oracles/reference/rules.def"
+#undef COLLFUZZ_RULE
+}};
+
+}  // namespace
+
+const char* to_string(Stage s) {
+  switch (s) {
+    case kMesh:
+      return "mesh";
+    case kTrace:
+      return "trace";
+    case kInterpret:
+      return "interpret";
+    case kEstimate:
+      return "estimate";
+    case kModule:
+      return "module";
+    case kLower:
+      return "lower";
+    case kVerify:
+      return "verify";
+    case kDialect:
+      return "dialect";
+    case kCompile:
+      return "compile";
+    case kLaunch:
+      return "launch";
+    case kRun:
+      return "run";
+  }
+  return "?";
+}
+
+const char* to_string(RuleProfiles p) {
+  switch (p) {
+    case kMosaicOnly:
+      return "mosaic";
+    case kInterpretOnly:
+      return "interpret";
+    case kBoth:
+      return "both";
+  }
+  return "?";
+}
+
+const char* to_string(RuleBasis b) {
+  switch (b) {
+    case kSpec:
+      return "spec";
+    case kDerived:
+      return "derived";
+    case kUnverified:
+      return "unverified";
+  }
+  return "?";
+}
+
+const Rule& rule(RuleId id) { return kRules[static_cast<std::size_t>(id)]; }
+
+std::span<const Rule> all_rules() { return kRules; }
+
+const Rule* find_rule(std::string_view name) {
+  for (const auto& r : kRules) {
+    if (r.name == name) return &r;
+  }
+  return nullptr;
+}
+
+std::string fill_template(std::string_view tmpl, const Holes& holes) {
+  std::string out;
+  out.reserve(tmpl.size() + 32);
+  std::size_t i = 0;
+  while (i < tmpl.size()) {
+    if (tmpl[i] == '{') {
+      const std::size_t close = tmpl.find('}', i);
+      if (close != std::string_view::npos) {
+        const std::string_view name = tmpl.substr(i + 1, close - i - 1);
+        bool found = false;
+        for (const auto& [k, v] : holes) {
+          if (k == name) {
+            out += v;
+            found = true;
+            break;
+          }
+        }
+        if (found) {
+          i = close + 1;
+          continue;
+        }
+      }
+    }
+    out += tmpl[i++];
+  }
+  return out;
+}
+
+}  // namespace collfuzz
+
+#include <regex>
+
+namespace collfuzz {
+
+namespace {
+struct Compiled {
+  const Rule* rule;
+  std::regex re;
+};
+const std::vector<Compiled>& compiled_rules() {
+  static const std::vector<Compiled> compiled = [] {
+    std::vector<Compiled> out;
+    for (const Rule& r : all_rules()) {
+      std::string pattern = r.match == RuleMatch::kContains ? ".*" : "";
+      std::string_view t = r.message;
+      for (std::size_t i = 0; i < t.size(); ++i) {
+        if (t[i] == '{') {
+          const std::size_t close = t.find('}', i);
+          if (close != std::string_view::npos) {
+            pattern += "[\\s\\S]*?";
+            i = close;
+            continue;
+          }
+        }
+        if (std::string_view("\\^$.|?*+()[]{}").find(t[i]) != std::string_view::npos) pattern += '\\';
+        pattern += t[i];
+      }
+      if (r.match == RuleMatch::kContains) pattern += "[\\s\\S]*";
+      out.push_back(Compiled{&r, std::regex(pattern)});
+    }
+    return out;
+  }();
+  return compiled;
+}
+}  // namespace
+
+bool rule_matches(const Rule& r, std::string_view exception, std::string_view message) {
+  if (r.exception != exception) return false;
+  return std::regex_match(std::string(message), compiled_rules()[static_cast<std::size_t>(r.id)].re);
+}
+
+const Rule* match_rule(std::string_view exception, std::string_view message) {
+  const std::string msg(message);
+  for (const Compiled& c : compiled_rules()) {
+    if (c.rule->exception != exception) continue;
+    if (std::regex_match(msg, c.re)) return c.rule;
+  }
+  return nullptr;
+}
+
+}  // namespace collfuzz

@@ -1,0 +1,71 @@
+// The rule table (rules.def) as data: ids, stages, exception classes, message templates.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace collfuzz {
+
+// The stages JAX passes through, in order (docs/outcome-format.md).
+enum class Stage : std::uint8_t {
+  kMesh,
+  kTrace,
+  kInterpret,
+  kEstimate,
+  kModule,
+  kLower,
+  kVerify,
+  kDialect,
+  kCompile,
+  kLaunch,
+  kRun,
+};
+const char* to_string(Stage s);
+
+enum class RuleProfiles : std::uint8_t { kMosaicOnly, kInterpretOnly, kBoth };
+enum class RuleMatch : std::uint8_t { kExact, kContains };
+enum class RuleBasis : std::uint8_t { kSpec, kDerived, kUnverified };
+
+enum class RuleId : std::uint16_t {
+#define COLLFUZZ_RULE(Enum, ...) Enum,
+#include "oracles/reference/rules.def"
+#undef COLLFUZZ_RULE
+  kCount
+};
+
+struct Rule {
+  RuleId id;
+  std::string_view name;  // stable id, e.g. "copy.leader_tracked.one_axis"
+  Stage stage;
+  std::string_view exception;
+  std::string_view message;  // template with {holes}
+  std::string_view section;  // of ../shared/spec/mosaic-gpu-collectives.md
+  RuleProfiles profiles;
+  RuleMatch match;
+  RuleBasis basis;
+  std::string_view summary;
+};
+
+const Rule& rule(RuleId id);
+std::span<const Rule> all_rules();
+const Rule* find_rule(std::string_view name);
+const char* to_string(RuleProfiles p);
+const char* to_string(RuleBasis b);
+
+using Holes = std::vector<std::pair<std::string_view, std::string>>;
+// Fills {name} holes of a template. A hole without a value is left as is.
+std::string fill_template(std::string_view tmpl, const Holes& holes);
+
+}  // namespace collfuzz
+
+namespace collfuzz {
+// The rule whose exception class and message template match a diagnostic seen by an executor
+// (which does not know rule ids), or nullptr.
+const Rule* match_rule(std::string_view exception, std::string_view message);
+bool rule_matches(const Rule& r, std::string_view exception, std::string_view message);
+}  // namespace collfuzz

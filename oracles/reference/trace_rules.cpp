@@ -1,0 +1,63 @@
+// Rule family: what JAX checks while it traces the kernel body to a jaxpr, in program order:
+// allocation constructors (spec 1.3-1.4) and copy_gmem_to_smem's Python-level check and abstract
+// evaluation (spec 3.1-3.2). Identical under every profile.
+#include "harness/core/pyrepr.h"
+#include "oracles/reference/rule_families.h"
+
+namespace collfuzz::ref {
+namespace {
+
+void check_allocs(Checker& ck, const Op& op, const RunScoped& rs) {
+  for (const Alloc& a : rs.allocs) {
+    if (a.kind == AllocKind::kBarrier || a.kind == AllocKind::kClusterBarrier) {
+      ck.check(RuleId::kAllocNumArrivals, a.num_arrivals < 1, op.path,
+               [&] { return Holes{{"n", std::to_string(a.num_arrivals)}}; });
+    }
+    if (a.kind == AllocKind::kTmem) {
+      ck.check(RuleId::kAllocTmemNarrow, dtype_bits(a.dtype) < 32, op.path);
+    }
+  }
+}
+
+void check_copy(Checker& ck, const Op& op, const CopyGmemToSmem& cp, const Scope& scope) {
+  ck.check(RuleId::kCopyLeaderNeedsAxes,
+           cp.leader_tracked != LeaderTracked::kNone && !cp.collective_axes, op.path);
+  const CopyFacts f = copy_facts(op, cp, ck.c, scope);
+  ck.check(RuleId::kCopyDtype, f.src->dtype != f.dst->dtype, op.path, [&] {
+    return Holes{{"src", std::string(dtype_name(f.src->dtype))},
+                 {"dst", std::string(dtype_name(f.dst->dtype))}};
+  });
+  const bool partitioned = cp.leader_tracked == LeaderTracked::kPartitioned;
+  std::int64_t axis_size = 1;
+  if (partitioned && cp.collective_axes) {
+    for (const AxisName& a : *cp.collective_axes) {
+      const auto size = ck.mesh.env_size(a);
+      ck.check(RuleId::kCopyUnboundAxis, !size, op.path, [&] { return Holes{{"axis", a.str()}}; });
+      axis_size *= *size;
+    }
+  }
+  Shape expected = f.dst_shape;
+  if (partitioned && cp.partition_axis < static_cast<std::int64_t>(expected.size())) {
+    expected[static_cast<std::size_t>(cp.partition_axis)] *= axis_size;
+  }
+  ck.check(RuleId::kCopySrcShape, expected != f.src_shape, op.path, [&] {
+    const std::string desc = partitioned ? "Dim " + std::to_string(cp.partition_axis) +
+                                               " is partitioned over an axis of size " +
+                                               std::to_string(axis_size) + "."
+                                         : "";
+    return Holes{{"expected", py::tuple_of_ints(expected)},
+                 {"got", py::tuple_of_ints(f.src_shape)},
+                 {"desc", desc}};
+  });
+}
+
+}  // namespace
+
+void check_trace(Checker& ck) {
+  walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
+    if (const auto* rs = std::get_if<RunScoped>(&op.v)) check_allocs(ck, op, *rs);
+    if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) check_copy(ck, op, *cp, scope);
+  });
+}
+
+}  // namespace collfuzz::ref
