@@ -39,10 +39,12 @@ add_library(collfuzz_oracles STATIC
 target_link_libraries(collfuzz_oracles PUBLIC collfuzz_reference PRIVATE collfuzz_warnings)
 
 add_library(collfuzz_executors STATIC
+  harness/executors/external_executor.cpp
   harness/executors/reference_executor.cpp
   harness/executors/registry.cpp
 )
 target_link_libraries(collfuzz_executors PUBLIC collfuzz_oracles PRIVATE collfuzz_warnings)
+target_compile_definitions(collfuzz_executors PRIVATE COLLFUZZ_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 
 add_library(collfuzz_runner STATIC
   harness/runner/atomic_file.cpp

@@ -5,4 +5,11 @@
 
 #include "harness/executors/executor.h"
 
-namespace collfuzz {}  // namespace collfuzz
+namespace collfuzz {
+
+// harness/executors/external_executor.cpp
+std::unique_ptr<Executor> make_jax_interpret_executor(const ExecutorOptions& options);
+std::unique_ptr<Executor> make_jax_gpu_executor(const ExecutorOptions& options);
+std::unique_ptr<Executor> make_jax_lower_executor(const ExecutorOptions& options);
+
+}  // namespace collfuzz
