@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what collfuzz needs to build on a fresh Debian machine (idempotent): the compilers,
+# CMake and Ninja, and the libraries from Debian's packages (nlohmann-json, CLI11, GoogleTest,
+# RapidCheck, Google Benchmark). Run as root, or with sudo available.
+set -euo pipefail
+
+packages=(cmake ninja-build g++ clang libclang-rt-dev libgtest-dev libgmock-dev librapidcheck-dev
+          libbenchmark-dev nlohmann-json3-dev libcli11-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+echo "setup: build dependencies present" >&2
