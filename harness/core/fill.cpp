@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cstring>
+#include <tuple>
 
 namespace collfuzz {
 
@@ -85,27 +86,61 @@ std::pair<std::int64_t, std::int64_t> value_range(DType dtype) {
 
 }  // namespace
 
-std::uint64_t fill_element_bits(const ArraySpec& a, std::int64_t i) {
-  const auto [lo, hi] = value_range(a.dtype);
-  const std::int64_t span = hi - lo + 1;
-  std::int64_t v = 0;
-  switch (a.fill.pattern) {
-    case FillPattern::kIota:
-      // 1, 2, 3, ... wrapping inside the range; 0 is skipped so that a zero-fill is visible.
-      v = lo + ((i + 1 - lo) % span + span) % span;
-      if (v == 0) v = (hi > 0) ? 1 : -1;
-      break;
-    case FillPattern::kRandom:
-      v = lo + static_cast<std::int64_t>(splitmix64(a.fill.seed ^ (static_cast<std::uint64_t>(i) *
-                                                                   0xD1B54A32D192ED03ull)) %
-                                         static_cast<std::uint64_t>(span));
-      break;
-    case FillPattern::kConstant:
-      v = a.fill.value < lo ? lo : (a.fill.value > hi ? hi : a.fill.value);
-      break;
+namespace {
+
+// The fill of one array with its constants worked out once.
+struct Filler {
+  explicit Filler(const ArraySpec& a) : a_(a) {
+    std::tie(lo_, hi_) = value_range(a.dtype);
+    span_ = hi_ - lo_ + 1;
   }
-  return encode_small_int(a.dtype, v);
-}
+  // Element i's value as a small integer.
+  std::int64_t value(std::int64_t i) const {
+    std::int64_t v = 0;
+    switch (a_.fill.pattern) {
+      case FillPattern::kIota:
+        // 1, 2, 3, ... wrapping inside the range; 0 is skipped so that a zero-fill is visible.
+        v = lo_ + ((i + 1 - lo_) % span_ + span_) % span_;
+        if (v == 0) v = (hi_ > 0) ? 1 : -1;
+        break;
+      case FillPattern::kRandom:
+        v = lo_ + static_cast<std::int64_t>(
+                      splitmix64(a_.fill.seed ^ (static_cast<std::uint64_t>(i) * 0xD1B54A32D192ED03ull)) %
+                      static_cast<std::uint64_t>(span_));
+        break;
+      case FillPattern::kConstant:
+        v = a_.fill.value < lo_ ? lo_ : (a_.fill.value > hi_ ? hi_ : a_.fill.value);
+        break;
+    }
+    return v;
+  }
+  std::uint64_t bits(std::int64_t i) const { return encode_small_int(a_.dtype, value(i)); }
+
+  // Calls put(i, bits) for every element in order; iota is computed incrementally.
+  template <typename Put>
+  void each(std::int64_t n, Put&& put) const {
+    if (a_.fill.pattern != FillPattern::kIota) {
+      for (std::int64_t i = 0; i < n; ++i) put(i, bits(i));
+      return;
+    }
+    std::int64_t raw = n > 0 ? lo_ + ((1 - lo_) % span_ + span_) % span_ : 0;  // before the 0 -> 1 rule
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t v = raw == 0 ? (hi_ > 0 ? 1 : -1) : raw;
+      put(i, encode_small_int(a_.dtype, v));
+      if (++raw > hi_) raw = lo_;
+    }
+  }
+
+ private:
+  const ArraySpec& a_;
+  std::int64_t lo_ = 0;
+  std::int64_t hi_ = 0;
+  std::int64_t span_ = 1;
+};
+
+}  // namespace
+
+std::uint64_t fill_element_bits(const ArraySpec& a, std::int64_t i) { return Filler(a).bits(i); }
 
 std::int64_t packed_bytes(std::int64_t elements, DType dtype) {
   return (elements * dtype_bits(dtype) + 7) / 8;
@@ -137,7 +172,30 @@ void store_element(std::vector<std::uint8_t>& buf, DType dtype, std::int64_t i, 
 std::vector<std::uint8_t> fill_bytes(const ArraySpec& a) {
   const std::int64_t n = element_count(a.shape);
   std::vector<std::uint8_t> out(static_cast<std::size_t>(packed_bytes(n, a.dtype)), 0);
-  for (std::int64_t i = 0; i < n; ++i) store_element(out, a.dtype, i, fill_element_bits(a, i));
+  const Filler f(a);
+  std::uint8_t* p = out.data();
+  switch (dtype_bits(a.dtype)) {
+    case 4:
+      f.each(n, [&](std::int64_t i, std::uint64_t b) { store_element(out, a.dtype, i, b); });
+      break;
+    case 8:
+      f.each(n, [&](std::int64_t i, std::uint64_t b) { p[i] = static_cast<std::uint8_t>(b); });
+      break;
+    case 16:
+      f.each(n, [&](std::int64_t i, std::uint64_t b) {
+        const auto v = static_cast<std::uint16_t>(b);
+        std::memcpy(p + 2 * i, &v, 2);
+      });
+      break;
+    case 32:
+      f.each(n, [&](std::int64_t i, std::uint64_t b) {
+        const auto v = static_cast<std::uint32_t>(b);
+        std::memcpy(p + 4 * i, &v, 4);
+      });
+      break;
+    default:
+      f.each(n, [&](std::int64_t i, std::uint64_t b) { std::memcpy(p + 8 * i, &b, 8); });
+  }
   return out;
 }
 

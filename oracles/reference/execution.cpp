@@ -58,9 +58,11 @@ bool eval_cond(const Cond& c, const MeshFacts& mesh, std::int64_t rank, std::int
 struct Memory {
   std::vector<std::uint8_t> bytes;
   std::vector<std::uint8_t> undef;
+  bool any_undef = false;  // whether any byte was ever marked undefined
   void reset(std::size_t n) {
     bytes.assign(n, kSmemSentinel);
     undef.assign(n, 0);
+    any_undef = false;
   }
 };
 
@@ -77,12 +79,14 @@ struct View {
       b = (e % 2) ? static_cast<std::uint8_t>((b & 0x0F) | ((bits & 0xF) << 4))
                   : static_cast<std::uint8_t>((b & 0xF0) | (bits & 0xF));
       mem->undef[byte] = undefined ? 1 : mem->undef[byte];
+      mem->any_undef = mem->any_undef || undefined;
       return;
     }
     const auto n = static_cast<std::size_t>(w / 8);
     const auto at = static_cast<std::size_t>(offset + e * (w / 8));
     std::memcpy(mem->bytes.data() + at, &bits, n);
     std::fill_n(mem->undef.begin() + static_cast<std::ptrdiff_t>(at), n, undefined ? 1 : 0);
+    mem->any_undef = mem->any_undef || undefined;
   }
   std::uint64_t load(std::int64_t e) const {
     const int w = dtype_bits(dtype);
@@ -381,7 +385,6 @@ class Execution {
           x.buffer_record_index[a.name] = x.buffer_records.size();
           x.buffer_records.push_back(BufferRecord{a.name, {}, false, true});
         }
-        snapshot(th.rank, a);
       } else if (a.kind == AllocKind::kBarrier || a.kind == AllocKind::kClusterBarrier) {
         if (!mosaic_) {
           auto& bars = x.barriers[a.name];
@@ -407,8 +410,8 @@ class Execution {
     const View v = buffer(rank, a.name);
     const auto n = static_cast<std::size_t>(packed_bytes(element_count(a.shape), a.dtype));
     rec.bytes.assign(v.mem->bytes.begin() + v.offset, v.mem->bytes.begin() + v.offset + static_cast<std::ptrdiff_t>(n));
-    rec.undefined = std::any_of(v.mem->undef.begin() + v.offset,
-                                v.mem->undef.begin() + v.offset + static_cast<std::ptrdiff_t>(n),
+    rec.undefined = v.mem->any_undef &&
+                    std::any_of(v.mem->undef.begin() + v.offset, v.mem->undef.begin() + v.offset + static_cast<std::ptrdiff_t>(n),
                                 [](std::uint8_t u) { return u != 0; });
   }
 
@@ -416,45 +419,101 @@ class Execution {
 
   // Writes region `region` (dst coords) of `dst_rank`'s destination from the issuer's source
   // slice, shifted by `shift` along dim `shift_dim` of the slice.
+  const std::vector<std::uint8_t>& input_bytes(const ArraySpec& a) {
+    auto it = inputs_.find(&a);
+    if (it == inputs_.end()) it = inputs_.emplace(&a, fill_bytes(a)).first;
+    return it->second;
+  }
+  std::map<const ArraySpec*, std::vector<std::uint8_t>> inputs_;
+
+  // Writes region `region` (dst coords) of `dst_rank`'s destination from the issuer's source
+  // slice, shifted by `shift` along dst dim `shift_dim`. Elements outside the source array are
+  // zeros on the tensor-map path, undefined on the bulk and cp.async paths, and left alone by
+  // interpret mode.
   void write_region(const CopyFacts& f, std::int64_t dst_rank, const ResolvedSlice& slice,
                     const std::vector<std::pair<std::int64_t, std::int64_t>>& region, int shift_dim,
                     std::int64_t shift, bool bulk) {
     View dst = buffer(dst_rank, f.copy->dst);
+    const std::vector<std::uint8_t>& src = input_bytes(*f.src);
+    const int bits = static_cast<int>(f.bits_per_element);
     // Leading integer indices of dst select a sub-block of the allocation.
     const auto alloc_strides = row_major_strides(f.dst->shape);
-    std::int64_t base = 0;
-    for (std::size_t k = 0; k < f.copy->dst_index.size(); ++k) base += f.copy->dst_index[k] * alloc_strides[k];
+    std::int64_t d_base = 0;
+    for (std::size_t k = 0; k < f.copy->dst_index.size(); ++k) d_base += f.copy->dst_index[k] * alloc_strides[k];
     const auto dst_strides = row_major_strides(f.dst_shape);
     const auto src_strides = row_major_strides(f.src->shape);
-    Shape box;
-    for (const auto& [s, n] : region) box.push_back(n);
-    const CopyGmemToSmem& cp = *f.copy;
-    for_each_coord(box, [&](const std::vector<std::int64_t>& rel) {
-      std::int64_t d = base;
-      std::int64_t s = 0;
-      bool in_bounds = true;
-      std::size_t k = 0;
-      for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
-        std::int64_t idx = slice.start[i];
-        if (slice.size[i] != 0) {
-          const std::int64_t coord = region[k].first + rel[k];
-          d += coord * dst_strides[k];
-          idx += coord + (static_cast<int>(k) == shift_dim ? shift : 0);
-          ++k;
-        }
-        in_bounds = in_bounds && idx >= 0 && idx < f.src->shape[i];
-        s += idx * src_strides[i];
+    // Per dst dim: the source dim's stride, size and the source index of the region's first row.
+    const std::size_t rank = region.size();
+    std::vector<std::int64_t> s_stride(rank), s_size(rank), s_first(rank), box(rank);
+    std::int64_t s_const = 0;
+    bool const_in_bounds = true;
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
+      if (slice.size[i] == 0) {  // squeezed: a fixed index
+        s_const += slice.start[i] * src_strides[i];
+        const_in_bounds = const_in_bounds && slice.start[i] >= 0 && slice.start[i] < f.src->shape[i];
+        continue;
       }
-      if (in_bounds) {
-        dst.store(d, fill_element_bits(*f.src, s), false);
-      } else if (!mosaic_) {
-        // interpret mode copies only the in-bounds part
-      } else if (ck_.arch_major() < 9 || (bulk && cp.oob_mode != OobMode::kZeros)) {
-        dst.store(d, 0, true);  // cp.async or the bulk path out of bounds: undefined behaviour
+      s_stride[k] = src_strides[i];
+      s_size[k] = f.src->shape[i];
+      s_first[k] = slice.start[i] + region[k].first + (static_cast<int>(k) == shift_dim ? shift : 0);
+      box[k] = region[k].second;
+      ++k;
+    }
+    enum class Oob { kSkip, kUndefined, kZero };
+    const Oob oob = !mosaic_ ? Oob::kSkip
+                    : (ck_.arch_major() < 9 || (bulk && f.copy->oob_mode != OobMode::kZeros)) ? Oob::kUndefined
+                                                                                              : Oob::kZero;
+    const auto out_of_bounds = [&](std::int64_t d, std::int64_t n) {
+      if (oob == Oob::kSkip) return;
+      for (std::int64_t e = 0; e < n; ++e) dst.store(d + e, 0, oob == Oob::kUndefined);
+    };
+    const std::size_t last = rank - 1;
+    const std::int64_t n = box[last];
+    std::vector<std::int64_t> c(rank, 0);
+    while (true) {
+      std::int64_t s = s_const;
+      std::int64_t d = d_base;
+      bool in_bounds = const_in_bounds;
+      for (std::size_t j = 0; j < last; ++j) {
+        const std::int64_t idx = s_first[j] + c[j];
+        in_bounds = in_bounds && idx >= 0 && idx < s_size[j];
+        s += idx * s_stride[j];
+        d += (region[j].first + c[j]) * dst_strides[j];
+      }
+      d += region[last].first;
+      if (!in_bounds) {
+        out_of_bounds(d, n);
       } else {
-        dst.store(d, 0, false);  // the tensor map fills out-of-bounds elements with zeros
+        // The run along the last dim: [lo, hi) lies inside the source.
+        const std::int64_t first = s_first[last];
+        const std::int64_t lo = std::clamp<std::int64_t>(-first, 0, n);
+        const std::int64_t hi = std::clamp<std::int64_t>(s_size[last] - first, lo, n);
+        out_of_bounds(d, lo);
+        if (bits >= 8 && s_stride[last] == 1) {
+          const std::int64_t width = bits / 8;
+          const auto from = static_cast<std::size_t>((s + first + lo) * width);
+          const auto to = static_cast<std::size_t>(dst.offset + (d + lo) * width);
+          const auto len = static_cast<std::size_t>((hi - lo) * width);
+          std::memcpy(dst.mem->bytes.data() + to, src.data() + from, len);
+          std::fill_n(dst.mem->undef.begin() + static_cast<std::ptrdiff_t>(to), len, std::uint8_t{0});
+        } else {
+          for (std::int64_t e = lo; e < hi; ++e) {
+            dst.store(d + e, load_element(src, f.src->dtype, s + (first + e) * s_stride[last]), false);
+          }
+        }
+        out_of_bounds(d + hi, n - hi);
       }
-    });
+      // Next row: an odometer over every dim but the last.
+      std::size_t j = last;
+      while (j > 0) {
+        --j;
+        if (++c[j] < box[j]) break;
+        c[j] = 0;
+        if (j == 0) return;
+      }
+      if (last == 0) return;
+    }
   }
 
   std::vector<std::pair<std::int64_t, std::int64_t>> whole(const Shape& shape) const {

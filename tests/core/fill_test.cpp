@@ -66,3 +66,27 @@ TEST(Fill, RandomIsSeededAndReproducible) {
 
 }  // namespace
 }  // namespace collfuzz
+
+namespace collfuzz {
+namespace {
+
+// fill_bytes (incremental) and fill_element_bits (closed form) agree for every dtype and pattern.
+TEST(Fill, BulkAndPerElementAgree) {
+  for (const auto& info : all_dtypes()) {
+    for (auto pattern : {FillPattern::kIota, FillPattern::kRandom, FillPattern::kConstant}) {
+      ArraySpec a;
+      a.shape = {70000};
+      a.dtype = info.dtype;
+      a.fill.pattern = pattern;
+      a.fill.seed = 3;
+      a.fill.value = -5;
+      const auto bytes = fill_bytes(a);
+      for (std::int64_t i = 0; i < 70000; i += 97) {
+        ASSERT_EQ(load_element(bytes, a.dtype, i), fill_element_bits(a, i)) << info.name << " element " << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace collfuzz
