@@ -195,11 +195,11 @@ class CaseParser {
     if (const json* e = jr::member(j, "entry")) t.entry = jr::choice(*e, path + ".entry", kEntries);
     if (const json* p = jr::member(j, "profile")) t.profile = jr::choice(*p, path + ".profile", kProfiles);
     if (t.entry == Entry::kPallasCall &&
-        (!c_.mesh.cluster.empty() || !c_.mesh.cluster_names.empty() || c_.mesh.num_threads ||
-         c_.mesh.thread_name)) {
+        (!c_.mesh.cluster.empty() || !c_.mesh.cluster_names.empty() || !c_.mesh.grid_names.empty() ||
+         c_.mesh.num_threads || c_.mesh.thread_name)) {
       throw InputError(path + ".entry",
-                       "a pallas_call entry has no cluster and no thread axis; leave mesh.cluster, "
-                       "cluster_names, num_threads and thread_name empty");
+                       "a pallas_call entry has a grid without axis names, no cluster and no thread axis; "
+                       "leave mesh.grid_names, cluster, cluster_names, num_threads and thread_name empty");
     }
   }
 
@@ -423,11 +423,16 @@ class CaseParser {
     return Shape(a.shape.begin() + static_cast<std::ptrdiff_t>(out.size()), a.shape.end());
   }
 
+  // lax.axis_index(axis) is used by conditions and dynamic indices: it must name exactly one
+  // cluster axis or the thread axis.
   void check_index_axis(const std::string& axis, const std::string& path) const {
     const Mesh& m = c_.mesh;
-    if (m.thread_name && *m.thread_name == axis) return;
-    for (const auto& n : m.cluster_names) {
-      if (!n.is_tuple && n.as_plain() == axis) return;
+    int matches = m.thread_name && *m.thread_name == axis ? 1 : 0;
+    for (const auto& n : m.cluster_names) matches += !n.is_tuple && n.as_plain() == axis ? 1 : 0;
+    if (matches == 1) return;
+    if (matches > 1) {
+      throw InputError(path, "\"" + axis + "\" names more than one axis of the mesh; conditions and dynamic "
+                                           "indices need an unambiguous axis");
     }
     throw InputError(path, "\"" + axis + "\" is not a cluster axis or the thread axis of the mesh "
                                          "(conditions and dynamic indices may use only those)");
