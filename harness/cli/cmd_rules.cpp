@@ -21,13 +21,7 @@ int cmd_rules(const Flags& flags) {
     return 0;
   }
   if (flags.markdown) {
-    std::cout << "| id | stage | raised by | exception | message | spec | basis |\n|---|---|---|---|---|---|---|\n";
-    for (const Rule& r : all_rules()) {
-      std::string msg(r.message);
-      for (std::size_t i = 0; (i = msg.find('|', i)) != std::string::npos; i += 2) msg.replace(i, 1, "\\|");
-      std::cout << "| `" << r.name << "` | " << to_string(r.stage) << " | " << to_string(r.profiles) << " | "
-                << r.exception << " | `" << msg << "` | " << r.section << " | " << to_string(r.basis) << " |\n";
-    }
+    std::cout << rules_markdown();
     return 0;
   }
   for (const Rule& r : all_rules()) {

@@ -82,6 +82,18 @@ const Rule* find_rule(std::string_view name) {
   return nullptr;
 }
 
+std::string rules_markdown() {
+  std::string out = "| id | stage | raised by | exception | message | spec | basis |\n|---|---|---|---|---|---|---|\n";
+  for (const Rule& r : kRules) {
+    std::string msg(r.message);
+    for (std::size_t i = 0; (i = msg.find('|', i)) != std::string::npos; i += 2) msg.replace(i, 1, "\\|");
+    out += "| `" + std::string(r.name) + "` | " + to_string(r.stage) + " | " + to_string(r.profiles) + " | " +
+           std::string(r.exception) + " | `" + msg + "` | " + std::string(r.section) + " | " + to_string(r.basis) +
+           " |\n";
+  }
+  return out;
+}
+
 std::string fill_template(std::string_view tmpl, const Holes& holes) {
   std::string out;
   out.reserve(tmpl.size() + 32);

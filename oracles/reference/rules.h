@@ -57,6 +57,9 @@ const Rule* find_rule(std::string_view name);
 const char* to_string(RuleProfiles p);
 const char* to_string(RuleBasis b);
 
+// The rule table as Markdown (docs/rules.md embeds it; a test keeps the two in step).
+std::string rules_markdown();
+
 using Holes = std::vector<std::pair<std::string_view, std::string>>;
 // Fills {name} holes of a template. A hole without a value is left as is.
 std::string fill_template(std::string_view tmpl, const Holes& holes);
