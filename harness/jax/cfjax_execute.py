@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import re
+import sys
 import time
 import traceback
 from typing import Any
@@ -197,7 +199,7 @@ class Executor:
 
   def _trace(self, case: Case, params):
     """(translation, traced) for a case; raises Stage for mesh and trace errors."""
-    t = self.tr.Translation(case, params)
+    t = self.tr.Translation(case, params, keep_alive=self.mode != "interpret")
     try:
       kernel = t.make_kernel()
     except CaseError:
@@ -225,6 +227,8 @@ class Executor:
         else:
           out = self._run_mosaic(case)
     except Stage as s:
+      if os.environ.get("CFJAX_DEBUG"):
+        traceback.print_exception(s.exc, file=sys.stderr)
       out = diagnostic_outcome(s.stage, s.exc, s.op, getattr(s, "original", None))
     except CaseError as e:
       out = crash(f"the adapter cannot translate the case: {e}")
@@ -315,7 +319,7 @@ class Executor:
     try:
       compiled = lowered.compile()
       results = compiled(*args)
-      results = [np.asarray(r) for r in self.jax.tree.leaves(results)]
+      results = [np.asarray(r) for r in self.jax.tree.leaves(results)][:len(case.outputs)]
     except Exception as e:  # pylint: disable=broad-except
       raise Stage("launch", e) from e
     ctas = []

@@ -24,6 +24,7 @@ from jax.experimental.pallas import mosaic_gpu as plgpu
 from cfjax_case import Case, CaseError, axis_name, axis_names
 
 LABEL_PREFIX = "cfop"
+HIDDEN_OUTPUT = "_cfjax_keep_alive"
 
 
 def op_label(k: int) -> str:
@@ -151,6 +152,9 @@ _OOB = {"undefined": "UNDEFINED", "promise_in_bounds": "PROMISE_IN_BOUNDS", "zer
 class Translation:
   case: Case
   interpret: Any  # InterpretGPUParams or None
+  # Lowering a kernel without outputs for a real GPU: jit drops the effect-free kernel call, so
+  # nothing is lowered. keep_alive adds one hidden output (float32[1], never written) then.
+  keep_alive: bool = False
   op_paths: list = dataclasses.field(default_factory=list)  # label index -> JSON path
   run_scoped_allocs: dict = dataclasses.field(default_factory=dict)  # path -> [alloc dicts]
 
@@ -234,6 +238,8 @@ class Translation:
   def body(self, *refs):
     c = self.case
     names = [a["name"] for a in c.inputs] + [a["name"] for a in c.outputs]
+    if self.hidden_output():
+      names.append(HIDDEN_OUTPUT)
     if len(refs) != len(names):
       raise CaseError(f"the kernel got {len(refs)} refs for {len(names)} arrays")
     self.op_paths.clear()
@@ -246,9 +252,15 @@ class Translation:
                  else plgpu.LoweringSemantics.Warpgroup)
     return plgpu.CompilerParams(lowering_semantics=semantics)
 
+  def hidden_output(self) -> bool:
+    return self.keep_alive and not self.case.outputs
+
   def out_type(self) -> tuple:
-    return tuple(jax.ShapeDtypeStruct(tuple(o["shape"]), jnp_dtype(o["dtype"]))
-                 for o in self.case.outputs)
+    out = tuple(jax.ShapeDtypeStruct(tuple(o["shape"]), jnp_dtype(o["dtype"]))
+                for o in self.case.outputs)
+    if self.hidden_output():
+      out += (jax.ShapeDtypeStruct((1,), jnp.float32),)
+    return out
 
   def make_kernel(self) -> Callable:
     """The kernel function of the inputs. Raises what plgpu.kernel / plgpu.Mesh raise."""
@@ -262,7 +274,7 @@ class Translation:
           out_shape=self.out_type(),
           grid=tuple(m.grid),
           in_specs=[gmem] * len(c.inputs),
-          out_specs=tuple(gmem for _ in c.outputs),
+          out_specs=tuple(gmem for _ in self.out_type()),
           compiler_params=self.compiler_params(),
           interpret=self.interpret,
       )

@@ -1,0 +1,338 @@
+"""Tests of the JAX executor (harness/jax): fills, case translation, the protocol, interpret runs.
+
+    .venv-jax/bin/python -m unittest discover -s tests/jax
+
+Needs the pinned venv (ci/setup-jax.sh); the fill and case tests need only numpy.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+ADAPTER = os.path.join(ROOT, "harness", "jax")
+sys.path.insert(0, ADAPTER)
+
+import numpy as np  # noqa: E402
+
+import cfjax_case  # noqa: E402
+import cfjax_fill  # noqa: E402
+
+FILL_TAGS = {
+    "iota": {"pattern": "iota"},
+    "random0": {"pattern": "random", "seed": 0},
+    "random12345": {"pattern": "random", "seed": 12345},
+    "randommax": {"pattern": "random", "seed": 2**64 - 1},
+    "const-3": {"pattern": "constant", "value": -3},
+    "const100000": {"pattern": "constant", "value": 100000},
+    "const-100000": {"pattern": "constant", "value": -100000},
+}
+
+
+def mc_case(**overrides):
+  """Multicast over x in a cluster of 2; CTA 1 writes its buffer to out[1]."""
+  c = {
+      "format": 1, "name": "mc", "mesh": {"cluster": [2], "cluster_names": ["x"]},
+      "target": {"arch": "sm_90a", "profile": "interpret"},
+      "inputs": [{"name": "x", "shape": [8, 16], "dtype": "float32"}],
+      "outputs": [{"name": "out", "shape": [2, 8, 16], "dtype": "float32"}],
+      "program": [{"op": "run_scoped", "allocs": [
+          {"name": "dst", "kind": "smem", "shape": [8, 16], "dtype": "float32"},
+          {"name": "bar", "kind": "barrier", "num_arrivals": 1}],
+          "body": [
+              {"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "dst"},
+               "barrier": {"alloc": "bar", "index": 0}, "collective_axes": ["x"]},
+              {"op": "barrier_wait", "barrier": {"alloc": "bar", "index": 0}},
+              {"op": "when", "cond": {"axis": "x", "eq": 1}, "body": [
+                  {"op": "copy_smem_to_gmem", "src": {"alloc": "dst"},
+                   "dst": {"output": "out", "index": [1]}}]}]}],
+  }
+  c.update(overrides)
+  return c
+
+
+class FillTest(unittest.TestCase):
+
+  def test_matches_cpp_reference(self):
+    n = 0
+    with open(os.path.join(HERE, "fill_reference.txt"), encoding="utf-8") as f:
+      for line in f:
+        if line.startswith("#") or not line.strip():
+          continue
+        dtype, tag, want = line.split()
+        if tag == "iota600":
+          spec = {"shape": [600], "dtype": dtype}
+        else:
+          spec = {"shape": [37], "dtype": dtype, "fill": FILL_TAGS[tag]}
+        self.assertEqual(cfjax_fill.fill_bytes(spec).hex(), want, f"{dtype} {tag}")
+        n += 1
+    self.assertEqual(n, 115)
+
+  def test_doc_examples(self):
+    # iota: 1, 2, 3, ...; 0 is skipped; int8 wraps to -128 after 127.
+    v = cfjax_fill.fill_values({"pattern": "iota"}, "int8", 130)
+    self.assertEqual(list(v[:3]), [1, 2, 3])
+    self.assertEqual(list(v[126:130]), [127, -128, -127, -126])
+    self.assertEqual(list(cfjax_fill.fill_values({"pattern": "iota"}, "uint4", 17)),
+                     list(range(1, 16)) + [1, 1])
+    self.assertEqual(cfjax_fill.splitmix64(0), 0xE220A8397B1DCDAF)
+
+  def test_pack_int4_and_sentinel(self):
+    a = np.array([1, 2, 3], dtype=cfjax_fill.numpy_dtype("int4"))
+    self.assertEqual(cfjax_fill.pack(a, "int4").hex(), "2103")
+    self.assertEqual(cfjax_fill.pack(a, "int4", pad_nibble=0xA).hex(), "21a3")
+    for dtype in ("int4", "uint4", "float8_e5m2", "bfloat16", "float32", "int64"):
+      s = cfjax_fill.sentinel_array((3, 5), dtype)
+      packed = cfjax_fill.pack(s, dtype, pad_nibble=0xA)
+      self.assertEqual(set(packed), {0xA5}, dtype)
+
+  def test_fnv1a64(self):
+    self.assertEqual(cfjax_fill.fnv1a64(b""), "fnv1a64:cbf29ce484222325")
+    self.assertEqual(cfjax_fill.fnv1a64(b"a"), "fnv1a64:af63dc4c8601ec8c")
+
+
+class CaseTest(unittest.TestCase):
+
+  def test_axis_names(self):
+    self.assertEqual(cfjax_case.axis_names("x"), ("x",))
+    self.assertEqual(cfjax_case.axis_names(["x", ["y", "z"]]), ("x", ("y", "z")))
+
+  def test_written_ranges(self):
+    c = cfjax_case.Case.from_json(mc_case())
+    self.assertEqual(cfjax_case.written_ranges(c), {"out": [[128, 256]]})
+    self.assertEqual(cfjax_case.slice_ranges([4, 8], [{"start": 1, "size": 2}, {"start": 2, "size": 3}]),
+                     [(10, 13), (18, 21)])
+    self.assertEqual(cfjax_case.slice_ranges([4, 8], [2]), [(16, 24)])
+
+  def test_conditions(self):
+    idx = {"x": 1, "t": 0}
+    self.assertTrue(cfjax_case.eval_cond({"all": [{"axis": "x", "ge": 1}, {"not": {"axis": "t", "ne": 0}}]}, idx))
+    self.assertFalse(cfjax_case.eval_cond({"any": [{"axis": "x", "lt": 1}, False]}, idx))
+
+  def test_rank_order(self):
+    m = cfjax_case.Mesh.from_json({"cluster": [2, 3], "cluster_names": ["a", "b"]})
+    self.assertEqual(m.cta_coords()[:4], [(0, 0), (0, 1), (0, 2), (1, 0)])
+
+
+def _walk_eqns(jaxpr):
+  for eqn in jaxpr.eqns:
+    yield eqn
+    for v in eqn.params.values():
+      for sub in (v if isinstance(v, (tuple, list)) else (v,)):
+        inner = getattr(sub, "jaxpr", sub)
+        if hasattr(inner, "eqns"):
+          yield from _walk_eqns(inner)
+
+
+class TranslateTest(unittest.TestCase):
+  """Each op kind becomes the JAX call the case format names (checked on the traced jaxpr)."""
+
+  @classmethod
+  def setUpClass(cls):
+    import jax  # pylint: disable=import-outside-toplevel
+    import cfjax_translate  # pylint: disable=import-outside-toplevel
+    cls.jax = jax
+    cls.tr = cfjax_translate
+
+  def trace(self, case):
+    t = self.tr.Translation(cfjax_case.Case.from_json(case), None)
+    args = [self.jax.numpy.asarray(cfjax_fill.fill_array(a)) for a in case["inputs"]]
+    traced = self.jax.jit(t.make_kernel()).trace(*args)
+    return t, list(_walk_eqns(traced.jaxpr.jaxpr))
+
+  def eqns(self, eqns, name):
+    return [e for e in eqns if e.primitive.name == name]
+
+  def test_each_op_kind(self):
+    case = mc_case()
+    body = case["program"][0]["body"]
+    body.insert(1, {"op": "barrier_arrive", "barrier": {"alloc": "bar", "index": 0}})
+    case["program"][0]["allocs"][1]["num_arrivals"] = 2
+    t, eqns = self.trace(case)
+    self.assertEqual(t.op_paths, ["$.program[0]", "$.program[0].body[0]", "$.program[0].body[1]",
+                                  "$.program[0].body[2]", "$.program[0].body[3]",
+                                  "$.program[0].body[3].body[0]"])
+    (copy,) = self.eqns(eqns, "copy_gmem_to_smem")
+    self.assertEqual(copy.params["collective_axes"], ("x",))
+    self.assertIsNone(copy.params["leader_tracked"])
+    self.assertTrue(copy.params["has_barrier"])
+    self.assertEqual(len(self.eqns(eqns, "barrier_arrive")), 1)
+    self.assertEqual(len(self.eqns(eqns, "barrier_wait")), 1)
+    self.assertEqual(len(self.eqns(eqns, "cond")), 1)  # pl.when over a traced condition
+    self.assertEqual(len(self.eqns(eqns, "copy_smem_to_gmem")), 1)
+    self.assertEqual(len(self.eqns(eqns, "commit_smem")), 1)
+    self.assertEqual(len(self.eqns(eqns, "wait_smem_to_gmem")), 1)
+    scoped = [e for e in self.eqns(eqns, "run_scoped") if e.params["jaxpr"].invars]
+    self.assertEqual(len(scoped), 1)
+    self.assertEqual([str(v.aval) for v in scoped[0].params["jaxpr"].invars],
+                     ["Ref<smem>{float32[8,16]}", "Ref<smem>{barrier[1]}"])
+    # Every equation of an op carries the op's name scope.
+    self.assertIn("cfop1", str(copy.source_info.name_stack))
+
+  def test_copy_arguments(self):
+    case = mc_case(outputs=[])
+    case["inputs"][0]["shape"] = [16, 16]
+    case["program"][0]["body"] = [
+        {"op": "copy_gmem_to_smem",
+         "src": {"input": "x", "index": [{"start": {"axis": "x", "mul": 8, "add": 0}, "size": 8}]},
+         "dst": {"alloc": "dst"}, "barrier": {"alloc": "bar", "index": 0},
+         "collective_axes": "x", "leader_tracked": "replicated", "oob_mode": "zeros",
+         "predicate": {"axis": "x", "eq": 0}}]
+    _, eqns = self.trace(case)
+    (copy,) = self.eqns(eqns, "copy_gmem_to_smem")
+    self.assertEqual(copy.params["collective_axes"], ("x",))
+    from jax.experimental.pallas import mosaic_gpu as plgpu  # pylint: disable=import-outside-toplevel
+    self.assertIs(copy.params["leader_tracked"], plgpu.CopyPartition.REPLICATED)
+    self.assertEqual(copy.params["oob_mode"].name, "ZEROS")
+    self.assertTrue(copy.params["has_user_predicate"])
+    self.assertEqual(len(self.eqns(eqns, "axis_index")), 2)  # the dynamic start and the predicate
+
+  def test_allocation_kinds(self):
+    case = mc_case(outputs=[], mesh={"cluster": [2], "cluster_names": ["x"]})
+    case["program"] = [{"op": "run_scoped", "allocs": [
+        {"name": "cb", "kind": "cluster_barrier", "collective_axes": ["x"], "num_arrivals": 2},
+        {"name": "g", "kind": "gmem", "shape": [4], "dtype": "int32"},
+        {"name": "s", "kind": "semaphore", "type": "regular", "shape": [2]},
+        {"name": "tm", "kind": "tmem", "shape": [128, 128], "dtype": "float32"}], "body": []},
+        {"op": "run_scoped", "allocs": [{"name": "acc", "kind": "acc", "shape": [64, 64], "dtype": "float32"}],
+         "body": []}]
+    _, eqns = self.trace(case)
+    avals = [str(v.aval) for e in self.eqns(eqns, "run_scoped") for v in e.params["jaxpr"].invars]
+    self.assertEqual(avals, ["Ref<smem>{cluster_barrier[1]}", "Ref<gmem>{int32[4]}",
+                             "Ref<gmem>{semaphore[2]}", "Ref<tmem>{float32[128,128]}",
+                             "Ref<regs>{float32[64,64]}"])
+
+
+class InterpretTest(unittest.TestCase):
+  """End-to-end runs in GPU interpret mode, with exact expected outcomes."""
+
+  @classmethod
+  def setUpClass(cls):
+    os.environ["JAX_PLATFORMS"] = "cpu"
+    import cfjax_execute  # pylint: disable=import-outside-toplevel
+    cls.ex = cfjax_execute.Executor("interpret")
+
+  def test_multicast_completes(self):
+    out = self.ex.run(mc_case())
+    self.assertEqual(out["kind"], "completed", out)
+    x = cfjax_fill.fill_bytes({"shape": [8, 16], "dtype": "float32"}).hex()
+    self.assertEqual(len(out["ctas"]), 2)
+    for rank, cta in enumerate(out["ctas"]):
+      self.assertEqual(cta["rank"], rank)
+      self.assertEqual(cta["coords"], [rank])
+      self.assertEqual(cta["buffers"], [{"alloc": "dst", "hex": x, "digest": cfjax_fill.fnv1a64(bytes.fromhex(x))}])
+      self.assertEqual(cta["barriers"], [{"alloc": "bar", "index": 0, "count": 1, "arrivals": 1,
+                                          "phases": 1, "pending": 1}])
+      self.assertEqual(cta["waits"], [{"thread": 0, "op": "$.program[0].body[1]", "barrier": "bar[0]",
+                                       "phase": 0, "completed": True}])
+    (o,) = out["outputs"]
+    self.assertEqual(o["written"], [[128, 256]])
+    self.assertEqual(o["hex"][128 * 8:256 * 8], x)
+    self.assertEqual(out["info"]["jax_version"], "0.11.2")
+
+  def test_subset_of_issuers_and_sentinel(self):
+    c = mc_case(outputs=[])
+    body = c["program"][0]["body"]
+    c["program"][0]["allocs"].append({"name": "nib", "kind": "smem", "shape": [3], "dtype": "int4"})
+    c["program"][0]["body"] = [{"op": "when", "cond": {"axis": "x", "eq": 0}, "body": body[:2]}]
+    out = self.ex.run(c)
+    self.assertEqual(out["kind"], "completed", out)
+    cta1 = out["ctas"][1]
+    self.assertEqual(cta1["buffers"][0]["hex"], "a5" * 512)
+    self.assertEqual(cta1["buffers"][1]["hex"], "a5a5")
+    self.assertEqual(cta1["barriers"][0]["arrivals"], 0)
+    self.assertEqual(cta1["waits"], [])
+
+  def test_interpret_stage_diagnostic(self):
+    c = mc_case(outputs=[], mesh={"num_threads": 2, "thread_name": "t"})
+    c["program"] = [{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [8], "dtype": "float32"}],
+                     "body": []}]
+    out = self.ex.run(c)
+    self.assertEqual(out["kind"], "rejected")
+    self.assertEqual(out["diagnostic"], {
+        "stage": "interpret", "exception": "ValueError",
+        "message": "Scoped allocation must have the thread axis in its collective axes.",
+        "op": "$.program[0]"})
+
+  def test_trace_and_mesh_stage_diagnostics(self):
+    c = mc_case(outputs=[])
+    c["program"][0]["allocs"][0]["shape"] = [16, 16]
+    out = self.ex.run(c)
+    self.assertEqual(out["diagnostic"], {
+        "stage": "trace", "exception": "ValueError",
+        "message": "Expected source shape to be (16, 16), but got (8, 16). ",
+        "op": "$.program[0].body[0]"})
+    out = self.ex.run(mc_case(mesh={"cluster": [2], "cluster_names": []}))
+    self.assertEqual(out["diagnostic"]["stage"], "mesh")
+    self.assertEqual(out["diagnostic"]["message"],
+                     "cluster_names must have the same length as cluster, got Mesh(grid=(), grid_names=(), "
+                     "cluster=(2,), cluster_names=(), num_threads=None, thread_name=None, kernel_name=None).")
+
+  def test_run_stage_diagnostic(self):
+    c = mc_case(outputs=[], mesh={})
+    copy = dict(c["program"][0]["body"][0])
+    del copy["collective_axes"]
+    c["program"][0]["body"] = [copy, copy, {"op": "barrier_wait", "barrier": {"alloc": "bar", "index": 0}}]
+    out = self.ex.run(c)
+    self.assertEqual(out["diagnostic"], {
+        "stage": "run", "exception": "ValueError",
+        "message": "Barrier completed phase 1, but no threads observed phase 0.",
+        "op": "$.program[0].body[1]"})
+    # The interpreter state was reset: the next case runs normally.
+    self.assertEqual(self.ex.run(mc_case())["kind"], "completed")
+
+  def test_malformed_case_is_a_crash(self):
+    out = self.ex.run({"format": 1, "name": "x"})
+    self.assertEqual(out["kind"], "crash")
+    bad = mc_case()
+    bad["program"][0]["body"][0]["op"] = "frobnicate"
+    self.assertEqual(self.ex.run(bad)["kind"], "crash")
+
+
+class ProtocolTest(unittest.TestCase):
+
+  def run_executor(self, mode, lines):
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ADAPTER, "collfuzz_jax.py"), "--mode", mode],
+        input="".join(l + "\n" for l in lines), capture_output=True, text=True, timeout=120,
+        check=False)
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    return [json.loads(l) for l in proc.stdout.splitlines()]
+
+  def test_interpret_protocol(self):
+    good = mc_case()
+    bad = {"format": 1, "name": "broken", "mesh": {}, "target": {"arch": "sm_90a"}, "program": "nope"}
+    out = self.run_executor("interpret", [
+        json.dumps({"id": 7, "case": good}), "", "this is not json",
+        json.dumps({"id": 8, "case": bad}), json.dumps({"case": good})])
+    hello, *responses = out
+    self.assertEqual(hello["hello"], "collfuzz-executor/1")
+    self.assertEqual(hello["name"], "jax-interpret")
+    self.assertEqual(hello["profile"], "interpret")
+    self.assertEqual(hello["info"]["jax_version"], "0.11.2")
+    self.assertEqual(hello["info"]["backend"], "cpu")
+    self.assertEqual([r["id"] for r in responses], [7, None, 8, None])
+    self.assertEqual([r["outcome"]["kind"] for r in responses], ["completed", "crash", "crash", "crash"])
+    for r in responses:
+      self.assertEqual(r["outcome"]["executor"], "jax-interpret")
+
+  def test_gpu_mode_unavailable_without_gpu(self):
+    import jax  # pylint: disable=import-outside-toplevel
+    try:
+      has_gpu = bool(jax.devices("cuda"))
+    except Exception:  # pylint: disable=broad-except
+      has_gpu = False
+    if has_gpu:
+      self.skipTest("a CUDA GPU is present")
+    hello, resp = self.run_executor("gpu", [json.dumps({"id": 1, "case": mc_case()})])
+    self.assertEqual(hello["name"], "jax-gpu")
+    self.assertIn("no CUDA GPU backend", hello["unavailable"])
+    self.assertEqual(resp["id"], 1)
+    self.assertEqual(resp["outcome"]["kind"], "unavailable")
+
+
+if __name__ == "__main__":
+  unittest.main()
