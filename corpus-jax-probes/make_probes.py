@@ -307,6 +307,13 @@ case("c35-sentinel-untouched", "an SMEM buffer no copy writes (the 0xA5 sentinel
 case("c36-cluster-barrier-collective-sync", "ClusterBarrier over x in cluster 2: arrive, wait (counts)", C2,
      [scoped([{"name": "cb", "kind": "cluster_barrier", "collective_axes": ["x"]}], [arrive("cb"), wait("cb")])])
 
+case("c37-partial-arrivals-at-scope-end", "Barrier(num_arrivals=2) gets one copy and no wait: arrivals pending when the scope ends", {},
+     [scoped([smem("dst"), bar(n=2)], [copy()])])
+case("c38-missed-phase", "Barrier(num_arrivals=1): copy, wait, then three more copies (phases 2..4 unobserved)", {},
+     [scoped([smem("dst"), bar()], [copy(), wait(), copy(), copy(), copy()])])
+case("c39-copy-after-wait-unobserved", "Barrier(num_arrivals=1): copy, wait, copy (the last phase is never observed)", {},
+     [scoped([smem("dst"), bar()], [copy(), wait(), copy()])])
+
 # ---- hangs (interpret mode blocks; replay with a timeout)
 case("h01-wait-without-arrival", "a wait nobody can complete (deadlock)", {},
      [scoped([smem("dst"), bar()], [wait()])], hang=True)
