@@ -58,8 +58,8 @@ def unavailable(reason: str) -> dict:
 
 # ---- exceptions
 
-_WRAPPED_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Exit|Interrupt)): (.*)$",
-                         re.DOTALL | re.MULTILINE)
+_WRAPPED_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Exit|Interrupt)): ",
+                         re.MULTILINE)
 
 
 def unwrap(exc: BaseException) -> tuple[str, str]:
@@ -79,7 +79,7 @@ def unwrap(exc: BaseException) -> tuple[str, str]:
   for m in _WRAPPED_RE.finditer(text):
     pass
   if m is not None and m.group(1).split(".")[-1] not in ("XlaRuntimeError", "JaxRuntimeError"):
-    return m.group(1).split(".")[-1], m.group(2).strip()
+    return m.group(1).split(".")[-1], text[m.end():].rstrip("\n")
   return type(exc).__name__, text
 
 

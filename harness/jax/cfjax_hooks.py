@@ -153,11 +153,14 @@ def install():
     token, key = orig_alloc_buffer(token, mesh_location, thread, allocation_request_as_array,
                                    value, source_info=source_info)
     rec = _active
-    if rec is not None and _is_first_cluster(mesh_location):
-      a = rec._next_alloc(thread, source_info, barrier_like=False)  # pylint: disable=protected-access
-      if a is not None and a.get("kind") == "smem":
-        with rec.lock:
-          rec.buffer_keys[_key_tuple(key)] = (a["name"], _thread_key(thread)[0])
+    try:
+      if rec is not None and _is_first_cluster(mesh_location):
+        a = rec._next_alloc(thread, source_info, barrier_like=False)  # pylint: disable=protected-access
+        if a is not None and a.get("kind") == "smem":
+          with rec.lock:
+            rec.buffer_keys[_key_tuple(key)] = (a["name"], _thread_key(thread)[0])
+    except Exception:  # pylint: disable=broad-except
+      pass  # observation must never change what the interpreter does
     return token, key
 
   gc._allocate_buffer = _with_failure_op(_allocate_buffer)  # pylint: disable=protected-access
@@ -166,16 +169,18 @@ def install():
 
   def deallocate_buffer(self, key, logging_info=None):
     rec = _active
-    if rec is not None:
-      kt = _key_tuple(key.as_np_array)
-      where = rec.buffer_keys.get(kt)
-      if where is not None:
-        with self.lock:
-          buff = self.mem.get(key)
-          content = None if buff is None else np.array(buff.content, copy=True)
-        if content is not None:
-          with rec.lock:
-            rec.snapshots[where] = content
+    try:
+      if rec is not None:
+        where = rec.buffer_keys.get(_key_tuple(key.as_np_array))
+        if where is not None:
+          with self.lock:
+            buff = self.mem.get(key)
+            content = None if buff is None else np.array(buff.content, copy=True)
+          if content is not None:
+            with rec.lock:
+              rec.snapshots[where] = content
+    except Exception:  # pylint: disable=broad-except
+      pass
     return orig_dealloc(self, key, logging_info=logging_info)
 
   sm.GPUSharedMemory.deallocate_buffer = deallocate_buffer
@@ -200,10 +205,13 @@ def install():
     token, keys = orig_alloc_barriers(token=token, mesh_location=mesh_location, thread=thread,
                                       source_info=source_info, **kwargs)
     rec = _active
-    if rec is not None and _is_first_cluster(mesh_location):
-      a = rec._next_alloc(thread, source_info, barrier_like=True)  # pylint: disable=protected-access
-      if a is not None:
-        _register_barriers(rec, keys, a, cluster=False)
+    try:
+      if rec is not None and _is_first_cluster(mesh_location):
+        a = rec._next_alloc(thread, source_info, barrier_like=True)  # pylint: disable=protected-access
+        if a is not None:
+          _register_barriers(rec, keys, a, cluster=False)
+    except Exception:  # pylint: disable=broad-except
+      pass
     return token, keys
 
   gc._allocate_barriers = _with_failure_op(_allocate_barriers)  # pylint: disable=protected-access
@@ -214,10 +222,13 @@ def install():
     token, keys = orig_alloc_cluster(token=token, mesh_location=mesh_location, thread=thread,
                                      source_info=source_info, **kwargs)
     rec = _active
-    if rec is not None and _is_first_cluster(mesh_location):
-      a = rec._next_alloc(thread, source_info, barrier_like=True)  # pylint: disable=protected-access
-      if a is not None:
-        _register_barriers(rec, keys, a, cluster=True)
+    try:
+      if rec is not None and _is_first_cluster(mesh_location):
+        a = rec._next_alloc(thread, source_info, barrier_like=True)  # pylint: disable=protected-access
+        if a is not None:
+          _register_barriers(rec, keys, a, cluster=True)
+    except Exception:  # pylint: disable=broad-except
+      pass
     return token, keys
 
   gc._allocate_cluster_barriers = _with_failure_op(_allocate_cluster_barriers)  # pylint: disable=protected-access

@@ -54,6 +54,23 @@ def mc_case(**overrides):
   return c
 
 
+class UnwrapTest(unittest.TestCase):
+
+  def test_callback_error_text(self):
+    import cfjax_execute  # pylint: disable=import-outside-toplevel
+
+    class JaxRuntimeError(Exception):
+      pass
+
+    e = JaxRuntimeError("INTERNAL: CpuCallback error calling callback: Traceback (most recent call last):\n"
+                        "  File \"x.py\", line 1, in f\nValueError: Barrier completed phase 1, but no threads "
+                        "observed phase 0.\n")
+    self.assertEqual(cfjax_execute.unwrap(e),
+                     ("ValueError", "Barrier completed phase 1, but no threads observed phase 0."))
+    self.assertEqual(cfjax_execute.unwrap(NameError("unbound axis name: q")),
+                     ("NameError", "unbound axis name: q"))
+
+
 class FillTest(unittest.TestCase):
 
   def test_matches_cpp_reference(self):
