@@ -288,8 +288,10 @@ class Executor:
         b = {"alloc": a["name"]}
         b.update(_hexed(cfjax_fill.pack(snap, a["dtype"], pad_nibble=cfjax_fill.SMEM_SENTINEL >> 4)))
         buffers.append(b)
-      waits = [{k: w[k] for k in ("thread", "op", "barrier", "phase", "completed")}
-               for w in rec.waits if w["block"] == rank]
+      # Per thread in program order; threads in index order (threads run concurrently, so the
+      # global order of their waits is not deterministic).
+      waits = sorted(({k: w[k] for k in ("thread", "op", "barrier", "phase", "completed")}
+                      for w in rec.waits if w["block"] == rank), key=lambda w: w["thread"])
       bars = sorted(barriers.get(rank, []), key=lambda b: (self._alloc_order(case, b["alloc"]), b["index"]))
       ctas.append({"rank": rank, "coords": list(coords), "barriers": bars, "waits": waits,
                    "buffers": buffers})
