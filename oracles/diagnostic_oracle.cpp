@@ -19,8 +19,11 @@ std::string make_signature(const std::string& oracle, const std::string& kind, c
 }
 
 std::string normalize_message(const std::string& message) {
+  // Process-specific parts: object addresses and Python id()s of interpret-mode barriers.
   static const std::regex kAddress("<object object at 0x[0-9a-fA-F]+>");
-  return std::regex_replace(message, kAddress, "<object object at 0x...>");
+  static const std::regex kBarrierId("\\bbarrier [0-9]+\\b");
+  return std::regex_replace(std::regex_replace(message, kAddress, "<object object at 0x...>"), kBarrierId,
+                            "barrier <id>");
 }
 
 namespace {

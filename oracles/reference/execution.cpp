@@ -9,6 +9,7 @@
 #include "harness/core/ndarray.h"
 #include "oracles/reference/barrier_model.h"
 #include "oracles/reference/copy_facts.h"
+#include "oracles/reference/interpret_barrier.h"
 #include "oracles/reference/program_walk.h"
 
 namespace collfuzz::ref {
@@ -130,12 +131,14 @@ struct Cta {
   Memory smem;                                // mosaic: the dynamic SMEM stack
   std::map<std::string, Memory> buffers;      // interpret: one per live allocation
   std::vector<BarrierModel> slots;            // mosaic: every mbarrier of the kernel
-  std::map<std::string, std::vector<BarrierModel>> barriers;  // interpret: per live allocation
+  std::map<std::string, std::vector<InterpretBarrier>> barriers;  // interpret: per live allocation
   std::vector<BarrierKeyRecord> barrier_records;
   std::map<std::pair<std::string, std::int64_t>, std::size_t> barrier_record_index;
   std::vector<BufferRecord> buffer_records;
   std::map<std::string, std::size_t> buffer_record_index;
-  std::map<std::string, std::int64_t> scope_entries;  // allocation name -> threads inside
+  // Allocation name -> references left: the block's threads for a thread-collective scope, else 1.
+  // An allocation exists while it has references; entering it again then allocates anew.
+  std::map<std::string, std::int64_t> live_refs;
   std::vector<WaitRecord> waits;
 };
 
@@ -264,23 +267,44 @@ class Execution {
       op_scope_[&op] = scope.allocs;
       if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
         CopyFacts f = copy_facts(op, *cp, c_, scope);
-        resolve_collective(f, mesh_);
+        if (mosaic_) resolve_collective(f, mesh_);  // interpret mode ignores collective axes
         copies_.emplace(&op, std::move(f));
       }
     });
   }
 
+  // Arrivals one phase needs. A ClusterBarrier's count depends on how its axes are read: the
+  // compiler maps over each entry (a tuple groups axes); interpret mode flags the declared cluster
+  // axes the entries name.
   std::int64_t barrier_count(const Alloc& a) const {
     if (a.kind == AllocKind::kBarrier) return a.num_arrivals;
-    std::int64_t sum = 0;
-    for (const AxisName& entry : a.collective_axes) {
-      std::int64_t size = 1;
-      for (const auto& part : entry.parts) {
-        size *= mesh_.cuda_cluster()[static_cast<std::size_t>(*mesh_.cluster_dim(AxisName::plain(part)))];
+    std::int64_t blocks = 1;
+    if (mosaic_) {
+      for (const AxisName& entry : a.collective_axes) {
+        std::int64_t size = 1;
+        for (const auto& part : entry.parts) {
+          size *= mesh_.cuda_cluster()[static_cast<std::size_t>(*mesh_.cluster_dim(AxisName::plain(part)))];
+        }
+        blocks += size - 1;
       }
-      sum += size;
+    } else {
+      for (std::size_t k : interpret_collective_cluster_axes(a)) blocks += c_.mesh.cluster[k] - 1;
     }
-    return a.num_arrivals * (sum - static_cast<std::int64_t>(a.collective_axes.size()) + 1);
+    return a.num_arrivals * blocks;
+  }
+
+  // Interpret mode: the declared cluster axes (by position) a ClusterBarrier is collective over.
+  std::vector<std::size_t> interpret_collective_cluster_axes(const Alloc& a) const {
+    std::vector<std::size_t> out;
+    for (std::size_t k = 0; k < c_.mesh.cluster_names.size(); ++k) {
+      for (const AxisName& entry : a.collective_axes) {
+        if (entry == c_.mesh.cluster_names[k]) {
+          out.push_back(k);
+          break;
+        }
+      }
+    }
+    return out;
   }
 
   // ---- per-thread programs ----------------------------------------------------------------
@@ -319,11 +343,48 @@ class Execution {
   }
 
   BarrierModel& barrier(std::int64_t rank, const std::string& name, std::int64_t index) {
-    if (mosaic_) {
-      const int slot = slot_of_.at(name);
-      return cta(rank).slots[static_cast<std::size_t>(slot_base_[static_cast<std::size_t>(slot)] + index)];
+    const int slot = slot_of_.at(name);
+    return cta(rank).slots[static_cast<std::size_t>(slot_base_[static_cast<std::size_t>(slot)] + index)];
+  }
+  InterpretBarrier& ibarrier(std::int64_t rank, const std::string& name, std::int64_t index) {
+    return cta(rank).barriers.at(name)[static_cast<std::size_t>(index)];
+  }
+
+  static std::string thread_repr(std::int64_t rank, std::int64_t t) {
+    return "Warpgroup(device_id=0, cluster_id=0, block_id=" + std::to_string(rank) +
+           ", warpgroup_id=" + std::to_string(t) + ")";
+  }
+
+  // Raises interpret mode's run-time error for a barrier invariant violation at `where`.
+  void raise(const InterpretBarrier::Violation& v, const std::string& where) {
+    using K = InterpretBarrier::Violation::Kind;
+    const auto n = [](std::int64_t x) { return std::to_string(x); };
+    switch (v.kind) {
+      case K::kPhase0Unobserved:
+        ck_.check(RuleId::kRunBarrierPhase0Unobserved, true, where);
+        break;
+      case K::kMissedPhase:
+        ck_.check(RuleId::kRunBarrierMissedPhase, true, where, [&] {
+          return Holes{{"thread", v.thread}, {"last", n(v.last)}, {"phase", n(v.phase)}, {"missed", n(v.extra)}};
+        });
+        break;
+      case K::kFirstWaitLate:
+        ck_.check(RuleId::kRunBarrierFirstWaitLate, true, where,
+                  [&] { return Holes{{"thread", v.thread}, {"id", "0"}, {"phase", n(v.phase)}}; });
+        break;
+      case K::kWaitLate:
+        ck_.check(RuleId::kRunBarrierWaitLate, true, where,
+                  [&] { return Holes{{"thread", v.thread}, {"next", n(v.extra)}, {"phase", n(v.phase)}}; });
+        break;
+      case K::kDeallocPending:
+        ck_.check(RuleId::kRunBarrierDeallocPending, true, where, [&] { return Holes{{"n", n(v.extra)}}; });
+        break;
+      case K::kDeallocUnobserved:
+        ck_.check(RuleId::kRunBarrierDeallocUnobserved, true, where, [&] {
+          return Holes{{"id", "0"}, {"thread", v.thread}, {"last", n(v.last)}, {"phase", n(v.phase)}};
+        });
+        break;
     }
-    return cta(rank).barriers[name][static_cast<std::size_t>(index)];
   }
 
   std::string barrier_identity(const std::string& name, std::int64_t index) const {
@@ -349,18 +410,34 @@ class Execution {
 
   void note_state(std::int64_t rank, const std::string& name, std::int64_t index) {
     BarrierKeyRecord& r = record(rank, name, index);
-    const BarrierModel& b = barrier(rank, name, index);
-    r.count = b.count();
-    r.pending = b.pending();
-    r.tx = b.tx();
+    if (mosaic_) {
+      const BarrierModel& b = barrier(rank, name, index);
+      r.count = b.count();
+      r.pending = b.pending();
+      r.tx = b.tx();
+    } else {
+      const InterpretBarrier& b = ibarrier(rank, name, index);
+      r.count = b.num_arrivals();
+      r.pending = b.num_arrivals() - b.arrivals_count();
+    }
   }
 
+  // `arrivals` arrivals, arming `bytes`, on a barrier of CTA `rank`; `where` is the op.
   void arrive(std::int64_t rank, const std::string& name, std::int64_t index, std::int64_t arrivals,
-              std::int64_t bytes) {
+              std::int64_t bytes, const std::string& where) {
     BarrierKeyRecord& r = record(rank, name, index);
     r.counters.arrivals += arrivals;
     r.counters.armed += bytes;
-    r.counters.phases += barrier(rank, name, index).arrive(arrivals, bytes);
+    if (mosaic_) {
+      r.counters.phases += barrier(rank, name, index).arrive(arrivals, bytes);
+    } else {
+      for (std::int64_t k = 0; k < arrivals; ++k) {
+        bool completed = false;
+        const auto violation = ibarrier(rank, name, index).arrive(completed);
+        r.counters.phases += completed ? 1 : 0;
+        if (violation) raise(*violation, where);
+      }
+    }
     note_state(rank, name, index);
   }
 
@@ -373,10 +450,12 @@ class Execution {
 
   // ---- scopes -------------------------------------------------------------------------------
 
-  void enter(const Thread& th, const RunScoped& rs) {
+  void enter(const Thread& th, const Op& op, const RunScoped& rs) {
     Cta& x = cta(th.rank);
     for (const Alloc& a : rs.allocs) {
-      if (x.scope_entries[a.name]++ > 0) continue;  // already allocated by another thread
+      std::int64_t& refs = x.live_refs[a.name];
+      if (refs > 0) continue;  // already allocated by another thread of the block
+      refs = rs.collective_axes.empty() ? 1 : mesh_.num_threads();
       if (a.kind == AllocKind::kSmem) {
         if (!mosaic_) {
           x.buffers[a.name].reset(static_cast<std::size_t>(packed_bytes(element_count(a.shape), a.dtype)));
@@ -385,22 +464,54 @@ class Execution {
           x.buffer_record_index[a.name] = x.buffer_records.size();
           x.buffer_records.push_back(BufferRecord{a.name, {}, false, true});
         }
-      } else if (a.kind == AllocKind::kBarrier || a.kind == AllocKind::kClusterBarrier) {
+      } else if (a.kind == AllocKind::kBarrier) {
         if (!mosaic_) {
-          auto& bars = x.barriers[a.name];
-          bars.assign(static_cast<std::size_t>(a.num_barriers), BarrierModel{});
-          for (auto& b : bars) b.init(barrier_count(a));
+          x.barriers[a.name].assign(static_cast<std::size_t>(a.num_barriers), InterpretBarrier(a.num_arrivals));
         }
+        for (std::int64_t i = 0; i < a.num_barriers; ++i) note_state(th.rank, a.name, i);
+      } else if (a.kind == AllocKind::kClusterBarrier) {
+        if (!mosaic_) enter_cluster_barrier(th, op, a);
         for (std::int64_t i = 0; i < a.num_barriers; ++i) note_state(th.rank, a.name, i);
       }
     }
   }
 
-  void leave(const Thread& th, const RunScoped& rs) {
+  // Interpret mode allocates a ClusterBarrier once for the cluster: one barrier per block, shared
+  // by every thread of the cluster. An axis naming the thread trips an assert in its callback.
+  void enter_cluster_barrier(const Thread& th, const Op& op, const Alloc& a) {
+    const auto key = std::make_pair(std::int64_t{-1}, a.name);
+    if (ref_counts_.count(key) && ref_counts_[key] > 0) return;
+    for (const AxisName& axis : a.collective_axes) {
+      const bool thread_axis = mesh_.thread_name() && !axis.is_tuple && axis.as_plain() == *mesh_.thread_name();
+      ck_.check(RuleId::kRunClusterBarrierThreadAxis, thread_axis, op.path);
+    }
+    for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
+      cta(r).barriers[a.name].assign(static_cast<std::size_t>(a.num_barriers), InterpretBarrier(barrier_count(a)));
+    }
+    ref_counts_[key] = mesh_.num_ctas() * mesh_.num_threads();
+    (void)th;
+  }
+  std::map<std::pair<std::int64_t, std::string>, std::int64_t> ref_counts_;  // interpret cluster barriers
+
+  void leave(const Thread& th, const Op& op, const RunScoped& rs) {
     Cta& x = cta(th.rank);
     for (const Alloc& a : rs.allocs) {
       if (a.kind == AllocKind::kSmem) snapshot(th.rank, a);
-      --x.scope_entries[a.name];
+      const bool last_reference = --x.live_refs[a.name] == 0;
+      if (mosaic_) continue;
+      // Interpret mode checks a barrier's invariants when its last reference goes.
+      if (a.kind == AllocKind::kBarrier && last_reference) {
+        for (std::int64_t i = 0; i < a.num_barriers; ++i) {
+          if (const auto v = ibarrier(th.rank, a.name, i).deallocate()) raise(*v, op.path);
+        }
+      }
+      if (a.kind == AllocKind::kClusterBarrier && --ref_counts_[{-1, a.name}] == 0) {
+        for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
+          for (std::int64_t i = 0; i < a.num_barriers; ++i) {
+            if (const auto v = ibarrier(r, a.name, i).deallocate()) raise(*v, op.path);
+          }
+        }
+      }
     }
   }
 
@@ -460,12 +571,12 @@ class Execution {
       box[k] = region[k].second;
       ++k;
     }
-    enum class Oob { kSkip, kUndefined, kZero };
-    const Oob oob = !mosaic_ ? Oob::kSkip
-                    : (ck_.arch_major() < 9 || (bulk && f.copy->oob_mode != OobMode::kZeros)) ? Oob::kUndefined
-                                                                                              : Oob::kZero;
+    enum class Oob { kUndefined, kZero };
+    // Interpret mode reads out-of-bounds elements as zeros whatever oob_mode says (0.11.2).
+    const Oob oob = mosaic_ && (ck_.arch_major() < 9 || (bulk && f.copy->oob_mode != OobMode::kZeros))
+                        ? Oob::kUndefined
+                        : Oob::kZero;
     const auto out_of_bounds = [&](std::int64_t d, std::int64_t n) {
-      if (oob == Oob::kSkip) return;
       for (std::int64_t e = 0; e < n; ++e) dst.store(d + e, 0, oob == Oob::kUndefined);
     };
     const std::size_t last = rank - 1;
@@ -528,22 +639,14 @@ class Execution {
     });
   }
 
+  // Interpret mode (spec 4): the issuer reads its whole source (out-of-bounds elements as zeros),
+  // writes it into its own destination truncated to the destination's shape, and arrives once on
+  // its own barrier. Collective axes, leader tracking and oob_mode are ignored; a predicate never
+  // gets this far (interpret.copy.predicate).
   void copy_interpret(const Thread& th, const CopyFacts& f) {
     const CopyGmemToSmem& cp = *f.copy;
-    const bool pred = !cp.predicate || eval_cond(*cp.predicate, mesh_, th.rank, th.index);
-    const ResolvedSlice slice = src_slice(f, th);
-    if (pred) {
-      // The whole source is read (partially out of bounds: its in-bounds part) and written into
-      // the issuer's own destination, truncated to its shape; collective axes are ignored.
-      bool any_in_bounds = true;
-      for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
-        const std::int64_t n = slice.size[i] == 0 ? 1 : slice.size[i];
-        any_in_bounds = any_in_bounds && slice.start[i] < f.src->shape[i] && slice.start[i] + n > 0;
-      }
-      ck_.check(RuleId::kRunCopyFullyOob, !any_in_bounds, f.op->path, Stage::kRun);
-      write_region(f, th.rank, slice, whole(f.dst_shape), -1, 0, false);
-    }
-    arrive(th.rank, cp.barrier->alloc, cp.barrier->index.value_or(0), 1, 0);
+    write_region(f, th.rank, src_slice(f, th), whole(f.dst_shape), -1, 0, false);
+    arrive(th.rank, cp.barrier->alloc, cp.barrier->index.value_or(0), 1, 0, f.op->path);
   }
 
   void copy_cp_async(const Thread& th, const CopyFacts& f) {
@@ -567,7 +670,7 @@ class Execution {
       for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
         if (same_group(mesh_, f.dims, r, th.rank) && group_index(mesh_, f.dims, r) == 0) leader = r;
       }
-      if (i == 0) arrive(th.rank, bar, bidx, 1, pred ? 2 * D : 0);
+      if (i == 0) arrive(th.rank, bar, bidx, 1, pred ? 2 * D : 0, f.op->path);
       if (!pred) return;
       if (cp.leader_tracked == LeaderTracked::kPartitioned) {
         const int p = static_cast<int>(cp.partition_axis);
@@ -588,7 +691,7 @@ class Execution {
     // Leader tracking over a size-1 axis: every CTA is "first", arms twice the bytes, and the
     // copy is a plain one (spec 3.5, derived): the barrier never balances.
     const std::int64_t armed = f.leader ? 2 * D : D;
-    arrive(th.rank, bar, bidx, 1, pred ? armed : 0);
+    arrive(th.rank, bar, bidx, 1, pred ? armed : 0, f.op->path);
     if (!pred) return;
     if (f.n > 1) {
       const auto region = *multicast_chunk(f.dst_shape, f.n, i);
@@ -641,51 +744,73 @@ class Execution {
 
   // ---- barrier ops ---------------------------------------------------------------------------
 
-  void barrier_arrive(const Thread& th, const BarrierUse& use) {
+  void barrier_arrive(const Thread& th, const Op& op, const BarrierUse& use) {
     const Alloc* a = allocs_.at(use.alloc);
     const std::int64_t idx = use.index.value_or(0);
     if (a->kind == AllocKind::kBarrier) {
-      arrive(th.rank, use.alloc, idx, 1, 0);
+      arrive(th.rank, use.alloc, idx, 1, 0, op.path);
       return;
     }
     // ClusterBarrier: one arrival on the same barrier of every CTA in the mask.
-    std::vector<std::vector<int>> entries;
-    std::vector<std::int64_t> sizes;
-    for (const AxisName& e : a->collective_axes) {
-      std::vector<int> dims;
-      for (const auto& part : e.parts) dims.push_back(*mesh_.cluster_dim(AxisName::plain(part)));
-      std::int64_t size = 1;
-      for (int d : dims) size *= mesh_.cuda_cluster()[static_cast<std::size_t>(d)];
-      entries.push_back(dims);
-      sizes.push_back(size);
-    }
     std::set<std::int64_t> targets;
-    for (std::size_t k = 0; k < entries.size(); ++k) {
-      if (sizes[k] == 1) continue;
-      for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
-        if (!same_group(mesh_, entries[k], r, th.rank)) continue;
-        if (a->leader_tracked && group_index(mesh_, entries[k], r) != 0) continue;
-        targets.insert(r);
+    if (!mosaic_) {
+      // Interpret mode: itself, and every block that differs in exactly one collective axis.
+      targets.insert(th.rank);
+      for (std::size_t k : interpret_collective_cluster_axes(*a)) {
+        for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
+          bool differs_only_in_k = true;
+          for (std::size_t j = 0; j < c_.mesh.cluster.size(); ++j) {
+            if (j != k && mesh_.coords(r)[j] != mesh_.coords(th.rank)[j]) differs_only_in_k = false;
+          }
+          if (differs_only_in_k) targets.insert(r);
+        }
       }
+    } else {
+      std::vector<std::vector<int>> entries;
+      std::vector<std::int64_t> sizes;
+      for (const AxisName& e : a->collective_axes) {
+        std::vector<int> dims;
+        for (const auto& part : e.parts) dims.push_back(*mesh_.cluster_dim(AxisName::plain(part)));
+        std::int64_t size = 1;
+        for (int d : dims) size *= mesh_.cuda_cluster()[static_cast<std::size_t>(d)];
+        entries.push_back(dims);
+        sizes.push_back(size);
+      }
+      for (std::size_t k = 0; k < entries.size(); ++k) {
+        if (sizes[k] == 1) continue;
+        for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
+          if (!same_group(mesh_, entries[k], r, th.rank)) continue;
+          if (a->leader_tracked && group_index(mesh_, entries[k], r) != 0) continue;
+          targets.insert(r);
+        }
+      }
+      if (targets.empty()) targets.insert(th.rank);
     }
-    if (targets.empty()) targets.insert(th.rank);
-    for (std::int64_t r : targets) arrive(r, use.alloc, idx, 1, 0);
+    for (std::int64_t r : targets) arrive(r, use.alloc, idx, 1, 0, op.path);
   }
 
-  // Returns whether the wait passed.
+  // Returns whether the wait passed. The compiler's waits are parity waits on the mbarrier;
+  // interpret mode's track each thread's last observed phase.
   bool barrier_wait(Thread& th, const Op& op, const BarrierUse& use, bool first_try) {
     const std::int64_t idx = use.index.value_or(0);
-    const std::string id = barrier_identity(use.alloc, idx);
-    const std::int64_t k = th.waits_on[id];
-    const bool passes = barrier(th.rank, use.alloc, idx).parity_wait_passes(k % 2);
     Cta& x = cta(th.rank);
+    bool passes = false;
+    std::int64_t phase = 0;
+    const std::string id = barrier_identity(use.alloc, idx);
+    if (mosaic_) {
+      phase = th.waits_on[id];
+      passes = barrier(th.rank, use.alloc, idx).parity_wait_passes(phase % 2);
+    } else {
+      const auto violation = ibarrier(th.rank, use.alloc, idx).wait(thread_repr(th.rank, th.index), passes, phase);
+      if (violation) raise(*violation, op.path);
+    }
     if (first_try) {
-      x.waits.push_back(WaitRecord{th.index, op.path, use.alloc + "[" + std::to_string(idx) + "]", k, false});
+      x.waits.push_back(WaitRecord{th.index, op.path, use.alloc + "[" + std::to_string(idx) + "]", phase, false});
       th_wait_record_[&th] = x.waits.size() - 1;
     }
     if (passes) {
       x.waits[th_wait_record_[&th]].completed = true;
-      th.waits_on[id] = k + 1;
+      th.waits_on[id] = phase + 1;
     }
     return passes;
   }
@@ -732,10 +857,10 @@ class Execution {
           }
           break;
         case Step::Kind::kEnter:
-          enter(th, std::get<RunScoped>(st.op->v));
+          enter(th, *st.op, std::get<RunScoped>(st.op->v));
           break;
         case Step::Kind::kExit:
-          leave(th, std::get<RunScoped>(st.op->v));
+          leave(th, *st.op, std::get<RunScoped>(st.op->v));
           break;
         case Step::Kind::kCopy: {
           const CopyFacts& f = copies_.at(st.op);
@@ -752,7 +877,7 @@ class Execution {
           copy_out(th, std::get<CopySmemToGmem>(st.op->v));
           break;
         case Step::Kind::kArrive:
-          barrier_arrive(th, std::get<BarrierArrive>(st.op->v).barrier);
+          barrier_arrive(th, *st.op, std::get<BarrierArrive>(st.op->v).barrier);
           break;
       }
       blocked_.erase(&th);
@@ -784,8 +909,8 @@ class Execution {
     for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
       Cta& x = cta(r);
       // Allocations still live (a deadlocked thread never left their scope): their contents now.
-      for (const auto& [name, inside] : x.scope_entries) {
-        if (inside > 0 && x.buffer_record_index.count(name)) snapshot(r, *allocs_.at(name));
+      for (const auto& [name, refs] : x.live_refs) {
+        if (refs > 0 && x.buffer_record_index.count(name)) snapshot(r, *allocs_.at(name));
       }
       CtaRecord rec;
       rec.rank = r;

@@ -24,6 +24,8 @@ bool is_thread_cluster_axis(const Case& c, const AxisName& a) {
 
 void check_scoped(Checker& ck, const Op& op, const RunScoped& rs) {
   const Case& c = ck.c;
+  // Under pl.pallas_call, a run_scoped with an empty body is dropped before interpretation.
+  if (c.target.entry == Entry::kPallasCall && rs.body.empty()) return;
   bool regs = false;
   bool other = false;
   for (const Alloc& a : rs.allocs) (a.kind == AllocKind::kAcc ? regs : other) = true;
@@ -52,6 +54,12 @@ void check_scoped(Checker& ck, const Op& op, const RunScoped& rs) {
     }
   }
   for (const Alloc& a : rs.allocs) {
+    if (a.kind == AllocKind::kSemaphore) {
+      // The default uninitialized_memory="nan" has no value for semaphore dtypes.
+      ck.check(RuleId::kInterpSemaphore, true, op.path, [&] {
+        return Holes{{"dtype", a.semaphore == SemaphoreKind::kRegular ? "semaphore" : "barrier_semaphore"}};
+      });
+    }
     if (a.kind != AllocKind::kClusterBarrier) continue;
     ck.check(RuleId::kInterpClusterBarrierLeader, a.leader_tracked, op.path);
     for (const AxisName& axis : a.collective_axes) {
@@ -68,13 +76,45 @@ void check_barrier_use(Checker& ck, const Op& op, const BarrierUse& use, const S
            [&] { return Holes{{"n", std::to_string(a->num_barriers)}}; });
 }
 
+// The interpreter rebuilds the grid from the mesh's shape, a dict keyed by axis name: repeated
+// names collapse and the sizes no longer multiply out.
+void check_grid(Checker& ck) {
+  const Mesh& m = ck.c.mesh;
+  if (ck.c.target.entry != Entry::kKernel) return;
+  AxisNames keys;
+  Shape values;
+  const auto put = [&](const AxisName& name, std::int64_t size) {
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == name) {
+        values[i] = size;
+        return;
+      }
+    }
+    keys.push_back(name);
+    values.push_back(size);
+  };
+  for (std::size_t i = 0; i < m.grid.size(); ++i) put(m.grid_names[i], m.grid[i]);
+  for (std::size_t i = 0; i < m.cluster.size(); ++i) put(m.cluster_names[i], m.cluster[i]);
+  if (m.num_threads) put(AxisName::plain(*m.thread_name), *m.num_threads);
+  Shape expected = m.grid;
+  expected.insert(expected.end(), m.cluster.begin(), m.cluster.end());
+  expected.push_back(m.num_threads.value_or(1));
+  ck.check(RuleId::kInterpGridDuplicates, element_count(values) != element_count(expected), "kernel", [&] {
+    return Holes{{"grid", py::tuple_of_ints(values)}, {"expected", py::tuple_of_ints(expected)}};
+  });
+}
+
 }  // namespace
 
 void check_interpret(Checker& ck) {
+  check_grid(ck);
   walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
     if (const auto* rs = std::get_if<RunScoped>(&op.v)) check_scoped(ck, op, *rs);
     if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
       ck.check(RuleId::kInterpCopyNoBarrier, !cp->barrier, op.path);
+      // The interpreter does not peel the predicate off: it lands among the barrier's transforms.
+      ck.check(RuleId::kInterpCopyPredicate, cp->predicate.has_value(), op.path,
+               [&] { return Holes{{"n", cp->barrier->index ? "1" : "0"}}; });
       if (cp->barrier) check_barrier_use(ck, op, *cp->barrier, scope);
     }
     if (const auto* ar = std::get_if<BarrierArrive>(&op.v)) check_barrier_use(ck, op, ar->barrier, scope);

@@ -146,8 +146,6 @@ class Estimator {
           break;
         }
         case AllocKind::kTmem:
-          ck_.check(RuleId::kEstimateTmemRank, a.shape.size() != 2, op.path,
-                    [&] { return Holes{{"shape", py::tuple_of_ints(a.shape)}}; });
           (a.collective ? res.tmem_collective : res.tmem_plain) = true;
           break;
         case AllocKind::kSmem:
@@ -156,6 +154,11 @@ class Estimator {
         case AllocKind::kAcc:
           break;
         case AllocKind::kSemaphore:
+          // Only REGULAR semaphores have the semaphore dtype the estimator looks for; a BARRIER
+          // semaphore falls through to the unsupported memory space.
+          if (a.semaphore == SemaphoreKind::kBarrier) {
+            ck_.check(RuleId::kEstimateGmem, true, op.path);
+          }
           ck_.check(RuleId::kEstimateSemaphoreScope, !block_local(rs.collective_axes), op.path);
           break;
         case AllocKind::kGmem:
@@ -171,6 +174,8 @@ class Estimator {
 }  // namespace
 
 void check_resources(Checker& ck) {
+  // JAX 0.11.2 lowers plgpu.kernel through mpmd_map; pl.pallas_call finds no Mosaic GPU rule.
+  ck.check(RuleId::kModulePallasCall, ck.c.target.entry == Entry::kPallasCall, "kernel");
   const Resources rs = Estimator(ck).body(ck.c.program);
 
   ck.check(RuleId::kModuleTmemMixed, rs.tmem_plain && rs.tmem_collective, "kernel");
