@@ -6,4 +6,14 @@ collfuzz_add_gtest(collfuzz_core_tests
 collfuzz_add_gtest(collfuzz_reference_tests
   SOURCES tests/reference/accounting_test.cpp tests/reference/lowering_rules_test.cpp
           tests/reference/mesh_and_trace_rules_test.cpp tests/reference/rule_table_test.cpp
+          tests/reference/corpus_coverage_test.cpp
   LIBS collfuzz_reference)
+target_link_libraries(collfuzz_reference_tests PRIVATE collfuzz_core)
+
+# The corpus replayed by the CLI, as a user runs it: every stored expectation holds.
+add_test(NAME corpus_replay_reference COMMAND collfuzz replay corpus/ --executors reference
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+# Bad input gets exit code 2 and a message naming the JSON path, never a crash.
+add_test(NAME cli_bad_case_exit_code
+         COMMAND ${CMAKE_COMMAND} -DCOLLFUZZ=$<TARGET_FILE:collfuzz> -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
+                 -P ${CMAKE_SOURCE_DIR}/tests/cli/bad_input.cmake)
