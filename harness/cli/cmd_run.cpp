@@ -16,6 +16,7 @@ int cmd_run(const Flags& flags, const std::vector<std::string>& cases) {
   std::vector<std::string> executors = {"reference"};
   if (!flags.executors.empty()) executors = parse_executor_list(flags.executors);
   CaseRunner runner(executors, executor_options(flags), parse_level_flag(flags.level));
+  if (!flags.compare_profile.empty()) runner.compare_against(parse_profile_flag(flags.compare_profile, Profile::kMosaic));
   bool any_mismatch = false;
   nlohmann::json all = nlohmann::json::array();
   for (const auto& file : cases) {

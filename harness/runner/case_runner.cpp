@@ -58,7 +58,7 @@ CaseReport CaseRunner::run(const Case& c, const nlohmann::json* expect, const st
     r.outcome = ex->run(c);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     r.outcome.executor = ex->name();
-    r.verdict = compare(c, reference(c, ex->profile()), r.outcome, level_);
+    r.verdict = compare(c, reference(c, compare_profile_.value_or(ex->profile())), r.outcome, level_);
     r.verdict.executor = ex->name();
     if (baseline_) {
       for (const KnownDivergence* d : baseline_->entries(c.name, ex->name())) r.known.push_back(d->signature);

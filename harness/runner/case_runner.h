@@ -41,6 +41,9 @@ class CaseRunner {
   // `executors` may include "reference" (check stored expectations) and any registered names.
   CaseRunner(const std::vector<std::string>& executors, const ExecutorOptions& options,
              DiagnosticLevel level, const Baseline* baseline = nullptr);
+
+  // Hold every executor against the reference's prediction for `profile` rather than its own.
+  void compare_against(std::optional<Profile> profile) { compare_profile_ = profile; }
   ~CaseRunner();
 
   CaseReport run(const Case& c, const nlohmann::json* expect, const std::string& file);
@@ -52,6 +55,7 @@ class CaseRunner {
   std::vector<std::unique_ptr<Executor>> executors_;
   DiagnosticLevel level_;
   const Baseline* baseline_;
+  std::optional<Profile> compare_profile_;
   const Case* cached_case_ = nullptr;
   std::map<Profile, Outcome> cache_;
 };

@@ -34,7 +34,7 @@ namespace {
 
 CheckResult verdict_check(const CaseReport& r, const Verdict& v, const std::vector<std::string>& known,
                           double seconds) {
-  CheckResult c{r.file, r.name, v.executor, CheckResult::Status::kPass, "", "", seconds};
+  CheckResult c{r.file, r.name, v.executor, CheckResult::Status::kPass, "", "", seconds, {}};
   if (!v.ran) {
     c.status = CheckResult::Status::kSkip;
     c.message = v.reason;
@@ -46,6 +46,7 @@ CheckResult verdict_check(const CaseReport& r, const Verdict& v, const std::vect
     seen.insert(m.signature);
     if (std::find(known.begin(), known.end(), m.signature) == known.end()) unexpected.push_back(&m);
   }
+  for (const Mismatch* m : unexpected) c.signatures.push_back(m->signature);
   if (!unexpected.empty()) {
     c.status = CheckResult::Status::kFail;
     c.signature = unexpected.front()->signature;
@@ -57,6 +58,7 @@ CheckResult verdict_check(const CaseReport& r, const Verdict& v, const std::vect
     if (!seen.count(k)) {
       c.status = CheckResult::Status::kFail;
       c.signature = k;
+      c.signatures.push_back("stale:" + k);
       c.message = "listed divergence no longer happens: " + k + " (update the baseline)";
       return c;
     }
@@ -112,7 +114,7 @@ void classify(const CaseReport& report, ReplaySummary& summary) {
     push(verdict_check(report, *report.stored, {}, 0));
   } else if (!report.stored_skip_reason.empty()) {
     push(CheckResult{report.file, report.name, "reference", CheckResult::Status::kSkip, report.stored_skip_reason,
-                     "", 0});
+                     "", 0, {}});
   }
   for (const ExecutorResult& r : report.results) push(verdict_check(report, r.verdict, r.known, r.seconds));
 }
@@ -130,7 +132,7 @@ ReplaySummary replay(const std::vector<std::filesystem::path>& files, CaseRunner
       summary.bad_input = true;
       ++summary.failed;
       summary.checks.push_back(CheckResult{file.string(), file.stem().string(), "parse",
-                                           CheckResult::Status::kFail, e.what(), "input:bad_case", 0});
+                                           CheckResult::Status::kFail, e.what(), "input:bad_case", 0, {}});
     }
     for (std::size_t i = before; i < summary.checks.size(); ++i) on_check(summary.checks[i]);
   }

@@ -20,6 +20,7 @@ struct CheckResult {
   std::string message;      // failure or skip reason
   std::string signature;    // first failing signature
   double seconds = 0;
+  std::vector<std::string> signatures;  // every unexpected signature (and stale baseline entries)
 };
 
 struct ReplaySummary {
