@@ -35,6 +35,14 @@ int main(int argc, char** argv) {
   auto* rules = app.add_subcommand("rules", "Print the rule table");
   add_flags(*rules, kRules, flags);
 
+  auto* gen = app.add_subcommand("gen", "Print generated cases as JSON lines (--stats: rule and outcome hit rates)");
+  add_flags(*gen, kGen, flags);
+
+  auto* fuzz = app.add_subcommand(
+      "fuzz", "Run a fuzzing campaign: generated cases on the reference and every executor; findings shrunk and "
+              "written to --out; exit 1 if any finding");
+  add_flags(*fuzz, kFuzz, flags);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -51,6 +59,8 @@ int main(int argc, char** argv) {
     if (*replay) return cmd_replay(flags, cases);
     if (*explain) return cmd_explain(flags, one_case);
     if (*rules) return cmd_rules(flags);
+    if (*gen) return cmd_gen(flags);
+    if (*fuzz) return cmd_fuzz(flags);
   } catch (const InputError& e) {
     std::cerr << "collfuzz: error: " << e.what() << "\n";
     return kExitBadInput;

@@ -1,0 +1,98 @@
+# Generators (RapidCheck), the fuzzing campaign, `collfuzz gen` and `collfuzz fuzz`, their tests,
+# the libFuzzer targets and their regression binaries.
+find_package(rapidcheck REQUIRED)
+
+add_library(collfuzz_generators STATIC
+  generators/axis_choice.cpp
+  generators/axis_environment.cpp
+  generators/case_gen.cpp
+  generators/case_stream.cpp
+  generators/clean_plan.cpp
+  generators/cond_choice.cpp
+  generators/copy_gen.cpp
+  generators/mesh_gen.cpp
+  generators/program_builder.cpp
+  generators/rule_coverage.cpp
+  generators/scope_gen.cpp
+  generators/shape_choice.cpp
+  generators/target_gen.cpp
+)
+target_link_libraries(collfuzz_generators PUBLIC collfuzz_reference rapidcheck PRIVATE collfuzz_warnings)
+
+target_sources(collfuzz PRIVATE harness/cli/cmd_gen.cpp harness/cli/cmd_fuzz.cpp)
+target_link_libraries(collfuzz PRIVATE collfuzz_generators)
+
+add_library(collfuzz_campaign STATIC
+  harness/campaign/campaign.cpp
+  harness/campaign/campaign_options.cpp
+  harness/campaign/campaign_state.cpp
+  harness/campaign/campaign_summary.cpp
+  harness/campaign/case_check.cpp
+  harness/campaign/case_shrinker.cpp
+  harness/campaign/crash_report.cpp
+  harness/campaign/finding_report.cpp
+  harness/campaign/findings_store.cpp
+  harness/campaign/isolated_loop.cpp
+  harness/campaign/progress_display.cpp
+  harness/campaign/worker.cpp
+)
+target_link_libraries(collfuzz_campaign PUBLIC collfuzz_generators collfuzz_runner PRIVATE collfuzz_warnings)
+target_link_libraries(collfuzz PRIVATE collfuzz_campaign)
+
+if(COLLFUZZ_BUILD_TESTS)
+  collfuzz_add_gtest(collfuzz_generator_tests
+    SOURCES tests/generators/generator_test.cpp tests/generators/campaign_test.cpp
+    LIBS collfuzz_campaign)
+  collfuzz_add_gtest(collfuzz_rule_coverage_tests
+    SOURCES tests/generators/rule_coverage_test.cpp
+    LIBS collfuzz_campaign)
+  collfuzz_add_gtest(collfuzz_property_tests
+    SOURCES tests/generators/property_test.cpp tests/generators/property_support.cpp
+    LIBS collfuzz_campaign rapidcheck_gtest)
+endif()
+
+# The libFuzzer targets. The normal build makes each a plain regression binary (the target run
+# over files); ctest runs them over corpus/. The fuzz preset (clang, COLLFUZZ_FUZZ=ON) links
+# them with libFuzzer, ASan and UBSan.
+add_library(collfuzz_case_decoder STATIC tests/fuzz/case_decoder.cpp)
+target_link_libraries(collfuzz_case_decoder PUBLIC collfuzz_generators PRIVATE collfuzz_warnings)
+set(COLLFUZZ_FUZZ_TARGETS case parser)
+set(COLLFUZZ_FUZZ_LIBS_case collfuzz_case_decoder collfuzz_runner)
+set(COLLFUZZ_FUZZ_LIBS_parser collfuzz_core)
+foreach(t IN LISTS COLLFUZZ_FUZZ_TARGETS)
+  add_executable(collfuzz_fuzz_${t}_regression tests/fuzz/${t}_fuzz_target.cpp tests/fuzz/regression_main.cpp)
+  target_link_libraries(collfuzz_fuzz_${t}_regression PRIVATE ${COLLFUZZ_FUZZ_LIBS_${t}} collfuzz_warnings)
+  if(COLLFUZZ_BUILD_TESTS)
+    add_test(NAME collfuzz_fuzz_${t}_regression
+             COMMAND collfuzz_fuzz_${t}_regression ${CMAKE_SOURCE_DIR}/corpus ${CMAKE_SOURCE_DIR}/tests/fuzz/seeds
+                     ${CMAKE_SOURCE_DIR}/tests/generators/found
+             WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+  endif()
+  if(COLLFUZZ_FUZZ)
+    add_executable(collfuzz_fuzz_${t} tests/fuzz/${t}_fuzz_target.cpp)
+    target_link_libraries(collfuzz_fuzz_${t} PRIVATE ${COLLFUZZ_FUZZ_LIBS_${t}} collfuzz_warnings)
+    target_compile_options(collfuzz_fuzz_${t} PRIVATE -fsanitize=fuzzer)
+    target_link_options(collfuzz_fuzz_${t} PRIVATE -fsanitize=fuzzer)
+  endif()
+endforeach()
+if(COLLFUZZ_FUZZ)
+  # Every target is instrumented for coverage and checked by ASan and UBSan; only the fuzz
+  # targets link libFuzzer's main().
+  get_property(_collfuzz_targets DIRECTORY PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(tgt IN LISTS _collfuzz_targets)
+    get_target_property(_type ${tgt} TYPE)
+    if(_type STREQUAL "STATIC_LIBRARY" OR _type STREQUAL "EXECUTABLE")
+      target_compile_options(${tgt} PRIVATE -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+      target_link_options(${tgt} PRIVATE -fsanitize=address,undefined)
+    endif()
+  endforeach()
+endif()
+
+# Campaign speed (bench/campaign_bench.cpp): cases/s of the default campaign's loop on one core.
+if(COLLFUZZ_BUILD_BENCH AND NOT TARGET collfuzz_campaign_bench)
+  find_package(benchmark QUIET)
+  if(benchmark_FOUND)
+    add_executable(collfuzz_campaign_bench bench/campaign_bench.cpp)
+    target_link_libraries(collfuzz_campaign_bench PRIVATE collfuzz_campaign benchmark::benchmark collfuzz_warnings)
+  endif()
+endif()

@@ -1,0 +1,37 @@
+#include "generators/case_gen.h"
+
+#include <rapidcheck.h>
+
+#include "generators/clean_plan.h"
+#include "generators/mesh_gen.h"
+#include "generators/program_builder.h"
+#include "generators/scope_gen.h"
+#include "generators/target_gen.h"
+#include "generators/weighted.h"
+
+namespace collfuzz::generators {
+
+rc::Gen<Case> any_case() {
+  // About half of the cases are clean (meant to be accepted), the others keep every mistake
+  // drawn; shrinking goes towards clean.
+  const auto clean = weighted_element<bool>({{55, true}, {45, false}});
+  return rc::gen::map(
+      rc::gen::tuple(clean, mesh_choice(), target(), program()),
+      [](const std::tuple<bool, MeshChoice, Target, ProgramPlan>& t) {
+        const bool is_clean = std::get<0>(t);
+        Mesh m = build_mesh(std::get<1>(t), is_clean);
+        const Target target = is_clean ? clean_target(std::get<2>(t)) : std::get<2>(t);
+        if (target.entry == Entry::kPallasCall) {
+          // pl.pallas_call has no mesh: a grid without axis names, no cluster and
+          // no thread axis.
+          m.grid_names.clear();
+          m.cluster.clear();
+          m.cluster_names.clear();
+          m.num_threads.reset();
+          m.thread_name.reset();
+        }
+        return ProgramBuilder(std::move(m), target, is_clean).build(std::get<3>(t), "generated");
+      });
+}
+
+}  // namespace collfuzz::generators

@@ -1,0 +1,64 @@
+#include "generators/clean_plan.h"
+
+namespace collfuzz::generators {
+
+Target clean_target(Target t) {
+  // Before Hopper only the cp.async copy exists, and clusters do not: keep sm_80 for faulty cases.
+  if (t.arch == Arch::kSm80) t.arch = Arch::kSm90a;
+  t.entry = Entry::kKernel;
+  return t;
+}
+
+CopyPlan clean_copy(CopyPlan p) {
+  switch (p.axes.copy) {
+    case CopyAxes::kAbsent:
+    case CopyAxes::kOne:
+    case CopyAxes::kAll:
+    case CopyAxes::kSubset:
+    case CopyAxes::kReversed:
+      break;
+    default:
+      p.axes.copy = CopyAxes::kOne;
+  }
+  p.axes.leader = LeaderAxes::kSizeTwo;
+  if (p.shape.rank > 5) p.shape.rank = 5;
+  p.shape.lead.kind = DimChoice::Kind::kAligned;
+  p.shape.minor.kind = DimChoice::Kind::kAligned;
+  p.src_dtype.reset();
+  if (p.partition_axis != PartitionAxis::kLast) p.partition_axis = PartitionAxis::kFirst;
+  p.src_fault = SrcShapeFault::kNone;
+  p.guard.reset();
+  p.barrier = BarrierChoice::kIndexed;
+  return p;
+}
+
+ScopePlan clean_scope(ScopePlan p) {
+  p.axes = ScopeAxes::kValid;
+  if (p.schedule != Schedule::kPhased) p.schedule = Schedule::kBatch;
+  for (auto& c : p.copies) c = clean_copy(std::move(c));
+  p.arrival_fault = ArrivalFault::kNone;
+  p.num_barriers = 1;
+  p.orders_tensor_core = false;
+  if (p.cluster_sync) {
+    ClusterSyncPlan& cs = *p.cluster_sync;
+    if (cs.axes != ClusterBarrierAxes::kFirst && cs.axes != ClusterBarrierAxes::kReversed)
+      cs.axes = ClusterBarrierAxes::kAll;
+    cs.leader_tracked = false;
+    cs.num_arrivals = std::max<std::int64_t>(1, cs.num_arrivals);
+    cs.num_barriers = 1;
+    cs.unindexed = false;
+    cs.orders_tensor_core = false;
+  }
+  // Accumulators alone in a scope of their own are the only other allocations JAX accepts
+  // everywhere; keep those.
+  std::erase_if(p.extras,
+                [](const ExtraAlloc& e) { return e.kind != AllocKind::kAcc || !e.own_scope; });
+  for (auto& e : p.extras) {
+    e.dtype = DType::kFloat32;
+    e.own_scope_axes = ScopeAxes::kEmpty;
+  }
+  for (auto& n : p.nested) n = clean_scope(std::move(n));
+  return p;
+}
+
+}  // namespace collfuzz::generators

@@ -1,0 +1,72 @@
+// A generated copy_gmem_to_smem, as choices made without knowing the mesh or the target, from
+// which program_builder derives the copy, its source array and index, and its destination
+// allocation consistently (so that shrinking one choice keeps the rest of the copy well formed).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "generators/axis_choice.h"
+#include "generators/cond_choice.h"
+#include "generators/shape_choice.h"
+#include "harness/core/case.h"
+
+namespace collfuzz::generators {
+
+enum class CopyMode : std::uint8_t { kPlain, kMulticast, kPartitioned, kReplicated };
+
+// How the source array relates to the slice the copy reads.
+enum class SrcLayout : std::uint8_t {
+  kExact,              // the array is the slice
+  kSqueezedLeading,    // the array has an extra leading dim, indexed with an integer
+  kSqueezedMinor,      // the array has an extra minor dim, indexed with an integer
+  kMinorSlice,         // the array is twice as wide in its minor dim; a static slice takes one half
+  kPerCta,             // the leading dim holds one slice per index of an axis (dynamic start)
+  kPartlyOutOfBounds,  // a dynamic start that runs past the end for axis index >= 1
+  kWhollyOutOfBounds,  // a dynamic start that lies past the end for axis index >= 1
+};
+
+// A deliberate mistake in the source shape (copy.src_shape).
+enum class SrcShapeFault : std::uint8_t {
+  kNone,
+  kUnscaled,  // a PARTITIONED copy whose source is not multiplied by the collective size
+  kOffByOne,  // the minor dim of the source is one larger
+};
+
+enum class BarrierChoice : std::uint8_t {
+  kIndexed,    // bar.at[0]
+  kUnindexed,  // bar (valid only for a single barrier)
+  kNone,       // no barrier argument
+};
+
+enum class PartitionAxis : std::uint8_t { kFirst, kSecond, kLast, kOutOfRange };
+
+// What a copy looks like before Hopper (cp.async: no barrier, no collective, PROMISE_IN_BOUNDS),
+// used instead of the TMA choices when the target is sm_80.
+struct CpAsyncChoice {
+  bool plain = true;  // drop the collective axes and leader tracking
+  BarrierChoice barrier = BarrierChoice::kNone;
+  std::optional<OobMode> oob_mode = OobMode::kPromiseInBounds;
+  bool keep_predicate = false;
+};
+
+struct CopyPlan {
+  CopyMode mode = CopyMode::kPlain;
+  AxisChoice axes;
+  DType dtype = DType::kFloat32;
+  std::optional<DType> src_dtype;  // set: a source of another dtype (copy.dtype_mismatch)
+  ShapeChoice shape;               // of the destination ref
+  bool large = false;              // up to 256 KiB over the cluster instead of 16 KiB
+  bool dst_indexed = false;        // the allocation has a leading dim of 2; dst is .at[1]
+  PartitionAxis partition_axis = PartitionAxis::kFirst;
+  SrcShapeFault src_fault = SrcShapeFault::kNone;
+  SrcLayout layout = SrcLayout::kExact;
+  std::optional<OobMode> oob_mode;
+  std::optional<CondChoice> predicate;
+  std::optional<CondChoice> guard;  // set: the copy sits in a `when`
+  BarrierChoice barrier = BarrierChoice::kIndexed;
+  Fill fill;
+  CpAsyncChoice cp_async;
+};
+
+}  // namespace collfuzz::generators

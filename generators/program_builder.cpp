@@ -1,0 +1,450 @@
+#include "generators/program_builder.h"
+
+#include <algorithm>
+#include <map>
+
+#include "generators/clean_plan.h"
+#include "generators/cond_choice.h"
+#include "harness/core/case_json.h"
+
+namespace collfuzz::generators {
+namespace {
+
+Op make_op(auto v) {
+  Op op;
+  op.v = std::move(v);
+  return op;
+}
+
+Op guarded(Cond cond, Body body) { return make_op(When{std::move(cond), std::move(body)}); }
+
+IndexEntry whole_dim(std::int64_t size) {
+  IndexEntry e;
+  e.kind = IndexEntry::Kind::kSlice;
+  e.size = size;
+  return e;
+}
+
+}  // namespace
+
+ProgramBuilder::ProgramBuilder(Mesh mesh, const Target& target, bool clean)
+    : mesh_(std::move(mesh)), target_(target), env_(mesh_, target.entry), clean_(clean) {}
+
+std::string ProgramBuilder::thread_name_or_default() const {
+  return env_.thread_name().value_or("wg");
+}
+
+AxisNames ProgramBuilder::scope_axes(ScopeAxes a) const {
+  const AxisName thread = AxisName::plain(thread_name_or_default());
+  const AxisName cluster =
+      env_.cluster().empty() ? AxisName::plain(kUnknownAxis) : env_.cluster().front().name;
+  switch (a) {
+    case ScopeAxes::kValid:
+      return env_.thread() ? AxisNames{thread} : AxisNames{};
+    case ScopeAxes::kEmpty:
+      return {};
+    case ScopeAxes::kCluster:
+      return {cluster};
+    case ScopeAxes::kClusterAndThread:
+      return {cluster, thread};
+    case ScopeAxes::kGrid:
+      return {env_.grid().empty() ? AxisName::plain("g") : env_.grid().front().name};
+    case ScopeAxes::kUnknown:
+      return {AxisName::plain(kUnknownAxis)};
+    case ScopeAxes::kThreadTwice:
+      return {thread, thread};
+    case ScopeAxes::kThread:
+      return {thread};
+  }
+  return {};
+}
+
+AxisNames ProgramBuilder::cluster_barrier_axes(ClusterBarrierAxes a) const {
+  AxisNames all;
+  for (const auto& c : env_.cluster()) all.push_back(c.name);
+  switch (a) {
+    case ClusterBarrierAxes::kAll:
+      return all;
+    case ClusterBarrierAxes::kFirst:
+      return all.empty() ? all : AxisNames{all.front()};
+    case ClusterBarrierAxes::kGrouped: {
+      const auto& plain = env_.plain_cluster();
+      if (plain.size() < 2) return all;
+      AxisNames out{AxisName::tuple({plain[0].name.as_plain(), plain[1].name.as_plain()})};
+      for (std::size_t i = 2; i < plain.size(); ++i) out.push_back(plain[i].name);
+      return out;
+    }
+    case ClusterBarrierAxes::kUnknown:
+      return {AxisName::plain(kUnknownAxis)};
+    case ClusterBarrierAxes::kThread:
+      return {AxisName::plain(thread_name_or_default())};
+    case ClusterBarrierAxes::kReversed:
+      return AxisNames(all.rbegin(), all.rend());
+  }
+  return all;
+}
+
+Body ProgramBuilder::waits(WaitChoice w, const BarrierUse& use) const {
+  const Op wait = make_op(BarrierWait{use});
+  switch (w) {
+    case WaitChoice::kAll:
+      return {wait};
+    case WaitChoice::kLeaderOnly:
+      if (env_.plain_cluster().empty()) return {wait};
+      return {guarded(axis_equals(env_.plain_cluster().front().name.as_plain(), 0), {wait})};
+    case WaitChoice::kNone:
+      return {};
+    case WaitChoice::kTwice:
+      return {wait, wait};
+  }
+  return {};
+}
+
+Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, Alloc& dst_alloc) {
+  const int k = next_copy_++;
+  const bool cp_async = target_.arch == Arch::kSm80;
+
+  // The copy's mode and axes; before Hopper mostly the plain copy that cp.async supports.
+  CopyMode mode = plan.mode;
+  if (cp_async && plan.cp_async.plain) mode = CopyMode::kPlain;
+  if (clean_ && (mode == CopyMode::kPartitioned || mode == CopyMode::kReplicated)) {
+    // JAX accepts leader tracking only over an axis of size 2 in a cluster of 2 CTAs.
+    bool size_two = false;
+    for (const auto& a : env_.cluster()) size_two = size_two || a.size == 2;
+    if (!size_two || env_.num_ctas() != 2) mode = CopyMode::kMulticast;
+  }
+  std::optional<AxisNames> axes;
+  LeaderTracked leader = LeaderTracked::kNone;
+  switch (mode) {
+    case CopyMode::kPlain:
+      break;
+    case CopyMode::kMulticast:
+      axes = resolve_copy_axes(plan.axes.copy, plan.axes.pick, env_);
+      break;
+    case CopyMode::kPartitioned:
+    case CopyMode::kReplicated:
+      axes = resolve_leader_axes(plan.axes.leader, plan.axes.pick, env_);
+      leader =
+          mode == CopyMode::kPartitioned ? LeaderTracked::kPartitioned : LeaderTracked::kReplicated;
+      break;
+  }
+
+  // The chunk split divides the destination by the collective size (2 for REPLICATED);
+  // PARTITIONED scales the source instead.
+  std::int64_t split = 1;
+  if (axes && mode == CopyMode::kMulticast) split = env_.cluster_size_of(*axes);
+  if (axes && mode == CopyMode::kReplicated) split = 2;
+  // Bytes over the whole cluster stay small (the campaign's speed), with an occasional large copy.
+  const std::int64_t budget =
+      (plan.large ? 256 * 1024 : 16 * 1024) / std::max<std::int64_t>(1, env_.num_ctas());
+  Shape dst = resolve_shape(plan.shape, plan.dtype, split,
+                            std::clamp<std::int64_t>(budget, 512, 64 * 1024));
+  if (clean_) align_for_acceptance(dst, plan.dtype, split, mode);
+  const auto rank = static_cast<std::int64_t>(dst.size());
+  std::int64_t partition_axis = 0;
+  switch (plan.partition_axis) {
+    case PartitionAxis::kFirst:
+      break;
+    case PartitionAxis::kSecond:
+      partition_axis = std::min<std::int64_t>(1, rank - 1);
+      break;
+    case PartitionAxis::kLast:
+      partition_axis = rank - 1;
+      break;
+    case PartitionAxis::kOutOfRange:
+      partition_axis = std::min<std::int64_t>(rank, 7);
+      break;
+  }
+
+  dst_alloc.name = "dst" + std::to_string(k);
+  dst_alloc.kind = AllocKind::kSmem;
+  dst_alloc.dtype = plan.dtype;
+  dst_alloc.shape = dst;
+  if (plan.dst_indexed) dst_alloc.shape.insert(dst_alloc.shape.begin(), 2);
+
+  // The slice the copy reads: dst's shape, the PARTITIONED dim scaled by the collective size.
+  Shape slice = dst;
+  if (leader == LeaderTracked::kPartitioned && plan.src_fault != SrcShapeFault::kUnscaled &&
+      partition_axis < rank) {
+    slice[static_cast<std::size_t>(partition_axis)] *= env_.size_of(axes.value_or(AxisNames{}));
+  }
+  if (plan.src_fault == SrcShapeFault::kOffByOne) slice.back() += 1;
+
+  ArraySpec in;
+  in.name = "in" + std::to_string(k);
+  in.dtype = plan.src_dtype.value_or(plan.dtype);
+  in.fill = plan.fill;
+  in.shape = slice;
+  std::vector<IndexEntry> index;
+  const auto axis = env_.varying_axis();
+  SrcLayout layout = plan.layout;
+  const bool dynamic = layout == SrcLayout::kPerCta || layout == SrcLayout::kPartlyOutOfBounds ||
+                       layout == SrcLayout::kWhollyOutOfBounds;
+  if (dynamic && !axis) layout = SrcLayout::kExact;
+  switch (layout) {
+    case SrcLayout::kExact:
+      break;
+    case SrcLayout::kSqueezedLeading: {
+      in.shape.insert(in.shape.begin(), 3);
+      IndexEntry at;
+      at.kind = IndexEntry::Kind::kAt;
+      at.at = 1;
+      index.push_back(at);
+      break;
+    }
+    case SrcLayout::kSqueezedMinor: {
+      in.shape.push_back(2);
+      for (auto d : slice) index.push_back(whole_dim(d));
+      IndexEntry at;
+      at.kind = IndexEntry::Kind::kAt;
+      at.at = 1;
+      index.push_back(at);
+      break;
+    }
+    case SrcLayout::kMinorSlice: {
+      in.shape.back() *= 2;
+      for (std::size_t i = 0; i + 1 < slice.size(); ++i) index.push_back(whole_dim(slice[i]));
+      IndexEntry half = whole_dim(slice.back());
+      half.start = slice.back();
+      index.push_back(half);
+      break;
+    }
+    case SrcLayout::kPerCta:
+    case SrcLayout::kPartlyOutOfBounds:
+    case SrcLayout::kWhollyOutOfBounds: {
+      const std::int64_t rows = slice.front();
+      std::int64_t mul = rows;
+      if (layout == SrcLayout::kPerCta) in.shape.front() = rows * axis->size;
+      if (layout == SrcLayout::kPartlyOutOfBounds) mul = std::max<std::int64_t>(1, rows / 2);
+      IndexEntry e = whole_dim(rows);
+      e.dyn_start = DynStart{axis->name.as_plain(), mul, 0};
+      index.push_back(e);
+      break;
+    }
+  }
+  case_.inputs.push_back(in);
+
+  CopyGmemToSmem cp;
+  cp.src = in.name;
+  cp.src_index = std::move(index);
+  cp.dst = dst_alloc.name;
+  if (plan.dst_indexed) cp.dst_index = {1};
+  const BarrierChoice bar_choice = cp_async ? plan.cp_async.barrier : plan.barrier;
+  if (bar_choice == BarrierChoice::kIndexed) cp.barrier = BarrierUse{barrier, 0};
+  if (bar_choice == BarrierChoice::kUnindexed) cp.barrier = BarrierUse{barrier, std::nullopt};
+  cp.collective_axes = axes;
+  cp.leader_tracked = leader;
+  cp.partition_axis = partition_axis;
+  cp.oob_mode = cp_async ? plan.cp_async.oob_mode : plan.oob_mode;
+  if (plan.predicate && (!cp_async || plan.cp_async.keep_predicate))
+    cp.predicate = resolve_cond(*plan.predicate, env_);
+  Op op = make_op(std::move(cp));
+  if (plan.guard) return guarded(resolve_cond(*plan.guard, env_), {std::move(op)});
+  return op;
+}
+
+bool ProgramBuilder::issues_on_barrier(const CopyPlan& plan) const {
+  return (target_.arch == Arch::kSm80 ? plan.cp_async.barrier : plan.barrier) !=
+         BarrierChoice::kNone;
+}
+
+Alloc ProgramBuilder::extra_alloc(const ExtraAlloc& e) {
+  Alloc a;
+  a.name = "x" + std::to_string(next_extra_++);
+  a.kind = e.kind;
+  a.shape = e.shape;
+  a.dtype = e.dtype;
+  a.collective = e.collective;
+  a.semaphore = e.semaphore;
+  a.num_barriers = e.num_barriers;
+  return a;
+}
+
+void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
+  const int s = next_scope_++;
+  RunScoped rs;
+  rs.collective_axes = scope_axes(plan.axes);
+  const std::string bar = "bar" + std::to_string(s);
+  const bool multithreaded = env_.thread().has_value();
+
+  // What each issuing thread does: the copies (in the order of the schedule), the extra
+  // arrivals, and the waits.
+  std::vector<Alloc> dsts(plan.copies.size());
+  std::vector<Op> copy_ops;
+  std::int64_t copies_on_barrier = 0;
+  for (std::size_t i = 0; i < plan.copies.size(); ++i) {
+    copy_ops.push_back(copy_op(plan.copies[i], bar, dsts[i]));
+    if (issues_on_barrier(plan.copies[i])) ++copies_on_barrier;
+  }
+  const bool thread_zero = env_.thread_indexable() && plan.issuers == Issuers::kThreadZero;
+  const std::int64_t issuers = multithreaded && !thread_zero ? env_.num_threads() : 1;
+  const Op wait = make_op(BarrierWait{BarrierUse{bar, 0}});
+  // Issued by the issuing threads only (under `when` for thread 0).
+  const auto issued = [&](Body ops) {
+    if (thread_zero && !ops.empty())
+      return Body{guarded(axis_equals(thread_name_or_default(), 0), std::move(ops))};
+    return ops;
+  };
+  Body body;
+  std::int64_t per_phase = 0;  // arrivals per thread in one phase
+  if (plan.schedule == Schedule::kBatch || copy_ops.empty()) {
+    Body issue = copy_ops;
+    for (std::int64_t i = 0; i < plan.extra_arrivals; ++i)
+      issue.push_back(make_op(BarrierArrive{BarrierUse{bar, 0}}));
+    per_phase = copies_on_barrier + plan.extra_arrivals;
+    body = issued(std::move(issue));
+    if (per_phase > 0) {
+      for (auto& op : waits(plan.wait, BarrierUse{bar, 0})) body.push_back(std::move(op));
+    }
+  } else {
+    // One copy per phase: C and W as the schedule orders them, cycling through the copies.
+    static const std::map<Schedule, std::string> kPatterns = {{Schedule::kCopyWaitCopy, "CWC"},
+                                                              {Schedule::kMissedPhase, "CWCCC"},
+                                                              {Schedule::kWaitLate, "CWCCW"},
+                                                              {Schedule::kTwoBeforeAWait, "CCW"}};
+    std::string pattern;
+    if (plan.schedule == Schedule::kPhased) {
+      for (std::size_t i = 0; i < copy_ops.size(); ++i) pattern += "CW";
+    } else {
+      pattern = kPatterns.at(plan.schedule);
+    }
+    std::size_t next = 0;
+    for (char step : pattern) {
+      if (step == 'C') {
+        for (auto& op : issued({copy_ops[next++ % copy_ops.size()]})) body.push_back(std::move(op));
+      } else {
+        body.push_back(wait);
+      }
+    }
+    per_phase = 1;
+  }
+
+  Alloc barrier;
+  barrier.name = bar;
+  barrier.kind = AllocKind::kBarrier;
+  barrier.num_barriers = plan.num_barriers;
+  barrier.orders_tensor_core = plan.orders_tensor_core;
+  barrier.num_arrivals = std::max<std::int64_t>(1, per_phase * issuers);
+  switch (plan.arrival_fault) {
+    case ArrivalFault::kNone:
+      break;
+    case ArrivalFault::kOneMore:
+      barrier.num_arrivals += 1;
+      break;
+    case ArrivalFault::kOneFewer:
+      barrier.num_arrivals -= 1;
+      break;
+    case ArrivalFault::kZero:
+      barrier.num_arrivals = 0;
+      break;
+    case ArrivalFault::kNegative:
+      barrier.num_arrivals = -1;
+      break;
+  }
+
+  for (auto& d : dsts) rs.allocs.push_back(d);
+  rs.allocs.push_back(barrier);
+  for (auto& op : body) rs.body.push_back(std::move(op));
+
+  if (plan.cluster_sync) {
+    const ClusterSyncPlan& cs = *plan.cluster_sync;
+    Alloc cb;
+    cb.name = "cbar" + std::to_string(s);
+    cb.kind = AllocKind::kClusterBarrier;
+    cb.collective_axes = cluster_barrier_axes(cs.axes);
+    cb.leader_tracked = cs.leader_tracked;
+    cb.num_arrivals = cs.num_arrivals;
+    cb.num_barriers = cs.num_barriers;
+    cb.orders_tensor_core = cs.orders_tensor_core;
+    rs.allocs.push_back(cb);
+    Body sync;
+    sync.push_back(make_op(BarrierArrive{
+        BarrierUse{cb.name, cs.unindexed ? std::nullopt : std::optional<std::int64_t>(0)}}));
+    for (auto& op : waits(cs.wait, BarrierUse{cb.name, 0})) sync.push_back(std::move(op));
+    // One warpgroup per CTA takes part in the cluster barrier.
+    if (env_.thread_indexable()) {
+      rs.body.push_back(guarded(axis_equals(thread_name_or_default(), 0), std::move(sync)));
+    } else {
+      for (auto& op : sync) rs.body.push_back(std::move(op));
+    }
+  }
+
+  if (plan.write_back && !plan.copies.empty()) {
+    const CopyPlan& first = plan.copies.front();
+    ArraySpec out_spec;
+    out_spec.name = "out" + std::to_string(s);
+    out_spec.shape = dsts.front().shape;
+    if (first.dst_indexed) out_spec.shape.erase(out_spec.shape.begin());
+    out_spec.dtype = first.dtype;
+    case_.outputs.push_back(out_spec);
+    CopySmemToGmem wb;
+    wb.src = dsts.front().name;
+    if (first.dst_indexed) wb.src_index = {1};
+    wb.dst = out_spec.name;
+    rs.body.push_back(make_op(std::move(wb)));
+  }
+
+  Body siblings;
+  for (const ExtraAlloc& e : plan.extras) {
+    Alloc a = extra_alloc(e);
+    if (e.paired) {
+      Alloc other = extra_alloc(e);
+      other.collective = !a.collective;
+      rs.allocs.push_back(std::move(other));
+    }
+    if (!e.own_scope) {
+      rs.allocs.push_back(std::move(a));
+      continue;
+    }
+    RunScoped own;
+    own.collective_axes = scope_axes(e.own_scope_axes);
+    own.allocs.push_back(std::move(a));
+    siblings.push_back(make_op(std::move(own)));
+  }
+
+  for (const ScopePlan& n : plan.nested) add_scope(n, rs.body);
+  out.push_back(make_op(std::move(rs)));
+  for (auto& op : siblings) out.push_back(std::move(op));
+}
+
+void ProgramBuilder::align_for_acceptance(Shape& dst, DType dtype, std::int64_t split,
+                                          CopyMode mode) const {
+  // Boxes of at most 256 elements per dim (the minor dim in whole granules, the split dim in
+  // whole multiples of the split).
+  const std::int64_t g = granule(dtype);
+  const std::int64_t minor_unit = dst.size() == 1 ? g * split : g;
+  while (dst.back() > 256 && dst.back() >= 2 * minor_unit && (dst.back() / 2) % minor_unit == 0)
+    dst.back() /= 2;
+  if (dst.size() >= 2) {
+    while (dst.front() > 256 && dst.front() >= 2 * split && (dst.front() / 2) % split == 0)
+      dst.front() /= 2;
+  }
+  // Lane semantics needs the bytes (doubled when leader-tracked) to be a multiple of 128.
+  if (target_.semantics != Semantics::kLane) return;
+  const bool leader = mode == CopyMode::kPartitioned || mode == CopyMode::kReplicated;
+  const auto bytes = [&] {
+    std::int64_t n = dtype_bits(dtype);
+    for (auto d : dst) n *= d;
+    return n / 8 * (leader ? 2 : 1);
+  };
+  for (int i = 0; i < 4 && bytes() % 128 != 0; ++i) {
+    if (dst.size() >= 2 && dst.front() * 2 <= 256) {
+      dst.front() *= 2;
+    } else {
+      dst.back() *= 2;
+    }
+  }
+}
+
+Case ProgramBuilder::build(const ProgramPlan& plan, std::string name) {
+  case_ = Case{};
+  case_.name = std::move(name);
+  case_.mesh = mesh_;
+  case_.target = target_;
+  next_copy_ = next_scope_ = next_extra_ = 0;
+  for (const ScopePlan& s : plan.scopes) add_scope(clean_ ? clean_scope(s) : s, case_.program);
+  renumber_paths(case_);
+  return std::move(case_);
+}
+
+}  // namespace collfuzz::generators

@@ -1,0 +1,148 @@
+#include "generators/scope_gen.h"
+
+#include "generators/copy_gen.h"
+#include "generators/weighted.h"
+
+namespace collfuzz::generators {
+namespace {
+
+rc::Gen<ScopeAxes> scope_axes() {
+  return weighted_element<ScopeAxes>({{84, ScopeAxes::kValid},
+                                      {4, ScopeAxes::kEmpty},
+                                      {2, ScopeAxes::kCluster},
+                                      {2, ScopeAxes::kClusterAndThread},
+                                      {2, ScopeAxes::kGrid},
+                                      {2, ScopeAxes::kUnknown},
+                                      {2, ScopeAxes::kThreadTwice},
+                                      {2, ScopeAxes::kThread}});
+}
+
+rc::Gen<WaitChoice> wait_choice() {
+  return weighted_element<WaitChoice>({{76, WaitChoice::kAll},
+                                       {10, WaitChoice::kLeaderOnly},
+                                       {9, WaitChoice::kNone},
+                                       {5, WaitChoice::kTwice}});
+}
+
+rc::Gen<ClusterSyncPlan> cluster_sync() {
+  return rc::gen::build<ClusterSyncPlan>(
+      rc::gen::set(&ClusterSyncPlan::axes,
+                   weighted_element<ClusterBarrierAxes>({{53, ClusterBarrierAxes::kAll},
+                                                         {20, ClusterBarrierAxes::kFirst},
+                                                         {10, ClusterBarrierAxes::kGrouped},
+                                                         {5, ClusterBarrierAxes::kUnknown},
+                                                         {4, ClusterBarrierAxes::kThread},
+                                                         {8, ClusterBarrierAxes::kReversed}})),
+      rc::gen::set(&ClusterSyncPlan::leader_tracked, chance(12)),
+      rc::gen::set(&ClusterSyncPlan::num_arrivals,
+                   weighted_element<std::int64_t>({{90, 1}, {6, 2}, {4, 0}})),
+      rc::gen::set(&ClusterSyncPlan::num_barriers,
+                   weighted_element<std::int64_t>({{80, 1}, {20, 2}})),
+      rc::gen::set(&ClusterSyncPlan::unindexed, chance(10)),
+      rc::gen::set(&ClusterSyncPlan::orders_tensor_core, chance(2)),
+      rc::gen::set(&ClusterSyncPlan::wait, wait_choice()));
+}
+
+ExtraAlloc extra(AllocKind kind, Shape shape, DType dtype) {
+  ExtraAlloc e;
+  e.kind = kind;
+  e.shape = std::move(shape);
+  e.dtype = dtype;
+  return e;
+}
+
+rc::Gen<ExtraAlloc> extra_alloc() {
+  const auto tmem = rc::gen::map(
+      rc::gen::tuple(weighted_element<Shape>(
+                         {{65, {128, 64}}, {12, {128}}, {12, {2, 128, 64}}, {11, {32, 64}}}),
+                     weighted_element<DType>({{80, DType::kFloat32}, {20, DType::kBFloat16}}),
+                     chance(30)),
+      [](const std::tuple<Shape, DType, bool>& t) {
+        ExtraAlloc e = extra(AllocKind::kTmem, std::get<0>(t), std::get<1>(t));
+        e.collective = std::get<2>(t);
+        return e;
+      });
+  // Two TMEM allocations, one collective and one not (module.tmem.mixed).
+  ExtraAlloc tmem_pair = extra(AllocKind::kTmem, {128, 64}, DType::kFloat32);
+  tmem_pair.paired = true;
+  const auto semaphore = rc::gen::map(chance(50), [](bool barrier) {
+    ExtraAlloc e = extra(AllocKind::kSemaphore, {1}, DType::kInt32);
+    e.semaphore = barrier ? SemaphoreKind::kBarrier : SemaphoreKind::kRegular;
+    return e;
+  });
+  ExtraAlloc many_barriers = extra(AllocKind::kBarrier, {}, DType::kFloat32);
+  many_barriers.num_barriers = 33;
+  const auto kind = weighted_one_of<ExtraAlloc>(
+      {{25, rc::gen::just(extra(AllocKind::kAcc, {64, 64}, DType::kFloat32))},
+       {8, rc::gen::map(weighted_element<DType>(
+                            {{50, DType::kInt32}, {30, DType::kUInt32}, {20, DType::kUInt8}}),
+                        [](DType d) {
+                          return extra(AllocKind::kAcc, {64, 64}, d);
+                        })},
+       {20, tmem},
+       {4, rc::gen::just(tmem_pair)},
+       {10, rc::gen::just(extra(AllocKind::kGmem, {8}, DType::kFloat32))},
+       {10, semaphore},
+       {8, rc::gen::just(extra(AllocKind::kSmem, {256, 256}, DType::kFloat32))},
+       {6, rc::gen::just(many_barriers)},
+       {8, rc::gen::just(extra(AllocKind::kSmem, {16}, DType::kFloat32))}});
+  return rc::gen::map(rc::gen::tuple(kind, chance(50), chance(15), scope_axes()),
+                      [](const std::tuple<ExtraAlloc, bool, bool, ScopeAxes>& t) {
+                        ExtraAlloc e = std::get<0>(t);
+                        const ScopeAxes axes = std::get<3>(t);
+                        if (e.kind == AllocKind::kAcc) {
+                          // Accumulators are allocated non-collectively, on their own: mostly
+                          // in a scope of their own with ().
+                          e.own_scope = !std::get<2>(t);
+                          e.own_scope_axes = axes == ScopeAxes::kValid ? ScopeAxes::kEmpty : axes;
+                        } else {
+                          e.own_scope = std::get<1>(t);
+                          e.own_scope_axes = axes;
+                        }
+                        return e;
+                      });
+}
+
+}  // namespace
+
+rc::Gen<ScopePlan> scope(int depth) {
+  const auto nested = depth > 0 ? several<ScopePlan>({{88, 0}, {12, 1}}, scope(depth - 1))
+                                : rc::gen::just(std::vector<ScopePlan>());
+  return rc::gen::build<ScopePlan>(
+      rc::gen::set(&ScopePlan::axes, scope_axes()),
+      rc::gen::set(&ScopePlan::issuers, weighted_element<Issuers>({{55, Issuers::kAllThreads},
+                                                                   {45, Issuers::kThreadZero}})),
+      rc::gen::set(&ScopePlan::schedule,
+                   weighted_element<Schedule>({{80, Schedule::kBatch},
+                                               {8, Schedule::kPhased},
+                                               {4, Schedule::kCopyWaitCopy},
+                                               {3, Schedule::kMissedPhase},
+                                               {3, Schedule::kWaitLate},
+                                               {2, Schedule::kTwoBeforeAWait}})),
+      rc::gen::set(&ScopePlan::copies,
+                   several<CopyPlan>({{4, 0}, {60, 1}, {26, 2}, {10, 3}}, copy())),
+      rc::gen::set(&ScopePlan::extra_arrivals,
+                   weighted_element<std::int64_t>({{85, 0}, {10, 1}, {5, 2}})),
+      rc::gen::set(&ScopePlan::arrival_fault,
+                   weighted_element<ArrivalFault>({{90, ArrivalFault::kNone},
+                                                   {3, ArrivalFault::kOneMore},
+                                                   {4, ArrivalFault::kOneFewer},
+                                                   {2, ArrivalFault::kZero},
+                                                   {1, ArrivalFault::kNegative}})),
+      rc::gen::set(&ScopePlan::num_barriers,
+                   weighted_element<std::int64_t>({{90, 1}, {5, 2}, {2, 4}, {2, 33}, {1, 40}})),
+      rc::gen::set(&ScopePlan::orders_tensor_core, chance(3)),
+      rc::gen::set(&ScopePlan::wait, wait_choice()),
+      rc::gen::set(&ScopePlan::write_back, chance(15)),
+      rc::gen::set(&ScopePlan::cluster_sync, sometimes(20, cluster_sync())),
+      rc::gen::set(&ScopePlan::extras,
+                   several<ExtraAlloc>({{78, 0}, {18, 1}, {4, 2}}, extra_alloc())),
+      rc::gen::set(&ScopePlan::nested, nested));
+}
+
+rc::Gen<ProgramPlan> program() {
+  return rc::gen::build<ProgramPlan>(
+      rc::gen::set(&ProgramPlan::scopes, several<ScopePlan>({{80, 1}, {15, 2}, {5, 3}}, scope(1))));
+}
+
+}  // namespace collfuzz::generators

@@ -1,0 +1,104 @@
+// A generated run_scoped with what happens inside it, before names are given. program_builder
+// turns it into ops, deriving the barrier's arrival count from the copies and arrivals that the
+// plan issues on it, so that most generated kernels balance and a chosen few do not.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "generators/copy_plan.h"
+#include "harness/core/case.h"
+
+namespace collfuzz::generators {
+
+// The collective_axes of a run_scoped, relative to the mesh.
+enum class ScopeAxes : std::uint8_t {
+  kValid,             // (thread_name,) in a multithreaded kernel, () otherwise
+  kEmpty,             // ()
+  kCluster,           // a cluster axis
+  kClusterAndThread,  // a cluster axis and the thread axis
+  kGrid,              // a grid axis
+  kUnknown,           // a name the mesh does not declare
+  kThreadTwice,       // (thread_name, thread_name)
+  kThread,            // (thread_name,) whether or not the kernel is multithreaded
+};
+
+// Which Pallas threads of a CTA issue the scope's copies and arrivals.
+enum class Issuers : std::uint8_t { kAllThreads, kThreadZero };
+
+enum class WaitChoice : std::uint8_t {
+  kAll,         // every thread waits
+  kLeaderOnly,  // only CTAs at index 0 of the first cluster axis wait
+  kNone,
+  kTwice,  // two waits in a row (the second waits for a phase nobody completes)
+};
+
+// The order of the scope's copies and waits on its barrier.
+enum class Schedule : std::uint8_t {
+  kBatch,           // every copy, then the waits (one phase)
+  kPhased,          // copy, wait, copy, wait, ... (one phase per copy)
+  kCopyWaitCopy,    // C W C: a second phase nobody observes
+  kMissedPhase,     // C W C C C: phases that complete while the waiter is away
+  kWaitLate,        // C W C C W: a wait for a phase already passed
+  kTwoBeforeAWait,  // C C W: the first wait comes after two phases
+};
+
+// The arrival count relative to what the plan issues per CTA.
+enum class ArrivalFault : std::uint8_t { kNone, kOneMore, kOneFewer, kZero, kNegative };
+
+// The collective_axes of a ClusterBarrier, relative to the mesh.
+enum class ClusterBarrierAxes : std::uint8_t {
+  kAll,       // every cluster axis, in declaration order
+  kFirst,     // the first cluster axis
+  kGrouped,   // the first two cluster axes as one group (a tuple)
+  kUnknown,   // a name the mesh does not declare
+  kThread,    // the thread axis
+  kReversed,  // every cluster axis, reversed
+};
+
+struct ClusterSyncPlan {
+  ClusterBarrierAxes axes = ClusterBarrierAxes::kAll;
+  bool leader_tracked = false;
+  std::int64_t num_arrivals = 1;
+  std::int64_t num_barriers = 1;
+  bool unindexed = false;  // arrive on the ref without .at[0]
+  bool orders_tensor_core = false;
+  WaitChoice wait = WaitChoice::kAll;
+};
+
+// An allocation that the copies do not use, to reach the rules of other allocation kinds.
+struct ExtraAlloc {
+  AllocKind kind = AllocKind::kAcc;
+  Shape shape;
+  DType dtype = DType::kFloat32;
+  bool collective = false;  // tmem
+  bool paired = false;      // tmem: and a second one, collective where this one is not
+  SemaphoreKind semaphore = SemaphoreKind::kRegular;
+  std::int64_t num_barriers = 1;  // barrier
+  bool own_scope = false;         // in a sibling run_scoped of its own
+  ScopeAxes own_scope_axes = ScopeAxes::kValid;
+};
+
+struct ScopePlan {
+  ScopeAxes axes = ScopeAxes::kValid;
+  Issuers issuers = Issuers::kAllThreads;
+  Schedule schedule = Schedule::kBatch;
+  std::vector<CopyPlan> copies;  // all on the scope's barrier
+  std::int64_t extra_arrivals = 0;
+  ArrivalFault arrival_fault = ArrivalFault::kNone;
+  std::int64_t num_barriers = 1;
+  bool orders_tensor_core = false;
+  WaitChoice wait = WaitChoice::kAll;
+  bool write_back = false;  // copy the first destination to an output after the wait
+  std::optional<ClusterSyncPlan> cluster_sync;
+  std::vector<ExtraAlloc> extras;
+  std::vector<ScopePlan> nested;  // run_scopeds inside this one
+};
+
+// A whole kernel body: sibling run_scopeds at the top level.
+struct ProgramPlan {
+  std::vector<ScopePlan> scopes;
+};
+
+}  // namespace collfuzz::generators

@@ -1,0 +1,77 @@
+// Weighted choices that shrink towards the first alternative, which by convention is the
+// simplest. RapidCheck's own gen::weightedElement and gen::weightedOneOf do not shrink across
+// alternatives; a minimal failing case needs them to.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <rapidcheck.h>
+
+namespace collfuzz::generators {
+
+namespace detail {
+
+// An index in [0, weights.size()) drawn with the given weights; shrinks towards 0.
+inline rc::Gen<std::size_t> weighted_index(std::vector<std::size_t> weights) {
+  std::size_t total = 0;
+  for (auto w : weights) total += w;
+  return [weights = std::move(weights), total](const rc::Random& random, int) {
+    std::uint64_t x = rc::Random(random).next() % total;
+    std::size_t i = 0;
+    while (x >= weights[i]) x -= weights[i++];
+    return rc::shrinkable::shrinkRecur(
+        i, [](std::size_t v) { return rc::shrink::towards<std::size_t>(v, 0); });
+  };
+}
+
+}  // namespace detail
+
+template <typename T>
+rc::Gen<T> weighted_element(std::vector<std::pair<std::size_t, T>> choices) {
+  std::vector<std::size_t> weights;
+  std::vector<T> values;
+  for (auto& [w, v] : choices) {
+    weights.push_back(w);
+    values.push_back(std::move(v));
+  }
+  return rc::gen::map(detail::weighted_index(std::move(weights)),
+                      [values = std::move(values)](std::size_t i) { return values[i]; });
+}
+
+template <typename T>
+rc::Gen<T> weighted_one_of(std::vector<std::pair<std::size_t, rc::Gen<T>>> choices) {
+  std::vector<std::size_t> weights;
+  std::vector<rc::Gen<T>> gens;
+  for (auto& [w, g] : choices) {
+    weights.push_back(w);
+    gens.push_back(std::move(g));
+  }
+  return rc::gen::mapcat(detail::weighted_index(std::move(weights)),
+                         [gens = std::move(gens)](std::size_t i) { return gens[i]; });
+}
+
+// True with `percent` % probability; shrinks to false.
+inline rc::Gen<bool> chance(std::size_t percent) {
+  return weighted_element<bool>({{100 - percent, false}, {percent, true}});
+}
+
+// A value from `gen` with `percent` % probability, else nothing; shrinks to nothing.
+template <typename T>
+rc::Gen<std::optional<T>> sometimes(std::size_t percent, rc::Gen<T> gen) {
+  return weighted_one_of<std::optional<T>>({{100 - percent, rc::gen::just(std::optional<T>())},
+                                            {percent, rc::gen::cast<std::optional<T>>(gen)}});
+}
+
+// `count` values of `gen`, with `count` drawn from `counts` (weighted, shrinking to the first).
+template <typename T>
+rc::Gen<std::vector<T>> several(std::vector<std::pair<std::size_t, std::size_t>> counts,
+                                rc::Gen<T> gen) {
+  return rc::gen::mapcat(weighted_element<std::size_t>(std::move(counts)), [gen](std::size_t n) {
+    return rc::gen::container<std::vector<T>>(n, gen);
+  });
+}
+
+}  // namespace collfuzz::generators

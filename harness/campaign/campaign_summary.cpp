@@ -1,0 +1,129 @@
+#include "harness/campaign/campaign_summary.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "harness/runner/atomic_file.h"
+
+namespace collfuzz::campaign {
+namespace {
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+}  // namespace
+
+CampaignTotals merge_worker_states(const CampaignDirectory& dir, std::int64_t jobs) {
+  CampaignTotals t;
+  for (std::int64_t w = 0; w < jobs; ++w) {
+    const WorkerState s = dir.load_worker(w);
+    t.cases += s.cases;
+    t.seconds = std::max(t.seconds, s.seconds);
+    t.worker_crashes += s.crashes;
+    t.coverage.merge(s.coverage);
+    for (const auto& [sig, n] : s.signatures) t.signatures[sig] += n;
+  }
+  return t;
+}
+
+nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
+                            const std::vector<FindingRecord>& f) {
+  nlohmann::json j;
+  j["seed"] = o.seed;
+  j["executors"] = o.executors;
+  j["jobs"] = o.jobs;
+  j["budget"] = {{"seconds", o.seconds}, {"cases", o.cases}};
+  j["cases"] = t.cases;
+  j["seconds"] = t.seconds;
+  j["cases_per_second"] = t.seconds > 0 ? static_cast<double>(t.cases) / t.seconds : 0.0;
+  j["this_run"] = {{"cases", t.run_cases},
+                   {"seconds", t.run_seconds},
+                   {"cases_per_second",
+                    t.run_seconds > 0 ? static_cast<double>(t.run_cases) / t.run_seconds : 0.0}};
+  j["worker_crashes"] = t.worker_crashes;
+  j["coverage"] = t.coverage.to_json();
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& r : f) {
+    const auto it = t.signatures.find(r.signature);
+    findings.push_back({{"signature", r.signature},
+                        {"case_file", "findings/" + r.case_file},
+                        {"outcomes_file", "findings/" + r.outcomes_file},
+                        {"occurrences", it == t.signatures.end() ? 1 : it->second},
+                        {"found", r.outcomes.value("found", nlohmann::json::object())},
+                        {"shrunk", r.outcomes.value("shrunk", false)},
+                        {"size", r.outcomes.value("size", nlohmann::json::object())}});
+  }
+  j["findings"] = findings;
+  return j;
+}
+
+std::string summary_markdown(const nlohmann::json& s) {
+  std::string md = "# collfuzz campaign summary\n\n";
+  md += "| | |\n|---|---|\n";
+  md += "| seed | " + std::to_string(s["seed"].get<std::uint64_t>()) + " |\n";
+  std::string ex;
+  for (const auto& e : s["executors"]) ex += (ex.empty() ? "" : ", ") + e.get<std::string>();
+  md += "| executors | reference vs " + (ex.empty() ? std::string("(none)") : ex) + " |\n";
+  md += "| worker processes | " + std::to_string(s["jobs"].get<std::int64_t>()) + " |\n";
+  md += "| cases run | " + std::to_string(s["cases"].get<std::int64_t>()) + " |\n";
+  md += "| seconds | " + fixed(s["seconds"].get<double>(), 1) + " |\n";
+  md += "| cases/s | " + fixed(s["cases_per_second"].get<double>(), 0) + " |\n";
+  const auto& cov = s["coverage"];
+  md += "| rule coverage | " + std::to_string(cov["rules_hit"].get<std::size_t>()) + " of " +
+        std::to_string(cov["rules_total"].get<std::size_t>()) + " rules fired |\n";
+  md += "| worker crashes | " + std::to_string(s["worker_crashes"].get<std::int64_t>()) + " |\n";
+  md += "| findings | " + std::to_string(s["findings"].size()) + " |\n\n";
+
+  md += "## Findings\n\n";
+  if (s["findings"].empty()) {
+    md += "None.\n\n";
+  } else {
+    md +=
+        "| signature | occurrences | case file | size (ops, CTAs, elements) | found in "
+        "|\n|---|---|---|---|---|\n";
+    for (const auto& f : s["findings"]) {
+      const auto& size = f["size"];
+      std::string sz = size.contains("ops")
+                           ? std::to_string(size["ops"].get<std::int64_t>()) + ", " +
+                                 std::to_string(size["ctas"].get<std::int64_t>()) + ", " +
+                                 std::to_string(size["elements"].get<std::int64_t>())
+                           : "-";
+      if (!f["shrunk"].get<bool>()) sz += " (not shrunk)";
+      md += "| `" + f["signature"].get<std::string>() + "` | " +
+            std::to_string(f["occurrences"].get<std::int64_t>()) + " | [" +
+            f["case_file"].get<std::string>() + "](" + f["case_file"].get<std::string>() + ") | " +
+            sz + " | " + f["found"].value("case", std::string("-")) + " |\n";
+    }
+    md += "\n";
+  }
+
+  md += "## Outcome kinds\n\n| kind | mosaic | interpret |\n|---|---|---|\n";
+  for (const auto& [kind, n] : cov["outcome_kinds"]["mosaic"].items()) {
+    md += "| " + kind + " | " + std::to_string(n.get<std::int64_t>()) + " | " +
+          std::to_string(cov["outcome_kinds"]["interpret"][kind].get<std::int64_t>()) + " |\n";
+  }
+  md +=
+      "\n## Rule coverage\n\nHow often each rule was the one that rejected a case, per profile "
+      "predicted.\n\n";
+  md += "| rule | mosaic | interpret |\n|---|---|---|\n";
+  for (const auto& [rule, n] : cov["rules"].items()) {
+    const auto m = n["mosaic"].get<std::int64_t>();
+    const auto i = n["interpret"].get<std::int64_t>();
+    md += "| " + std::string(m + i == 0 ? "**" : "") + rule + (m + i == 0 ? "** (never)" : "") +
+          " | " + std::to_string(m) + " | " + std::to_string(i) + " |\n";
+  }
+  return md;
+}
+
+nlohmann::json write_summary(const CampaignDirectory& dir, const CampaignOptions& o,
+                             const CampaignTotals& t, const std::vector<FindingRecord>& findings) {
+  const nlohmann::json s = summary_json(o, t, findings);
+  write_file_atomically(dir.out() / "summary.json", s.dump(2) + "\n");
+  write_file_atomically(dir.out() / "summary.md", summary_markdown(s));
+  return s;
+}
+
+}  // namespace collfuzz::campaign

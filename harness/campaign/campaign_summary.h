@@ -1,0 +1,41 @@
+// The end of a campaign: summary.json and summary.md in the campaign directory, with the cases
+// run, cases per second, rule coverage, outcome kinds, and the findings by signature with their
+// case files.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "generators/rule_coverage.h"
+#include "harness/campaign/campaign_options.h"
+#include "harness/campaign/campaign_state.h"
+#include "harness/campaign/findings_store.h"
+
+namespace collfuzz::campaign {
+
+struct CampaignTotals {
+  std::int64_t cases = 0;      // over every run of the campaign
+  double seconds = 0;          // wall time over every run (the longest-running worker's)
+  std::int64_t run_cases = 0;  // in this run
+  double run_seconds = 0;
+  std::int64_t worker_crashes = 0;
+  generators::RuleCoverage coverage;
+  std::map<std::string, std::int64_t> signatures;  // occurrences
+};
+
+// Merges the saved state of every worker.
+CampaignTotals merge_worker_states(const CampaignDirectory& dir, std::int64_t jobs);
+
+nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
+                            const std::vector<FindingRecord>& f);
+std::string summary_markdown(const nlohmann::json& summary);
+
+// Writes both files atomically; returns the summary.
+nlohmann::json write_summary(const CampaignDirectory& dir, const CampaignOptions& o,
+                             const CampaignTotals& t, const std::vector<FindingRecord>& findings);
+
+}  // namespace collfuzz::campaign

@@ -1,0 +1,142 @@
+#include "harness/campaign/case_check.h"
+
+#include "oracles/oracles.h"
+#include "oracles/reference/reference.h"
+
+namespace collfuzz::campaign {
+namespace {
+
+Mismatch exception_mismatch(const std::string& phase, const std::string& executor,
+                            const std::string& what) {
+  Mismatch m;
+  m.oracle = "crash";
+  m.kind = "exception";
+  m.what = phase;
+  m.detail = phase + " threw: " + what;
+  m.signature = make_signature(m.oracle, m.kind, m.what, executor);
+  return m;
+}
+
+}  // namespace
+
+std::string exception_signature(const std::string& phase, const std::string& executor) {
+  return make_signature("crash", "exception", phase, executor);
+}
+
+CaseCheck::CaseCheck(std::vector<std::unique_ptr<Executor>> executors, DiagnosticLevel level)
+    : executors_(std::move(executors)), level_(level) {}
+
+std::vector<std::string> CaseCheck::executor_names() const {
+  std::vector<std::string> out;
+  for (const auto& e : executors_) out.push_back(e->name());
+  return out;
+}
+
+std::string CaseCheck::phase_name(std::uint32_t phase) const {
+  switch (phase) {
+    case kGenerate:
+      return "generate";
+    case kReference:
+      return "reference";
+    case kCompare:
+      return "compare";
+    case kShrink:
+      return "shrink";
+    default:
+      break;
+  }
+  const std::uint32_t k = phase - kFirstExecutor;
+  return k < executors_.size() ? executors_[k]->name() : "unknown";
+}
+
+const Outcome& CaseCheck::prediction(const Case& c, Profile p, std::map<Profile, Outcome>& cache,
+                                     std::vector<Mismatch>& out) {
+  auto it = cache.find(p);
+  if (it != cache.end()) return it->second;
+  enter(kReference);
+  Outcome o;
+  try {
+    o = predict(c, p).outcome;
+  } catch (const std::exception& e) {
+    out.push_back(exception_mismatch("reference", "reference", e.what()));
+    o.kind = OutcomeKind::kCrash;
+    o.profile = p;
+    o.executor = "reference";
+    o.reason = e.what();
+  }
+  return cache.emplace(p, std::move(o)).first->second;
+}
+
+std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCoverage* coverage) {
+  std::vector<Mismatch> out;
+  std::map<Profile, Outcome> cache;
+  if (executors_.empty()) {
+    // Only the reference runs: it is still exercised (a crash is a finding), for the case's
+    // profile.
+    const Outcome& own = prediction(c, c.target.profile, cache, out);
+    if (coverage && own.kind != OutcomeKind::kCrash) coverage->record(c.target.profile, own);
+  }
+  for (std::size_t k = 0; k < executors_.size(); ++k) {
+    Executor& ex = *executors_[k];
+    const Profile p = ex.profile();
+    const bool fresh = cache.find(p) == cache.end();
+    const Outcome& expected = prediction(c, p, cache, out);
+    if (expected.kind == OutcomeKind::kCrash) continue;
+    if (coverage && fresh) coverage->record(p, expected);
+    enter(kFirstExecutor + static_cast<std::uint32_t>(k));
+    Outcome actual;
+    try {
+      actual = ex.run(c);
+    } catch (const std::exception& e) {
+      out.push_back(exception_mismatch(ex.name(), ex.name(), e.what()));
+      continue;
+    }
+    actual.executor = ex.name();
+    enter(kCompare);
+    try {
+      Verdict v = compare(c, expected, actual, level_);
+      for (auto& m : v.mismatches) {
+        m.signature = make_signature(m.oracle, m.kind, m.what, ex.name());
+        out.push_back(std::move(m));
+      }
+    } catch (const std::exception& e) {
+      out.push_back(exception_mismatch("compare", ex.name(), e.what()));
+    }
+  }
+  return out;
+}
+
+CaseReportFull CaseCheck::full(const Case& c) {
+  CaseReportFull r;
+  if (executors_.empty()) prediction(c, c.target.profile, r.reference, r.mismatches);
+  for (auto& exp : executors_) {
+    ExecutorReport er;
+    er.executor = exp->name();
+    const Outcome& expected = prediction(c, exp->profile(), r.reference, r.mismatches);
+    try {
+      er.outcome = exp->run(c);
+    } catch (const std::exception& e) {
+      er.outcome.kind = OutcomeKind::kCrash;
+      er.outcome.reason = std::string("exception: ") + e.what();
+      r.mismatches.push_back(exception_mismatch(exp->name(), exp->name(), e.what()));
+    }
+    er.outcome.executor = exp->name();
+    er.verdict.executor = exp->name();
+    if (expected.kind != OutcomeKind::kCrash && er.outcome.kind != OutcomeKind::kCrash) {
+      try {
+        er.verdict = compare(c, expected, er.outcome, level_);
+        er.verdict.executor = exp->name();
+        for (auto& m : er.verdict.mismatches) {
+          m.signature = make_signature(m.oracle, m.kind, m.what, exp->name());
+          r.mismatches.push_back(m);
+        }
+      } catch (const std::exception& e) {
+        r.mismatches.push_back(exception_mismatch("compare", exp->name(), e.what()));
+      }
+    }
+    r.executors.push_back(std::move(er));
+  }
+  return r;
+}
+
+}  // namespace collfuzz::campaign

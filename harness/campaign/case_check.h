@@ -1,0 +1,76 @@
+// The differential check of one case: the reference's prediction for each executor's profile
+// (for the case's own target profile when no executor runs), each executor's outcome, and the
+// three oracles' verdicts. An exception thrown by the reference, an executor or an oracle is itself
+// a disagreement, with a signature of its own.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "generators/rule_coverage.h"
+#include "harness/core/case.h"
+#include "harness/core/outcome.h"
+#include "harness/executors/executor.h"
+#include "oracles/verdict.h"
+
+namespace collfuzz::campaign {
+
+// What a worker is doing, kept in shared memory so that the supervisor can say which part of
+// collfuzz a crashed worker died in. Executor k is kFirstExecutor + k.
+enum Phase : std::uint32_t {
+  kGenerate = 0,
+  kReference = 1,
+  kCompare = 2,
+  kShrink = 3,
+  kFirstExecutor = 4
+};
+
+struct ExecutorReport {
+  std::string executor;
+  Outcome outcome;
+  Verdict verdict;
+};
+
+struct CaseReportFull {
+  std::map<Profile, Outcome> reference;  // every prediction made
+  std::vector<ExecutorReport> executors;
+  std::vector<Mismatch> mismatches;  // every executor's, in executor order
+};
+
+class CaseCheck {
+ public:
+  CaseCheck(std::vector<std::unique_ptr<Executor>> executors, DiagnosticLevel level);
+
+  // The mismatches of every executor against the reference (the campaign's hot path). Records
+  // the reference's predictions in `coverage` when it is non-null.
+  std::vector<Mismatch> mismatches(const Case& c, generators::RuleCoverage* coverage = nullptr);
+  // Everything, for a finding's report.
+  CaseReportFull full(const Case& c);
+
+  // Where to record the phase (a word in shared memory), or null.
+  void set_phase_word(std::atomic<std::uint32_t>* word) { phase_ = word; }
+  const std::vector<std::unique_ptr<Executor>>& executors() const { return executors_; }
+  std::vector<std::string> executor_names() const;
+  // The name of a phase, for a crash signature: "reference", an executor's name, ...
+  std::string phase_name(std::uint32_t phase) const;
+
+ private:
+  std::vector<std::unique_ptr<Executor>> executors_;
+  DiagnosticLevel level_;
+  std::atomic<std::uint32_t>* phase_ = nullptr;
+
+  void enter(std::uint32_t phase) {
+    if (phase_) phase_->store(phase, std::memory_order_relaxed);
+  }
+  const Outcome& prediction(const Case& c, Profile p, std::map<Profile, Outcome>& cache,
+                            std::vector<Mismatch>& out);
+};
+
+// The signature of an exception thrown in `phase` (crash:exception:<phase>:<executor>).
+std::string exception_signature(const std::string& phase, const std::string& executor);
+
+}  // namespace collfuzz::campaign

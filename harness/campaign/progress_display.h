@@ -1,0 +1,37 @@
+// The campaign's progress: on a terminal, one line rewritten in place a few times a second;
+// otherwise (a log, CI) a plain line every few seconds.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+namespace collfuzz::campaign {
+
+struct ProgressSnapshot {
+  double seconds = 0;            // wall time of this run
+  std::int64_t cases = 0;        // cases run in this run
+  std::int64_t total_cases = 0;  // including earlier runs of a resumed campaign
+  std::int64_t findings = 0;
+  std::size_t rules_hit = 0;
+  std::size_t rules_total = 0;
+  std::int64_t workers = 0;
+  std::int64_t crashes = 0;  // worker processes that died
+};
+
+class ProgressDisplay {
+ public:
+  ProgressDisplay(std::ostream& out, bool terminal);
+  void update(const ProgressSnapshot& s);  // throttled
+  void finish(const ProgressSnapshot& s);  // the last line, always printed
+
+  static std::string format(const ProgressSnapshot& s);
+
+ private:
+  std::ostream& out_;
+  bool terminal_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+}  // namespace collfuzz::campaign

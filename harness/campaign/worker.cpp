@@ -1,0 +1,151 @@
+#include "harness/campaign/worker.h"
+
+#include "generators/case_stream.h"
+#include "harness/campaign/finding_report.h"
+
+namespace collfuzz::campaign {
+namespace {
+
+bool has_signature(const std::vector<Mismatch>& ms, const std::string& signature) {
+  for (const auto& m : ms) {
+    if (m.signature == signature) return true;
+  }
+  return false;
+}
+
+double since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+Worker::Worker(WorkerConfig config, CaseCheck& check, FindingsStore* store,
+               const CampaignDirectory* dir, WorkerSlot* slot, const std::atomic<int>* stop)
+    : config_(std::move(config)),
+      check_(check),
+      store_(store),
+      dir_(dir),
+      slot_(slot),
+      stop_(stop) {
+  if (slot_) check_.set_phase_word(&slot_->phase);
+}
+
+void Worker::publish_rules(const generators::RuleCoverage& coverage) {
+  if (!slot_) return;
+  std::uint64_t lo = 0;
+  std::uint64_t hi = 0;
+  for (std::size_t r = 0; r < generators::RuleCoverage::kRules; ++r) {
+    const auto id = static_cast<RuleId>(r);
+    if (coverage.fired(id, Profile::kMosaic) + coverage.fired(id, Profile::kInterpret) == 0)
+      continue;
+    (r < 64 ? lo : hi) |= std::uint64_t{1} << (r % 64);
+  }
+  slot_->rules_lo.store(lo, std::memory_order_relaxed);
+  slot_->rules_hi.store(hi, std::memory_order_relaxed);
+}
+
+void Worker::report(const std::string& signature, std::uint64_t index, const Case& c,
+                    double seconds) {
+  ++findings_;
+  if (slot_) slot_->findings.fetch_add(1, std::memory_order_relaxed);
+  FindingEvent ev;
+  ev.signature = signature;
+  ev.index = index;
+  ev.seconds_to_detection = seconds;
+  ev.original = case_size(c);
+  const FoundAt at{c.name, config_.seed, index, config_.worker, seconds};
+
+  // Reported at once, as found: a kill during shrinking keeps it.
+  Case reported = c;
+  reported.notes = "collfuzz fuzz finding " + signature + " (as found; shrinking)";
+  if (store_) {
+    store_->write(
+        signature, reported,
+        finding_report(signature, at, check_.full(c), ev.original, ev.original, false, nullptr));
+    ev.case_file = store_->dir() / (FindingsStore::slug(signature) + ".json");
+  }
+  if (config_.shrink) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (slot_) slot_->phase.store(kShrink, std::memory_order_relaxed);
+    CaseShrinker shrinker(
+        [&](const Case& cand) {
+          if (slot_) slot_->heartbeat.fetch_add(1, std::memory_order_relaxed);
+          return has_signature(check_.mismatches(cand), signature);
+        },
+        config_.shrink_limits);
+    Case shrunk = shrinker.shrink(generators::generate_shrinkable(config_.seed, index));
+    ev.shrink_seconds = since(t0);
+    ev.shrunk = case_size(shrunk);
+    shrunk.name = c.name + "-shrunk";
+    shrunk.notes = "collfuzz fuzz finding " + signature + ", shrunk from " + c.name + " (" +
+                   std::to_string(ev.original.ops) + " ops, " + std::to_string(ev.original.ctas) +
+                   " CTAs -> " + std::to_string(ev.shrunk.ops) + " ops, " +
+                   std::to_string(ev.shrunk.ctas) + " CTAs); every executor's outcome is in " +
+                   FindingsStore::slug(signature) + ".outcomes.json";
+    if (store_) {
+      store_->write(signature, shrunk,
+                    finding_report(signature, at, check_.full(shrunk), ev.original, ev.shrunk, true,
+                                   &shrinker.stats()));
+    }
+  } else {
+    ev.shrunk = ev.original;
+  }
+  if (on_finding) on_finding(ev);
+}
+
+WorkerState Worker::run(WorkerState state) {
+  started_ = std::chrono::steady_clock::now();
+  auto last_save = started_;
+  double saved_seconds = state.seconds;
+  const auto jobs = static_cast<std::uint64_t>(config_.jobs);
+  std::int64_t since_publish = 0;
+  while (true) {
+    if (stop_ && stop_->load(std::memory_order_relaxed)) break;
+    if (config_.case_limit > 0 &&
+        state.next_index >= static_cast<std::uint64_t>(config_.case_limit))
+      break;
+    const auto now = std::chrono::steady_clock::now();
+    if (config_.deadline && now >= *config_.deadline) break;
+    if (config_.stop_after_findings > 0 && findings_ >= config_.stop_after_findings) break;
+
+    const std::uint64_t index = state.next_index;
+    if (slot_) {
+      slot_->current_index.store(index, std::memory_order_relaxed);
+      slot_->phase.store(kGenerate, std::memory_order_relaxed);
+    }
+    const Case c = generators::generate_case(config_.seed, index);
+    const std::vector<Mismatch> ms =
+        check_.mismatches(c, slot_ ? &slot_->coverage : &state.coverage);
+    const double t = since(started_);
+    for (const auto& m : ms) {
+      ++state.signatures[m.signature];
+      if (store_ ? store_->claim(m.signature) : state.signatures[m.signature] == 1)
+        report(m.signature, index, c, t);
+    }
+    state.next_index += jobs;
+    ++state.cases;
+    if (slot_) {
+      slot_->cases.fetch_add(1, std::memory_order_relaxed);
+      slot_->total_cases.store(state.cases, std::memory_order_relaxed);
+      slot_->heartbeat.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (++since_publish >= 256) {
+      since_publish = 0;
+      publish_rules(slot_ ? slot_->coverage : state.coverage);
+    }
+    if (dir_ && now - last_save >= std::chrono::seconds(1)) {
+      state.seconds = saved_seconds + since(started_);
+      if (slot_) state.coverage = slot_->coverage;
+      dir_->save_worker(state);
+      if (slot_) state.coverage = slot_->coverage;
+      last_save = now;
+    }
+  }
+  state.seconds = saved_seconds + since(started_);
+  publish_rules(slot_ ? slot_->coverage : state.coverage);
+  if (slot_) state.coverage = slot_->coverage;
+  if (dir_) dir_->save_worker(state);
+  return state;
+}
+
+}  // namespace collfuzz::campaign

@@ -1,0 +1,69 @@
+// One worker of a campaign: runs case index worker, worker + jobs, worker + 2 jobs, ... of the
+// seed's stream through the differential check; reports each new signature at once (the case as
+// found), then shrinks it and reports it again; saves its state every second. Runs in a worker
+// process under the supervisor, or in-process (the benchmark, the bug-finding measurement).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "harness/campaign/campaign_state.h"
+#include "harness/campaign/case_check.h"
+#include "harness/campaign/case_shrinker.h"
+#include "harness/campaign/findings_store.h"
+#include "harness/campaign/worker_board.h"
+
+namespace collfuzz::campaign {
+
+struct WorkerConfig {
+  std::uint64_t seed = 1;
+  std::int64_t worker = 0;
+  std::int64_t jobs = 1;
+  std::int64_t case_limit = 0;  // stop before index >= case_limit (0: none)
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  bool shrink = true;
+  ShrinkLimits shrink_limits;
+  std::int64_t stop_after_findings = 0;  // 0: never
+};
+
+struct FindingEvent {
+  std::string signature;
+  std::uint64_t index = 0;
+  double seconds_to_detection = 0;  // from the start of run() to the check that found it
+  CaseSize original;
+  CaseSize shrunk;
+  double shrink_seconds = 0;
+  std::filesystem::path case_file;
+};
+
+class Worker {
+ public:
+  // `store` may be null (count signatures, report nothing); `dir` null: save no state; `slot` and
+  // `stop` may be null (in-process runs).
+  Worker(WorkerConfig config, CaseCheck& check, FindingsStore* store, const CampaignDirectory* dir,
+         WorkerSlot* slot, const std::atomic<int>* stop);
+
+  // Runs until the budget is spent or the stop flag is set; returns the state to save.
+  WorkerState run(WorkerState state);
+
+  std::function<void(const FindingEvent&)> on_finding;
+
+ private:
+  WorkerConfig config_;
+  CaseCheck& check_;
+  FindingsStore* store_;
+  const CampaignDirectory* dir_;
+  WorkerSlot* slot_;
+  const std::atomic<int>* stop_;
+  std::int64_t findings_ = 0;
+  std::chrono::steady_clock::time_point started_;
+
+  void report(const std::string& signature, std::uint64_t index, const Case& c, double seconds);
+  void publish_rules(const generators::RuleCoverage& coverage);
+};
+
+}  // namespace collfuzz::campaign
