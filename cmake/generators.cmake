@@ -46,6 +46,8 @@ if(COLLFUZZ_BUILD_TESTS)
   collfuzz_add_gtest(collfuzz_rule_coverage_tests
     SOURCES tests/generators/rule_coverage_test.cpp
     LIBS collfuzz_campaign)
+  add_test(NAME collfuzz_campaign_survives_sigkill
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/campaign_kill_test.sh $<TARGET_FILE:collfuzz>)
   collfuzz_add_gtest(collfuzz_property_tests
     SOURCES tests/generators/property_test.cpp tests/generators/property_support.cpp
     LIBS collfuzz_campaign rapidcheck_gtest)
@@ -95,4 +97,21 @@ if(COLLFUZZ_BUILD_BENCH AND NOT TARGET collfuzz_campaign_bench)
     add_executable(collfuzz_campaign_bench bench/campaign_bench.cpp)
     target_link_libraries(collfuzz_campaign_bench PRIVATE collfuzz_campaign benchmark::benchmark collfuzz_warnings)
   endif()
+endif()
+
+# Bug-finding power (docs/bug-finding.md): the campaign's loop against each mutant of the
+# simulator and the lowering. Test-only: it links the mutant variant of the simulator, never the
+# production collfuzz binary.
+if(COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)
+  add_executable(collfuzz_bugfind
+    harness/campaign/bugfind_main.cpp
+    harness/campaign/bug_finding.cpp
+    harness/campaign/case_check.cpp
+    harness/campaign/case_shrinker.cpp
+    harness/campaign/isolated_loop.cpp
+    harness/executors/sim_executor.cpp
+    harness/runner/atomic_file.cpp
+  )
+  target_link_libraries(collfuzz_bugfind PRIVATE collfuzz_generators collfuzz_oracles collfuzz_sim_mutants CLI11::CLI11
+                                                 collfuzz_warnings)
 endif()

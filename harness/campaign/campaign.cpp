@@ -99,9 +99,10 @@ int Campaign::run(std::ostream& out, bool terminal) {
   std::int64_t crashes = 0;
 
   std::vector<double> base_seconds(static_cast<std::size_t>(o.jobs), 0.0);
-  const auto spawn = [&](std::int64_t w) {
-    // The worker continues from its saved state; its counters live on the board.
-    const WorkerState saved = dir.load_worker(w);
+  // The worker continues from `saved` (the child inherits it); its counters live on the board.
+  std::vector<WorkerState> started_from(static_cast<std::size_t>(o.jobs));
+  const auto spawn = [&](std::int64_t w, const WorkerState& saved) {
+    started_from[static_cast<std::size_t>(w)] = saved;
     board->slots[w].coverage = saved.coverage;
     board->slots[w].total_cases.store(saved.cases);
     base_seconds[static_cast<std::size_t>(w)] = saved.seconds;
@@ -123,7 +124,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
         config.deadline = deadline;
         config.shrink = o.shrink;
         Worker worker(config, check, &worker_store, &dir, &board->slots[w], &board->stop);
-        worker.run(dir.load_worker(w));
+        worker.run(saved);
       } catch (const std::exception& e) {
         std::cerr << "collfuzz: worker " << w << ": " << e.what() << "\n";
         code = 3;
@@ -139,7 +140,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
     p.last_progress = std::chrono::steady_clock::now();
     p.started = p.last_progress;
   };
-  for (std::int64_t w = 0; w < o.jobs; ++w) spawn(w);
+  for (std::int64_t w = 0; w < o.jobs; ++w) spawn(w, dir.load_worker(w));
 
   ProgressDisplay progress(out, terminal);
   const auto snapshot = [&] {
@@ -204,6 +205,10 @@ int Campaign::run(std::ostream& out, bool terminal) {
       crash.worker = w;
       // Its state: the counters from the board (always current), the rest from its last save.
       WorkerState state = dir.load_worker(w);
+      // A worker that died before its first save left the file older than what it started from.
+      if (state.next_index < started_from[static_cast<std::size_t>(w)].next_index) {
+        state = started_from[static_cast<std::size_t>(w)];
+      }
       state.cases = slot.total_cases.load();
       state.coverage = slot.coverage;
       state.seconds =
@@ -211,12 +216,18 @@ int Campaign::run(std::ostream& out, bool terminal) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - p.started).count();
       state.next_index = crash.index + static_cast<std::uint64_t>(o.jobs);
       ++state.crashes;
-      ++state.signatures[crash_signature(crash, o.executors)];
-      dir.save_worker(state);
-      reporters.push_back(spawn_crash_reporter(o, dir, crash));
+      const std::string signature = crash_signature(crash, o.executors);
+      ++state.signatures[signature];
+      // A signature reported before needs no reporter; the state goes to the new worker in
+      // memory (it saves it within a second), or to the file when the campaign stops here.
+      if (!std::filesystem::exists(dir.findings() / (FindingsStore::slug(signature) + ".claim"))) {
+        reporters.push_back(spawn_crash_reporter(o, dir, crash));
+      }
       if (!board->stop.load()) {
-        spawn(w);
+        spawn(w, state);
         any_running = true;
+      } else {
+        dir.save_worker(state);
       }
     }
     if (std::chrono::steady_clock::now() - last_shown > std::chrono::milliseconds(250)) {

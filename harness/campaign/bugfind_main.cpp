@@ -1,0 +1,153 @@
+// collfuzz_bugfind: the campaign's bug-finding power, measured. For each planted bug of the
+// simulator and the lowering (harness/lowering/mutants.h), the default campaign's loop runs the
+// reference against the mutant simulator on one core, up to --seconds each, and the table says
+// whether the bug was detected, how fast, and how small the shrunk case is (docs/bug-finding.md).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <vector>
+
+#include "harness/campaign/bug_finding.h"
+#include "harness/campaign/isolated_loop.h"
+#include "harness/core/case_json.h"
+#include "harness/core/errors.h"
+#include "harness/runner/atomic_file.h"
+
+namespace {
+
+using namespace collfuzz;
+using namespace collfuzz::campaign;
+
+nlohmann::json size_json(const CaseSize& s) {
+  return {{"ops", s.ops}, {"ctas", s.ctas}, {"elements", s.elements}};
+}
+
+// Hunts one mutant in a child process (a simulator that crashes must not end the measurement).
+nlohmann::json hunt_isolated(lowering::Mutant m, std::uint64_t seed, double seconds) {
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("collfuzz-bugfind-" + std::to_string(::getpid()) + "-" +
+                     std::string(lowering::mutant_name(m)) + ".json");
+  std::cout.flush();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const MutantHunt h =
+        hunt_mutant(m, seed, seconds, ShrinkLimits{2000, std::chrono::milliseconds(20000)});
+    const nlohmann::json j{
+        {"mutant", h.mutant},
+        {"detected", h.detected},
+        {"seconds_to_detection", h.seconds_to_detection},
+        {"cases_to_detection", h.cases_to_detection},
+        {"signature", h.signature},
+        {"found_in", h.case_name},
+        {"original_size", size_json(h.original)},
+        {"shrunk_size", size_json(h.shrunk)},
+        {"shrink_seconds", h.shrink_seconds},
+        {"shrunk_case", h.shrunk_case_json.empty() ? nlohmann::json()
+                                                   : nlohmann::json::parse(h.shrunk_case_json)}};
+    write_file_atomically(file, j.dump());
+    ::_exit(0);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && std::filesystem::exists(file)) {
+    nlohmann::json j = load_json_file(file);
+    std::filesystem::remove(file);
+    return j;
+  }
+  return {{"mutant", std::string(lowering::mutant_name(m))},
+          {"detected", false},
+          {"error", WIFSIGNALED(status) ? "the hunt died of " + signal_name(WTERMSIG(status))
+                                        : "the hunt failed"}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "collfuzz_bugfind: run the default campaign against each mutant of the simulator and "
+      "lowering"};
+  double seconds = 60;
+  std::uint64_t seed = 1;
+  std::string only;
+  std::string json_file;
+  std::string cases_dir;
+  app.add_option("--seconds", seconds, "budget per mutant")->capture_default_str();
+  app.add_option("--seed", seed, "the campaign's seed")->capture_default_str();
+  app.add_option("--mutants", only, "comma-separated mutant names (default: all)");
+  app.add_option("--json", json_file, "write the results as JSON here");
+  app.add_option("--cases", cases_dir, "write each mutant's shrunk case here");
+  CLI11_PARSE(app, argc, argv);
+
+  std::vector<lowering::Mutant> mutants;
+  for (int m = 1; m < static_cast<int>(lowering::Mutant::kCount); ++m) {
+    const auto mutant = static_cast<lowering::Mutant>(m);
+    const std::string name(lowering::mutant_name(mutant));
+    if (only.empty() || ("," + only + ",").find("," + name + ",") != std::string::npos)
+      mutants.push_back(mutant);
+  }
+  std::cout << "| mutant | detected | time to detection (s) | cases | signature | shrunk case "
+               "(ops, CTAs, elements) |\n"
+            << "|---|---|---|---|---|---|\n";
+  nlohmann::json results = nlohmann::json::array();
+  std::vector<double> times;
+  int detected = 0;
+  for (lowering::Mutant m : mutants) {
+    nlohmann::json h = hunt_isolated(m, seed, seconds);
+    const bool found = h.value("detected", false);
+    char time[32];
+    std::snprintf(time, sizeof time, "%.3f", h.value("seconds_to_detection", 0.0));
+    std::string size = "-";
+    if (found) {
+      const auto& z = h["shrunk_size"];
+      size = std::to_string(z["ops"].get<std::int64_t>()) + ", " +
+             std::to_string(z["ctas"].get<std::int64_t>()) + ", " +
+             std::to_string(z["elements"].get<std::int64_t>());
+    }
+    std::cout << "| " << h["mutant"].get<std::string>() << " | " << (found ? "yes" : "**no**")
+              << " | " << (found ? time : "-") << " | "
+              << h.value("cases_to_detection", std::int64_t{0}) << " | "
+              << (found ? "`" + h["signature"].get<std::string>() + "`"
+                        : h.value("error", std::string("-")))
+              << " | " << size << " |\n"
+              << std::flush;
+    if (found) {
+      ++detected;
+      times.push_back(h["seconds_to_detection"].get<double>());
+      if (!cases_dir.empty()) {
+        write_file_atomically(cases_dir + "/" + h["mutant"].get<std::string>() + ".json",
+                              h["shrunk_case"].dump(2) + "\n");
+      }
+    }
+    h.erase("shrunk_case");
+    results.push_back(h);
+  }
+  std::sort(times.begin(), times.end());
+  const double median =
+      times.empty()
+          ? 0
+          : (times.size() % 2 ? times[times.size() / 2]
+                              : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2);
+  std::printf(
+      "\n%d of %zu mutants detected; median time to detection %.3f s (seed %llu, budget %.0f s "
+      "each)\n",
+      detected, mutants.size(), median, static_cast<unsigned long long>(seed), seconds);
+  if (!json_file.empty()) {
+    write_file_atomically(json_file, nlohmann::json{{"seed", seed},
+                                                    {"budget_seconds", seconds},
+                                                    {"detected", detected},
+                                                    {"mutants", mutants.size()},
+                                                    {"median_seconds", median},
+                                                    {"results", results}}
+                                             .dump(2) +
+                                         "\n");
+  }
+  return detected == static_cast<int>(mutants.size()) ? kExitOk : kExitMismatch;
+}
