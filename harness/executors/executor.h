@@ -24,6 +24,14 @@ class Executor {
   // Empty when the executor can run on this machine; otherwise why not.
   virtual std::string unavailable_reason() const { return {}; }
   virtual Outcome run(const Case& c) = 0;
+  // Several cases at once, one outcome each, in order; an executor that can batch (the CUDA
+  // executor launches cases of one cluster shape together) overrides it.
+  virtual std::vector<Outcome> run_batch(const std::vector<Case>& cases) {
+    std::vector<Outcome> out;
+    out.reserve(cases.size());
+    for (const Case& c : cases) out.push_back(run(c));
+    return out;
+  }
 };
 
 struct ExecutorOptions {

@@ -1,0 +1,71 @@
+// A stand-in for collfuzz-cuda-worker in the CUDA executor's tests: it speaks the same protocol
+// and misbehaves on request, by case name: a case named "hang..." makes it stop answering,
+// "crash..." makes it exit, "sticky..." makes it answer with a lost CUDA context and exit 3 (as
+// the real worker does), "garbage..." makes it print a line that is not JSON. Otherwise every
+// case completes; its outcome's info carries the process id and the request's size, so that a
+// test can see restarts and batching. With --unavailable the hello says unavailable.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "gpu/worker_protocol.h"
+
+using collfuzz::Case;
+using collfuzz::Outcome;
+using collfuzz::OutcomeKind;
+
+int main(int argc, char** argv) {
+  collfuzz::gpu::WorkerHello hello;
+  hello.info["fake"] = "1";
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--unavailable") hello.unavailable = "fake: no device";
+  }
+  std::printf("%s\n", collfuzz::gpu::hello_line(hello).c_str());
+  std::fflush(stdout);
+  bool exit_after = false;
+  const collfuzz::gpu::RunCases run = [&](const std::vector<Case>& cases) {
+    std::vector<Outcome> out;
+    bool sticky = false;
+    for (const Case& c : cases) {
+      if (c.name.rfind("hang", 0) == 0) {
+        while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+      }
+      if (c.name.rfind("crash", 0) == 0) std::_Exit(1);
+      if (c.name.rfind("garbage", 0) == 0) {
+        std::printf("this is not json\n");
+        std::fflush(stdout);
+      }
+      sticky = sticky || c.name.rfind("sticky", 0) == 0;
+    }
+    for (const Case& c : cases) {
+      Outcome o;
+      o.executor = "cuda";
+      if (sticky) {
+        o.kind = OutcomeKind::kCrash;
+        o.reason = "a sticky CUDA error (fake)";
+        o.info["cuda_context_lost"] = "1";
+      } else {
+        o.kind = OutcomeKind::kCompleted;
+      }
+      o.info["pid"] = std::to_string(::getpid());
+      o.info["request_cases"] = std::to_string(cases.size());
+      o.info["name"] = c.name;
+      out.push_back(o);
+    }
+    exit_after = sticky;
+    return out;
+  };
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    const std::string response = collfuzz::gpu::handle_request(line, hello, run);
+    if (response.empty()) continue;
+    std::printf("%s\n", response.c_str());
+    std::fflush(stdout);
+    if (exit_after) return 3;
+  }
+  return 0;
+}
