@@ -1,0 +1,35 @@
+#include "bench/bench_cases.h"
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/case_json.h"
+
+namespace collfuzz::bench {
+
+Case multicast_tile_case(std::int64_t tile_bytes, std::int64_t ctas) {
+  const std::int64_t rows = tile_bytes / (64 * 4);
+  nlohmann::json copy = {{"op", "copy_gmem_to_smem"},
+                         {"src", {{"input", "x"}}},
+                         {"dst", {{"alloc", "dst"}}},
+                         {"barrier", {{"alloc", "bar"}}}};
+  nlohmann::json mesh = nlohmann::json::object();
+  if (ctas > 1) {
+    copy["collective_axes"] = "x";
+    mesh = {{"cluster", {ctas}}, {"cluster_names", {"x"}}};
+  }
+  const nlohmann::json j = {
+      {"format", 1},
+      {"name", "bench"},
+      {"mesh", mesh},
+      {"target", {{"arch", "sm_90a"}, {"semantics", "lane"}}},
+      {"inputs", {{{"name", "x"}, {"shape", {rows, 64}}, {"dtype", "float32"}}}},
+      {"program",
+       {{{"op", "run_scoped"},
+         {"allocs",
+          {{{"name", "dst"}, {"kind", "smem"}, {"shape", {rows, 64}}, {"dtype", "float32"}},
+           {{"name", "bar"}, {"kind", "barrier"}}}},
+         {"body", {copy, {{"op", "barrier_wait"}, {"barrier", {{"alloc", "bar"}}}}}}}}}};
+  return case_from_json(j);
+}
+
+}  // namespace collfuzz::bench

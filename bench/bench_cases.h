@@ -1,0 +1,20 @@
+// The cases the benchmarks run: one copy per CTA of an f32 tile into SMEM, multicast over the
+// whole cluster along one axis, then a barrier wait; parameterised by the tile's bytes per CTA and
+// the cluster size.
+#pragma once
+
+#include <cstdint>
+
+#include "harness/core/case.h"
+
+namespace collfuzz::bench {
+
+// A (tile_bytes / 256) x 64 f32 tile, multicast over a cluster of `ctas` CTAs (ctas == 1: a plain
+// copy). tile_bytes is a multiple of 256 * ctas.
+Case multicast_tile_case(std::int64_t tile_bytes, std::int64_t ctas);
+
+// Benchmark argument lists: {tile bytes, cluster size}.
+inline constexpr std::int64_t kSmallTile = 4 * 1024;
+inline constexpr std::int64_t kLargeTile = 64 * 1024;
+
+}  // namespace collfuzz::bench

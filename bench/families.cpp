@@ -1,0 +1,108 @@
+// One benchmark family per stage, by tile size and cluster size: the reference checker's
+// prediction, the lowering, the simulator (the plan run over the cluster), the oracles, end to end
+// (reference + simulator + oracles, what `collfuzz run --executors reference,sim` does per case),
+// and a memcpy floor over the bytes the simulated cluster receives. Items are cases; bytes are
+// the tile bytes landing in SMEM over all CTAs. docs/performance.md has the command and the table.
+#include <cstring>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "bench/bench_cases.h"
+#include "harness/lowering/lowering.h"
+#include "harness/sim/cluster_simulator.h"
+#include "harness/sim/simulator.h"
+#include "oracles/oracles.h"
+#include "oracles/reference/reference.h"
+
+namespace collfuzz::bench {
+namespace {
+
+std::int64_t tile(const benchmark::State& s) { return s.range(0); }
+std::int64_t ctas(const benchmark::State& s) { return s.range(1); }
+
+void account(benchmark::State& s) {
+  s.SetItemsProcessed(static_cast<std::int64_t>(s.iterations()));
+  s.SetBytesProcessed(static_cast<std::int64_t>(s.iterations()) * tile(s) * ctas(s));
+}
+
+void BM_Reference(benchmark::State& s) {
+  const Case c = multicast_tile_case(tile(s), ctas(s));
+  for (auto _ : s) benchmark::DoNotOptimize(predict(c, Profile::kMosaic));
+  account(s);
+}
+
+void BM_Lowering(benchmark::State& s) {
+  const Case c = multicast_tile_case(tile(s), ctas(s));
+  for (auto _ : s) benchmark::DoNotOptimize(lowering::lower_case(c));
+  account(s);
+}
+
+void BM_Simulator(benchmark::State& s) {
+  const Case c = multicast_tile_case(tile(s), ctas(s));
+  const lowering::LoweringResult lowered = lowering::lower_case(c);
+  sim::DeviceMemory memory;
+  for (auto _ : s) benchmark::DoNotOptimize(sim::simulate_plan(lowered.plan, memory));
+  account(s);
+}
+
+// The sim executor's work per case: lowering plus simulation.
+void BM_LoweringAndSimulator(benchmark::State& s) {
+  const Case c = multicast_tile_case(tile(s), ctas(s));
+  sim::Simulator simulator;
+  for (auto _ : s) benchmark::DoNotOptimize(simulator.run(c));
+  account(s);
+}
+
+void BM_Oracles(benchmark::State& s) {
+  const Case c = multicast_tile_case(tile(s), ctas(s));
+  const Outcome expected = predict(c, Profile::kMosaic).outcome;
+  sim::Simulator simulator;
+  Outcome actual = simulator.run(c);
+  actual.executor = "sim";
+  for (auto _ : s) benchmark::DoNotOptimize(compare(c, expected, actual));
+  account(s);
+}
+
+void BM_EndToEnd(benchmark::State& s) {
+  const Case c = multicast_tile_case(tile(s), ctas(s));
+  sim::Simulator simulator;
+  for (auto _ : s) {
+    const Outcome expected = predict(c, Profile::kMosaic).outcome;
+    Outcome actual = simulator.run(c);
+    actual.executor = "sim";
+    benchmark::DoNotOptimize(compare(c, expected, actual));
+  }
+  account(s);
+}
+
+// The floor: copying the same bytes once, from a GMEM-sized source into per-CTA buffers.
+void BM_MemcpyFloor(benchmark::State& s) {
+  const auto bytes = static_cast<std::size_t>(tile(s));
+  const std::vector<std::uint8_t> src(bytes, 1);
+  std::vector<std::vector<std::uint8_t>> dst(static_cast<std::size_t>(ctas(s)),
+                                             std::vector<std::uint8_t>(bytes));
+  for (auto _ : s) {
+    for (auto& d : dst) std::memcpy(d.data(), src.data(), bytes);
+    benchmark::ClobberMemory();
+  }
+  account(s);
+}
+
+void shapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"tile_bytes", "ctas"});
+  for (std::int64_t t : {kSmallTile, std::int64_t{16} * 1024, kLargeTile}) {
+    for (std::int64_t n : {1, 2, 4}) b->Args({t, n});
+  }
+}
+
+BENCHMARK(BM_Reference)->Apply(shapes);
+BENCHMARK(BM_Lowering)->Apply(shapes);
+BENCHMARK(BM_Simulator)->Apply(shapes);
+BENCHMARK(BM_LoweringAndSimulator)->Apply(shapes);
+BENCHMARK(BM_Oracles)->Apply(shapes);
+BENCHMARK(BM_EndToEnd)->Apply(shapes);
+BENCHMARK(BM_MemcpyFloor)->Apply(shapes);
+
+}  // namespace
+}  // namespace collfuzz::bench

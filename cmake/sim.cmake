@@ -1,0 +1,65 @@
+# The shared lowering (harness/lowering), the CPU cluster simulator (harness/sim), the `sim`
+# executor, and their tests. The mutant variants (same sources, -DCOLLFUZZ_WITH_MUTANTS) are
+# linked only by tests; the production libraries carry no mutant hooks.
+set(COLLFUZZ_LOWERING_SOURCES
+  harness/lowering/async_copy.cpp
+  harness/lowering/case_lookup.cpp
+  harness/lowering/cluster_geometry.cpp
+  harness/lowering/compile_and_launch.cpp
+  harness/lowering/dialect_stage.cpp
+  harness/lowering/kernel_trace.cpp
+  harness/lowering/lowering.cpp
+  harness/lowering/lowering_rules.cpp
+  harness/lowering/mesh_check.cpp
+  harness/lowering/module_setup.cpp
+  harness/lowering/mutant_names.cpp
+  harness/lowering/plan_builder.cpp
+  harness/lowering/plan_json.cpp
+  harness/lowering/resource_estimate.cpp
+)
+set(COLLFUZZ_SIM_SOURCES
+  harness/sim/cluster_simulator.cpp
+  harness/sim/gmem_inputs.cpp
+  harness/sim/simulator.cpp
+)
+
+add_library(collfuzz_lowering STATIC ${COLLFUZZ_LOWERING_SOURCES})
+target_link_libraries(collfuzz_lowering PUBLIC collfuzz_core PRIVATE collfuzz_warnings)
+
+add_library(collfuzz_sim STATIC ${COLLFUZZ_SIM_SOURCES})
+target_link_libraries(collfuzz_sim PUBLIC collfuzz_lowering PRIVATE collfuzz_warnings)
+
+target_sources(collfuzz_executors PRIVATE harness/executors/sim_executor.cpp)
+target_link_libraries(collfuzz_executors PUBLIC collfuzz_sim)
+
+if(COLLFUZZ_BUILD_TESTS)
+  set(COLLFUZZ_SIM_TEST_LIBS collfuzz_oracles)
+  collfuzz_add_gtest(collfuzz_sim_tests
+    SOURCES
+      tests/sim/async_copy_test.cpp
+      tests/sim/cluster_geometry_test.cpp
+      tests/sim/corpus_agreement_test.cpp
+      tests/sim/layout_test.cpp
+      tests/sim/lowering_diagnostics_test.cpp
+      tests/sim/mbarrier_test.cpp
+      tests/sim/plan_test.cpp
+      tests/sim/rule_ids_test.cpp
+      tests/sim/sim_executor_test.cpp
+      tests/sim/simulator_test.cpp
+    LIBS collfuzz_runner collfuzz_sim)
+
+  if(COLLFUZZ_MUTANTS)
+    add_library(collfuzz_lowering_mutants STATIC ${COLLFUZZ_LOWERING_SOURCES} harness/lowering/mutant_selection.cpp)
+    target_compile_definitions(collfuzz_lowering_mutants PUBLIC COLLFUZZ_WITH_MUTANTS)
+    target_link_libraries(collfuzz_lowering_mutants PUBLIC collfuzz_core PRIVATE collfuzz_warnings)
+    add_library(collfuzz_sim_mutants STATIC ${COLLFUZZ_SIM_SOURCES})
+    target_link_libraries(collfuzz_sim_mutants PUBLIC collfuzz_lowering_mutants PRIVATE collfuzz_warnings)
+    collfuzz_add_gtest(collfuzz_mutant_tests
+      SOURCES tests/sim/mutant_test.cpp
+      LIBS collfuzz_oracles collfuzz_sim_mutants)
+  endif()
+
+  # The production binary carries no mutant hook.
+  add_test(NAME collfuzz_binary_has_no_mutant_hooks
+           COMMAND ${CMAKE_COMMAND} -DBINARY=$<TARGET_FILE:collfuzz> -P ${CMAKE_SOURCE_DIR}/tests/sim/check_no_mutant_hooks.cmake)
+endif()

@@ -1,0 +1,52 @@
+#include "harness/lowering/dialect_stage.h"
+
+#include <algorithm>
+
+#include "harness/lowering/lowering_error.h"
+#include "harness/lowering/lowering_rules.h"
+#include "harness/lowering/rule_ids.h"
+
+namespace collfuzz::lowering {
+
+void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry) {
+  const bool warpgroup = c.target.semantics == Semantics::kWarpgroup;
+  if (warpgroup) {
+    // module.operation.verify(): AsyncLoadOp's verifier.
+    for (const IrCopy& ic : ir.copies) {
+      if (ic.cp_async) continue;
+      std::vector<int> dims = ic.collective;
+      std::sort(dims.begin(), dims.end());
+      if (std::adjacent_find(dims.begin(), dims.end()) != dims.end()) {
+        raise(Stage::kVerify, "VerificationError",
+              "Pallas encountered an internal verification error. Please file a bug at "
+              "https://github.com/jax-ml/jax/issues/new/choose. Error details: "
+              "'mosaic_gpu.async_load' op The "
+              "`collective` attribute must not contain duplicate dimensions",
+              rule_id::kDuplicateDims, ic.op->path);
+      }
+    }
+    // dialect_lowering.lower_mgpu_dialect: the async_load / async_store rules in program order.
+    for (const IrOp& op : ir.ops) {
+      if (op.kind == IrKind::kCopy) {
+        IrCopy& ic = ir.copies[static_cast<std::size_t>(op.index)];
+        ic.shape = prepare_async_copy(load_request(ic, Stage::kDialect), geometry);
+      } else if (op.kind == IrKind::kStore) {
+        IrStore& is = ir.stores[static_cast<std::size_t>(op.index)];
+        is.shape = prepare_async_copy(store_request(c, is, Stage::kDialect), geometry);
+      }
+    }
+  }
+  // launch_ctx.scratch.finalize_size(): the descriptors' host_init callbacks, in creation order.
+  // Reported at stage `module`, as the JAX executor labels errors raised outside the Pallas rules,
+  // the estimator and the dialect lowering.
+  for (const IrOp& op : ir.ops) {
+    const AsyncCopyShape* shape = nullptr;
+    if (op.kind == IrKind::kCopy) shape = &*ir.copies[static_cast<std::size_t>(op.index)].shape;
+    if (op.kind == IrKind::kStore) shape = &*ir.stores[static_cast<std::size_t>(op.index)].shape;
+    if (shape && shape->descriptor_error) {
+      raise(Stage::kModule, "ValueError", *shape->descriptor_error, "", op.op->path);
+    }
+  }
+}
+
+}  // namespace collfuzz::lowering

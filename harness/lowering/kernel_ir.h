@@ -1,0 +1,101 @@
+// The kernel as the lowering rules emit it: one static instruction stream for every CTA and
+// thread, with `when` guards, predicates and axis indices still unevaluated (they are runtime
+// values in the compiled kernel). build_plan evaluates it for each CTA and thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "harness/core/case.h"
+#include "harness/lowering/async_copy.h"
+
+namespace collfuzz::lowering {
+
+// A barrier operand: the group the allocation reserved from its pool, and the barrier in it.
+struct IrBarrier {
+  const Alloc* alloc = nullptr;
+  std::int32_t group = 0;  // ModuleLayout::groups index
+  std::int64_t index = 0;
+  std::int32_t record = 0;  // Plan::barrier_records index of (alloc, index)
+};
+
+struct IrCopy {
+  const Op* op = nullptr;
+  const CopyGmemToSmem* copy = nullptr;
+  const ArraySpec* src = nullptr;
+  std::int32_t input = 0;
+  std::int64_t smem_offset = 0;  // bytes: where dst.at[...] starts in SMEM
+  Shape dst_shape;
+  bool cp_async = false;
+  std::optional<IrBarrier> barrier;
+  std::vector<int> collective;  // resolved CUDA dims; empty for None and ()
+  bool leader_tracked =
+      false;               // is_leader_tracked_copy: collective non-empty and leader_tracked set
+  std::int64_t bytes = 0;  // what the barrier is armed with (doubled when leader-tracked)
+  OobMode oob_mode = OobMode::kZeros;
+  std::optional<AsyncCopyShape> shape;  // set by LaunchContext.async_copy (lower or dialect stage)
+};
+
+struct IrStore {
+  const Op* op = nullptr;
+  const CopySmemToGmem* copy = nullptr;
+  std::int32_t output = 0;
+  std::int64_t smem_offset = 0;
+  Shape src_shape;
+  std::optional<AsyncCopyShape> shape;
+};
+
+struct IrBarrierOp {
+  IrBarrier barrier;
+  bool cluster = false;
+  bool orders_tensor_core = false;
+};
+
+struct IrScope {
+  std::int32_t owners = 1;            // threads whose exits end a thread-collective allocation
+  std::vector<std::int32_t> records;  // Plan::barrier_records
+  std::vector<std::int32_t> buffers;  // Plan::buffers
+};
+
+enum class IrKind : std::uint8_t {
+  kScopeEnter,
+  kScopeExit,
+  kBlockSync,   // gpu.barrier(); `recorded` false for the kernel's own run_scoped
+  kGuardBegin,  // scf.if on `cond`
+  kGuardEnd,
+  kCopy,
+  kStore,
+  kArrive,
+  kWait,
+};
+
+struct IrOp {
+  IrKind kind = IrKind::kGuardEnd;
+  const Op* op = nullptr;
+  std::int32_t index = 0;  // into the table of `kind`
+  const Cond* cond = nullptr;
+  bool recorded = true;
+};
+
+struct KernelIr {
+  std::vector<IrOp> ops;
+  std::vector<IrCopy> copies;
+  std::vector<IrStore> stores;
+  std::vector<IrBarrierOp> barrier_ops;
+  std::vector<IrScope> scopes;
+  // What the plan reports, collected while lowering.
+  std::vector<std::pair<const Alloc*, std::int64_t>> records;  // (allocation, index)
+  std::vector<std::int32_t> record_groups;                     // group of each record
+  struct Buffer {
+    const Alloc* alloc = nullptr;
+    std::int64_t smem_offset = 0;
+  };
+  std::vector<Buffer> buffers;
+  // For the compile stage.
+  bool uses_acc = false;
+  bool uses_cta_group2 = false;
+  bool uses_orders_tensor_core = false;
+};
+
+}  // namespace collfuzz::lowering

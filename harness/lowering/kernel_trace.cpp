@@ -1,0 +1,207 @@
+#include "harness/lowering/kernel_trace.h"
+
+#include "harness/core/pyrepr.h"
+#include "harness/lowering/case_lookup.h"
+#include "harness/lowering/lowering_error.h"
+#include "harness/lowering/rule_ids.h"
+
+namespace collfuzz::lowering {
+
+std::optional<bool> constant_condition(const Cond& c) {
+  switch (c.kind) {
+    case Cond::Kind::kConst:
+      return c.constant;
+    case Cond::Kind::kAtom:
+      return std::nullopt;
+    case Cond::Kind::kNot: {
+      const auto v = constant_condition(c.children.front());
+      if (!v) return std::nullopt;
+      return !*v;
+    }
+    case Cond::Kind::kAll:
+    case Cond::Kind::kAny: {
+      const bool all = c.kind == Cond::Kind::kAll;
+      bool value = all;
+      for (const Cond& child : c.children) {
+        const auto v = constant_condition(child);
+        if (!v) return std::nullopt;
+        value = all ? (value && *v) : (value || *v);
+      }
+      return value;
+    }
+  }
+  return std::nullopt;
+}
+
+Shape indexed_src_shape(const ArraySpec& src, const std::vector<IndexEntry>& index) {
+  Shape s;
+  for (std::size_t i = 0; i < src.shape.size(); ++i) {
+    if (i >= index.size()) {
+      s.push_back(src.shape[i]);
+    } else if (index[i].kind == IndexEntry::Kind::kSlice) {
+      s.push_back(index[i].size);
+    }
+  }
+  return s;
+}
+
+Shape indexed_dst_shape(const Alloc& dst, const std::vector<std::int64_t>& index) {
+  return Shape(dst.shape.begin() + static_cast<std::ptrdiff_t>(index.size()), dst.shape.end());
+}
+
+std::optional<std::int64_t> traced_axis_size(const Case& c, const AxisName& name) {
+  // extend_axis_env_nd(mesh.shape.items()): a dict, so a repeated name keeps its last size.
+  const Mesh& m = c.mesh;
+  std::optional<std::int64_t> size;
+  if (c.target.entry == Entry::kPallasCall) {
+    // The pallas_call shim names its parallel grid axes d0, d1, ...
+    for (std::size_t i = 0; i < m.grid.size(); ++i) {
+      if (name == AxisName::plain("d" + std::to_string(i))) size = m.grid[i];
+    }
+    return size;
+  }
+  for (std::size_t i = 0; i < m.grid.size() && i < m.grid_names.size(); ++i) {
+    if (m.grid_names[i] == name) size = m.grid[i];
+  }
+  for (std::size_t i = 0; i < m.cluster.size() && i < m.cluster_names.size(); ++i) {
+    if (m.cluster_names[i] == name) size = m.cluster[i];
+  }
+  if (m.num_threads && m.thread_name && name == AxisName::plain(*m.thread_name))
+    size = *m.num_threads;
+  return size;
+}
+
+namespace {
+
+class Tracer {
+ public:
+  explicit Tracer(const Case& c) : c_(c), lookup_(c) {}
+
+  TracedBody body(const Body& ops) {
+    TracedBody out;
+    for (const Op& op : ops) {
+      if (const auto* w = std::get_if<When>(&op.v)) {
+        const auto constant = constant_condition(w->cond);
+        if (!constant) {
+          out.push_back(TracedNode{&op, body(w->body)});  // lax.cond: the body is traced
+        } else if (*constant) {
+          for (TracedNode& n : body(w->body)) out.push_back(std::move(n));  // f() is called inline
+        }
+        continue;  // when(False): the body is never called
+      }
+      if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
+        for (const Alloc& a : rs->allocs) construct(op, a);
+        out.push_back(TracedNode{&op, body(rs->body)});
+        continue;
+      }
+      if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) copy(op, *cp);
+      out.push_back(TracedNode{&op, {}});
+    }
+    return out;
+  }
+
+ private:
+  const Case& c_;
+  CaseLookup lookup_;
+
+  // The allocation's constructor: plgpu.Barrier / ClusterBarrier / TMEM(...).
+  void construct(const Op& op, const Alloc& a) {
+    if (a.kind == AllocKind::kBarrier || a.kind == AllocKind::kClusterBarrier) {
+      if (a.num_arrivals < 1) {
+        raise(Stage::kTrace, "ValueError",
+              "Num arrivals must be at least 1, but got " + std::to_string(a.num_arrivals),
+              rule_id::kNumArrivals, op.path);
+      }
+    }
+    if (a.kind == AllocKind::kTmem) construct_tmem(op, a);
+  }
+
+  // MemorySpace.TMEM(shape, dtype, collective=...) with neither packed nor layout given.
+  void construct_tmem(const Op& op, const Alloc& a) {
+    if (dtype_bits(a.dtype) != 32) {
+      raise(Stage::kTrace, "ValueError",
+            "dtypes narrower than 32-bit require either the packed argument or an explicit TMEM "
+            "layout",
+            rule_id::kTmemNarrow, op.path);
+    }
+    // infer_tmem_layout(shape[-2:], ...) -> tcgen05._infer_tmem_layout(shape, collective,
+    // packing=1)
+    const Shape last2(a.shape.size() > 2 ? a.shape.end() - 2 : a.shape.begin(), a.shape.end());
+    if (last2.size() != 2) {
+      raise(Stage::kTrace, "ValueError",
+            "TMEM can only represent 2D shapes, got " + py::tuple_of_ints(last2),
+            rule_id::kTmemRank, op.path);
+    }
+    constexpr std::int64_t kTmemLanes = 128;  // tcgen05.TMEM_ROWS
+    const std::int64_t rows = last2[0];
+    const std::int64_t cols = last2[1];
+    if (rows == kTmemLanes) return;
+    if (rows == kTmemLanes / 2) {
+      if (!a.collective && 1 > cols / 2) {  // tmem_half_lane_layout: packing > columns // 2
+        raise(Stage::kTrace, "ValueError", "Packing must be <= 8 and a power of 2, got: 1", "",
+              op.path);
+      }
+      if (cols % 16) {
+        raise(Stage::kTrace, "ValueError",
+              "Columns must be a multiple of 16, got: " + std::to_string(cols), "", op.path);
+      }
+      return;
+    }
+    raise(Stage::kTrace, "ValueError",
+          "Unsupported shape: " + py::tuple_of_ints(last2) +
+              ". TMEM references must have either 128 or 64 rows, but got " + std::to_string(rows) +
+              ".",
+          rule_id::kTmemRows, op.path);
+  }
+
+  // copy_gmem_to_smem(...): the Python check, then _copy_gmem_to_smem_abstract_eval.
+  void copy(const Op& op, const CopyGmemToSmem& cp) {
+    if (cp.leader_tracked != LeaderTracked::kNone && !cp.collective_axes) {
+      raise(Stage::kTrace, "ValueError",
+            "`collective_axes` must be specified when `leader_tracked` is set",
+            rule_id::kLeaderNeedsAxes, op.path);
+    }
+    const ArraySpec& src = *lookup_.input(cp.src);
+    const Alloc& dst = *lookup_.alloc(cp.dst);
+    if (src.dtype != dst.dtype) {
+      raise(Stage::kTrace, "ValueError",
+            "Expected dtypes to match but src had type " + std::string(dtype_name(src.dtype)) +
+                " and dst had type " + std::string(dtype_name(dst.dtype)),
+            rule_id::kCopyDtype, op.path);
+    }
+    const Shape src_shape = indexed_src_shape(src, cp.src_index);
+    const Shape dst_shape = indexed_dst_shape(dst, cp.dst_index);
+    const bool partitioned = cp.leader_tracked == LeaderTracked::kPartitioned;
+    std::int64_t axis_size = 1;
+    if (partitioned && cp.collective_axes) {
+      for (const AxisName& axis : *cp.collective_axes) {
+        const auto size = traced_axis_size(c_, axis);
+        if (!size)
+          raise(Stage::kTrace, "NameError", "unbound axis name: " + axis.str(),
+                rule_id::kUnboundAxis, op.path);
+        axis_size *= *size;
+      }
+    }
+    Shape expected = dst_shape;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      if (partitioned && static_cast<std::int64_t>(i) == cp.partition_axis)
+        expected[i] *= axis_size;
+    }
+    if (expected != src_shape) {
+      const std::string desc = partitioned ? "Dim " + std::to_string(cp.partition_axis) +
+                                                 " is partitioned over an axis of size " +
+                                                 std::to_string(axis_size) + "."
+                                           : "";
+      raise(Stage::kTrace, "ValueError",
+            "Expected source shape to be " + py::tuple_of_ints(expected) + ", but got " +
+                py::tuple_of_ints(src_shape) + ". " + desc,
+            rule_id::kSrcShape, op.path);
+    }
+  }
+};
+
+}  // namespace
+
+TracedBody trace_kernel(const Case& c) { return Tracer(c).body(c.program); }
+
+}  // namespace collfuzz::lowering

@@ -1,0 +1,411 @@
+#include "harness/lowering/lowering_rules.h"
+
+#include <algorithm>
+
+#include "harness/core/pyrepr.h"
+#include "harness/lowering/case_lookup.h"
+#include "harness/lowering/lowering_error.h"
+#include "harness/lowering/mutants.h"
+#include "harness/lowering/rule_ids.h"
+
+namespace collfuzz::lowering {
+
+AsyncCopyRequest load_request(const IrCopy& ic, Stage stage) {
+  AsyncCopyRequest r;
+  r.gmem = ic.src;
+  r.index = &ic.copy->src_index;
+  r.smem_shape = ic.dst_shape;
+  r.gmem_to_smem = true;
+  r.cp_async = ic.cp_async;
+  r.collective = ic.collective;
+  r.leader_tracked = ic.copy->leader_tracked;
+  r.partition_axis = ic.copy->partition_axis;
+  r.oob_mode = ic.oob_mode;
+  r.stage = stage;
+  r.op = ic.op->path;
+  return r;
+}
+
+AsyncCopyRequest store_request(const Case& c, const IrStore& is, Stage stage) {
+  AsyncCopyRequest r;
+  r.gmem = &c.outputs[static_cast<std::size_t>(is.output)];
+  r.index = &is.copy->dst_index;
+  r.smem_shape = is.src_shape;
+  r.gmem_to_smem = false;
+  r.oob_mode = OobMode::kUndefined;  // _copy_smem_to_gmem_lowering passes UNDEFINED
+  r.stage = stage;
+  r.op = is.op->path;
+  return r;
+}
+
+namespace {
+
+class Lowerer {
+ public:
+  Lowerer(const Case& c, const ClusterGeometry& geometry, const ModuleLayout& layout, KernelIr& ir)
+      : c_(c), geometry_(geometry), layout_(layout), lookup_(c), ir_(ir) {
+    // runtime_barriers: the groups of each key, in rs.barriers order.
+    for (std::size_t g = 0; g < layout.groups.size(); ++g) {
+      pool(layout.groups[g].key).push_back(static_cast<std::int32_t>(g));
+    }
+  }
+
+  void kernel(const TracedBody& body) {
+    // plgpu.kernel: run_scoped(body, collective_axes=thread_name or ()) with no allocations.
+    if (geometry_.thread_name())
+      ir_.ops.push_back(IrOp{IrKind::kBlockSync, nullptr, 0, nullptr, false});
+    lower(body);
+  }
+
+ private:
+  const Case& c_;
+  const ClusterGeometry& geometry_;
+  const ModuleLayout& layout_;
+  CaseLookup lookup_;
+  KernelIr& ir_;
+  std::int64_t smem_used_ = 0;
+  std::vector<std::pair<BarrierKey, std::vector<std::int32_t>>> pools_;
+  // The group each live barrier allocation holds.
+  std::vector<std::pair<const Alloc*, std::int32_t>> reserved_;
+
+  bool lane() const { return c_.target.semantics == Semantics::kLane; }
+  bool cp_async() const { return arch_major(c_.target.arch) < 9; }
+  std::int64_t arrival_multiplier() const { return lane() ? kWarpgroupLanes : 1; }
+
+  std::vector<std::int32_t>& pool(const BarrierKey& key) {
+    for (auto& [k, groups] : pools_) {
+      if (k == key) return groups;
+    }
+    pools_.emplace_back(key, std::vector<std::int32_t>{});
+    return pools_.back().second;
+  }
+
+  std::int32_t group_of(const Alloc* a) const {
+    for (auto it = reserved_.rbegin(); it != reserved_.rend(); ++it) {
+      if (it->first == a) return it->second;
+    }
+    return -1;
+  }
+
+  std::int32_t record_of(const Alloc* a, std::int64_t index) const {
+    for (std::size_t r = 0; r < ir_.records.size(); ++r) {
+      if (ir_.records[r].first == a && ir_.records[r].second == index)
+        return static_cast<std::int32_t>(r);
+    }
+    return -1;
+  }
+
+  void lower(const TracedBody& body) {
+    for (const TracedNode& n : body) {
+      const Op& op = *n.op;
+      if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
+        run_scoped(op, *rs, n.body);
+      } else if (const auto* w = std::get_if<When>(&op.v)) {
+        ir_.ops.push_back(IrOp{IrKind::kGuardBegin, &op, 0, &w->cond, true});
+        lower(n.body);
+        ir_.ops.push_back(IrOp{IrKind::kGuardEnd, &op, 0, nullptr, true});
+      } else if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
+        copy(op, *cp);
+      } else if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
+        store(op, *st);
+      } else if (const auto* ar = std::get_if<BarrierArrive>(&op.v)) {
+        arrive(op, ar->barrier);
+      } else if (const auto* wt = std::get_if<BarrierWait>(&op.v)) {
+        wait(op, wt->barrier);
+      }
+    }
+  }
+
+  // _run_scoped_lowering_rule.
+  void run_scoped(const Op& op, const RunScoped& rs, const TracedBody& body) {
+    const std::string* wg = geometry_.thread_name();
+    const bool multithreaded = wg != nullptr;
+    const bool is_wg_tuple =
+        wg && rs.collective_axes.size() == 1 && rs.collective_axes[0] == AxisName::plain(*wg);
+    const bool thread_collective = multithreaded && is_wg_tuple;
+    if (!rs.collective_axes.empty() && !is_wg_tuple) {
+      raise(Stage::kLower, "ValueError",
+            "Only thread-collective allocations are supported in run_scoped.",
+            rule_id::kScopedOnlyThread, op.path);
+    }
+    if (thread_collective) ir_.ops.push_back(IrOp{IrKind::kBlockSync, &op, 0, nullptr, true});
+
+    const std::int64_t saved_smem = smem_used_;
+    const std::size_t saved_reserved = reserved_.size();
+    IrScope scope;
+    scope.owners =
+        rs.collective_axes.empty() ? 1 : static_cast<std::int32_t>(geometry_.threads_per_cta());
+    for (const Alloc& a : rs.allocs) {
+      if (a.kind == AllocKind::kAcc) {
+        if (!rs.collective_axes.empty()) {
+          raise(Stage::kLower, "ValueError",
+                "WGMMA accumulators can only be allocated non-collectively. Hint: remove "
+                "collective_axes from "
+                "run_scoped. If other allocations are performed as well, split the run_scoped into "
+                "two.",
+                rule_id::kAccCollective, op.path);
+        }
+        const DTypeInfo& info = dtype_info(a.dtype);
+        if (!info.is_float && !info.is_signed) {
+          raise(
+              Stage::kLower, "ValueError",
+              "Invalid WGMMA accumulator dtype for s8/i8 WGMMA. Expected signed integer, but got " +
+                  std::string(info.name) + ".",
+              rule_id::kAccUnsigned, op.path);
+        }
+        ir_.uses_acc = true;
+        continue;
+      }
+      if (a.kind == AllocKind::kSemaphore) continue;  // reserve_semaphores
+      if (multithreaded && !thread_collective && !mutant_active(Mutant::kThreadAxisCheckSkipped)) {
+        raise(
+            Stage::kLower, "NotImplementedError",
+            "Only thread-collective allocations are supported in multithreaded kernels. Hint: add "
+            "collective_axes=" +
+                *wg +
+                " to your run_scoped if you intend all threads to share the same allocation "
+                "(currently collective_axes=" +
+                py::tuple_of_names(rs.collective_axes) + ").",
+            rule_id::kMultithreaded, op.path);
+      }
+      if (a.kind == AllocKind::kBarrier || a.kind == AllocKind::kClusterBarrier) {
+        std::vector<std::int32_t>& available =
+            pool(barrier_key(a, arrival_multiplier(), geometry_));
+        if (available.empty()) {
+          raise(Stage::kLower, "RuntimeError", "Barrier is already reserved", "", op.path);
+        }
+        const std::int32_t group = available.back();
+        available.pop_back();
+        reserved_.emplace_back(&a, group);
+        for (std::int64_t i = 0; i < a.num_barriers; ++i) {
+          scope.records.push_back(static_cast<std::int32_t>(ir_.records.size()));
+          ir_.records.emplace_back(&a, i);
+          ir_.record_groups.push_back(group);
+        }
+      } else if (a.kind == AllocKind::kSmem) {
+        scope.buffers.push_back(static_cast<std::int32_t>(ir_.buffers.size()));
+        ir_.buffers.push_back(KernelIr::Buffer{&a, smem_used_});
+        smem_used_ += align_to(element_count(a.shape) * dtype_bits(a.dtype) / 8, kSmemAlignment);
+      }
+    }
+    const auto scope_index = static_cast<std::int32_t>(ir_.scopes.size());
+    ir_.scopes.push_back(std::move(scope));
+    ir_.ops.push_back(IrOp{IrKind::kScopeEnter, &op, scope_index, nullptr, true});
+    lower(body);
+    ir_.ops.push_back(IrOp{IrKind::kScopeExit, &op, scope_index, nullptr, true});
+    // The ExitStack unwinds in reverse: every group goes back on its pool.
+    while (reserved_.size() > saved_reserved) {
+      const auto [alloc, group] = reserved_.back();
+      reserved_.pop_back();
+      pool(layout_.groups[static_cast<std::size_t>(group)].key).push_back(group);
+    }
+    smem_used_ = saved_smem;
+  }
+
+  IrBarrier barrier_operand(const BarrierUse& use) const {
+    IrBarrier b;
+    b.alloc = lookup_.alloc(use.alloc);
+    b.group = group_of(b.alloc);
+    b.index = use.index.value_or(0);
+    b.record = record_of(b.alloc, b.index);
+    return b;
+  }
+
+  // BarrierRef.get_ptr on the (indexed) barrier ref.
+  void check_single_barrier(const Op& op, const BarrierUse& use, const Alloc& a) const {
+    if (!use.index && a.num_barriers != 1) {
+      raise(Stage::kLower, "ValueError",
+            "Operation is only valid for a single barrier, but barrier ref contains " +
+                std::to_string(a.num_barriers) +
+                ". Individual barriers can be accessed by indexing into the ref.",
+            rule_id::kBarrierNotSingle, op.path);
+    }
+  }
+
+  // _copy_gmem_to_smem_lowering.
+  void copy(const Op& op, const CopyGmemToSmem& cp) {
+    IrCopy ic;
+    ic.op = &op;
+    ic.copy = &cp;
+    ic.src = lookup_.input(cp.src);
+    ic.input = lookup_.input_index(cp.src);
+    const Alloc& dst = *lookup_.alloc(cp.dst);
+    ic.dst_shape = indexed_dst_shape(dst, cp.dst_index);
+    ic.smem_offset = smem_offset_of(dst, cp.dst_index);
+    if (cp.barrier) ic.barrier = barrier_operand(*cp.barrier);
+
+    if (cp.collective_axes) {
+      for (const AxisName& axis : *cp.collective_axes) {
+        const auto dim = geometry_.resolve_cluster_axis(axis);
+        if (!dim) {
+          raise(Stage::kLower, "LookupError",
+                "Unknown cluster axis " + axis.str() +
+                    ", available axes: " + geometry_.cluster_axes_repr(),
+                rule_id::kCopyUnknownAxis, op.path);
+        }
+        ic.collective.push_back(*dim);
+      }
+    }
+    ic.leader_tracked = !ic.collective.empty() && cp.leader_tracked != LeaderTracked::kNone;
+    const std::int64_t bits = element_count(ic.dst_shape) * dtype_bits(dst.dtype);
+    if (bits % 8) {
+      raise(Stage::kLower, "ValueError",
+            "Can only transfer integer bytes (shape=" + py::list_of_ints(ic.dst_shape) +
+                ", dtype=" + std::string(dtype_info(dst.dtype).mlir) + ")",
+            rule_id::kIntegerBytes, op.path);
+    }
+    ic.bytes = bits / 8;
+    if (ic.leader_tracked) {
+      if (!mutant_active(Mutant::kLeaderBytesNotDoubled))
+        ic.bytes *= 2;  // both CTAs complete on the leader
+      if (ic.collective.size() != 1) {
+        raise(Stage::kLower, "ValueError",
+              "Expected exactly one collective axis, got collective_axes=" +
+                  py::tuple_of_names(*cp.collective_axes),
+              rule_id::kLeaderOneAxis, op.path);
+      }
+      if (geometry_.num_ctas() != 2) {
+        const auto& cl = geometry_.cuda();
+        raise(Stage::kLower, "NotImplementedError",
+              "Partitioned loads only supported for clusters of size 2. Got cluster size " +
+                  py::tuple_of_ints(std::vector<std::int64_t>(cl.begin(), cl.end())) + ".",
+              rule_id::kLeaderCluster2, op.path);
+      }
+    }
+    ic.cp_async = cp_async();
+    if (ic.cp_async) {
+      if (cp.barrier) {
+        raise(Stage::kLower, "ValueError",
+              "copy_gmem_to_smem with a barrier is only supported Hopper and newer GPUs, which use "
+              "the TMA "
+              "implementation",
+              rule_id::kCpAsyncBarrier, op.path);
+      }
+      if (cp.collective_axes) {
+        raise(Stage::kLower, "ValueError", "Only the TMA implementation supports collective copies",
+              rule_id::kCpAsyncCollective, op.path);
+      }
+      if (cp.leader_tracked != LeaderTracked::kNone) {
+        raise(Stage::kLower, "ValueError",
+              "Only the TMA implementation supports leader_tracked copies", "", op.path);
+      }
+      if (cp.oob_mode != OobMode::kPromiseInBounds) {
+        raise(Stage::kLower, "ValueError",
+              "The cp.async implementation only supports oob_mode=OOBFillMode.PROMISE_IN_BOUNDS",
+              rule_id::kCpAsyncOob, op.path);
+      }
+      if (cp.predicate) {
+        raise(Stage::kLower, "NotImplementedError",
+              "The cp.async implementation does not support user-defined predicates",
+              rule_id::kCpAsyncPredicate, op.path);
+      }
+      ic.oob_mode = OobMode::kPromiseInBounds;
+    } else {
+      ic.oob_mode = cp.oob_mode.value_or(OobMode::kZeros);
+      if (!cp.barrier) {
+        raise(Stage::kLower, "ValueError",
+              "copy_gmem_to_smem without a barrier is only supported on pre-Hopper GPUs, which use "
+              "the cp.async "
+              "implementation",
+              rule_id::kTmaNoBarrier, op.path);
+      }
+    }
+    if (lane()) {
+      if (!ic.cp_async) {
+        if (ic.bytes % kWarpgroupLanes) {
+          raise(Stage::kLower, "NotImplementedError",
+                "Only copies transferring a number of bytes divisible by the warpgroup size are "
+                "supported. Got "
+                "bytes=" +
+                    std::to_string(ic.bytes) + " but warpgroup size is 128",
+                rule_id::kLaneBytes128, op.path);
+        }
+        check_single_barrier(op, *cp.barrier, *ic.barrier->alloc);  // barrier.arrive_expect_tx
+      }
+      ic.shape = prepare_async_copy(load_request(ic, Stage::kLower), geometry_);
+    } else if (!ic.cp_async) {
+      check_single_barrier(op, *cp.barrier, *ic.barrier->alloc);  // barrier.as_barrier_memref()
+    }
+    ir_.uses_cta_group2 =
+        ir_.uses_cta_group2 || (ic.leader_tracked && geometry_.collective_size(ic.collective) > 1);
+    ir_.ops.push_back(
+        IrOp{IrKind::kCopy, &op, static_cast<std::int32_t>(ir_.copies.size()), nullptr, true});
+    ir_.copies.push_back(std::move(ic));
+  }
+
+  std::int64_t smem_offset_of(const Alloc& a, const std::vector<std::int64_t>& index) const {
+    std::int64_t element = 0;
+    std::int64_t stride = element_count(a.shape);
+    for (std::size_t k = 0; k < index.size(); ++k) {
+      stride /= a.shape[k];
+      element += index[k] * stride;
+    }
+    std::int64_t base = 0;
+    for (const KernelIr::Buffer& b : ir_.buffers) {
+      if (b.alloc == &a) base = b.smem_offset;
+    }
+    return base + element * dtype_bits(a.dtype) / 8;
+  }
+
+  // _copy_smem_to_gmem_lowering (plgpu.commit_smem(); copy_smem_to_gmem; wait_smem_to_gmem(0)).
+  void store(const Op& op, const CopySmemToGmem& st) {
+    IrStore is;
+    is.op = &op;
+    is.copy = &st;
+    is.output = lookup_.output_index(st.dst);
+    const Alloc& src = *lookup_.alloc(st.src);
+    is.src_shape = indexed_dst_shape(src, st.src_index);
+    is.smem_offset = smem_offset_of(src, st.src_index);
+    if (lane()) is.shape = prepare_async_copy(store_request(c_, is, Stage::kLower), geometry_);
+    ir_.ops.push_back(
+        IrOp{IrKind::kStore, &op, static_cast<std::int32_t>(ir_.stores.size()), nullptr, true});
+    ir_.stores.push_back(std::move(is));
+  }
+
+ private:
+  // _barrier_arrive_lowering.
+  void arrive(const Op& op, const BarrierUse& use) {
+    IrBarrierOp b;
+    b.barrier = barrier_operand(use);
+    const Alloc& a = *b.barrier.alloc;
+    b.cluster = a.kind == AllocKind::kClusterBarrier;
+    b.orders_tensor_core = a.orders_tensor_core;
+    if (b.cluster) {
+      if (!use.index && a.num_barriers != 1) {
+        raise(Stage::kLower, "ValueError", "Can only arrive on a single barrier",
+              rule_id::kClusterArriveNotSingle, op.path);
+      }
+    } else {
+      check_single_barrier(op, use, a);
+    }
+    ir_.uses_orders_tensor_core = ir_.uses_orders_tensor_core || a.orders_tensor_core;
+    ir_.ops.push_back(IrOp{IrKind::kArrive, &op, static_cast<std::int32_t>(ir_.barrier_ops.size()),
+                           nullptr, true});
+    ir_.barrier_ops.push_back(b);
+  }
+
+  // _barrier_wait_lowering: BarrierRef.wait -> wait_parity -> get_ptr.
+  void wait(const Op& op, const BarrierUse& use) {
+    IrBarrierOp b;
+    b.barrier = barrier_operand(use);
+    const Alloc& a = *b.barrier.alloc;
+    b.cluster = a.kind == AllocKind::kClusterBarrier;
+    b.orders_tensor_core = a.orders_tensor_core;
+    check_single_barrier(op, use, a);
+    ir_.uses_orders_tensor_core = ir_.uses_orders_tensor_core || a.orders_tensor_core;
+    ir_.ops.push_back(
+        IrOp{IrKind::kWait, &op, static_cast<std::int32_t>(ir_.barrier_ops.size()), nullptr, true});
+    ir_.barrier_ops.push_back(b);
+  }
+};
+
+}  // namespace
+
+KernelIr lower_kernel(const Case& c, const TracedBody& kernel, const ClusterGeometry& geometry,
+                      const ModuleLayout& layout) {
+  KernelIr ir;
+  Lowerer(c, geometry, layout, ir).kernel(kernel);
+  return ir;
+}
+
+}  // namespace collfuzz::lowering

@@ -1,0 +1,35 @@
+#include <array>
+
+#include "harness/lowering/mutants.h"
+
+namespace collfuzz::lowering {
+namespace {
+
+constexpr std::array<std::string_view, static_cast<std::size_t>(Mutant::kCount)> kNames = {
+    "none",
+    "leader_bytes_not_doubled",
+    "mask_pallas_order",
+    "chunk_split_wrong_dim",
+    "partition_halves_swapped",
+    "expect_tx_truncated",
+    "predicate_ignored",
+    "thread_axis_check_skipped",
+    "unknown_axis_list_not_reversed",
+    "oob_fill_not_zero",
+    "non_leader_barrier_armed",
+    "multicast_skips_self",
+    "cluster_barrier_count_off_by_one",
+};
+
+}  // namespace
+
+std::string_view mutant_name(Mutant m) { return kNames[static_cast<std::size_t>(m)]; }
+
+std::optional<Mutant> parse_mutant(std::string_view name) {
+  for (std::size_t i = 0; i < kNames.size(); ++i) {
+    if (kNames[i] == name) return static_cast<Mutant>(i);
+  }
+  return std::nullopt;
+}
+
+}  // namespace collfuzz::lowering

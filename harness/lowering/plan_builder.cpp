@@ -1,0 +1,314 @@
+#include "harness/lowering/plan_builder.h"
+
+#include <algorithm>
+
+#include "harness/core/fill.h"
+#include "harness/lowering/kernel_trace.h"
+#include "harness/lowering/mutants.h"
+
+namespace collfuzz::lowering {
+namespace {
+
+class PlanBuilder {
+ public:
+  PlanBuilder(const Case& c, const KernelIr& ir, const ModuleLayout& layout,
+              const ClusterGeometry& geometry)
+      : c_(c), ir_(ir), layout_(layout), geometry_(geometry) {}
+
+  Plan build() {
+    const auto& cl = geometry_.cuda();
+    for (int d = 0; d < 3; ++d) plan_.cluster[d] = cl[static_cast<std::size_t>(d)];
+    plan_.num_ctas = geometry_.num_ctas();
+    plan_.threads_per_cta = geometry_.threads_per_cta();
+    for (std::int64_t r = 0; r < plan_.num_ctas; ++r)
+      plan_.cta_coords.push_back(geometry_.pallas_coords(r));
+    plan_.smem_scratch_bytes = layout_.smem_scratch_bytes;
+    plan_.smem_bytes = layout_.smem_bytes;
+    plan_.mbarriers = layout_.mbarriers;
+    plan_.cluster_sync_after_init = plan_.num_ctas > 1;
+    plan_.inputs = c_.inputs;
+    plan_.outputs = c_.outputs;
+    tables();
+    for (std::int64_t r = 0; r < plan_.num_ctas; ++r) {
+      for (std::int64_t t = 0; t < plan_.threads_per_cta; ++t) thread(r, t);
+    }
+    return std::move(plan_);
+  }
+
+ private:
+  const Case& c_;
+  const KernelIr& ir_;
+  const ModuleLayout& layout_;
+  const ClusterGeometry& geometry_;
+  Plan plan_;
+  std::vector<std::int32_t> op_strings_;  // per IrOp: Plan::strings index of its path
+
+  std::int32_t intern(const std::string& s) {
+    for (std::size_t i = 0; i < plan_.strings.size(); ++i) {
+      if (plan_.strings[i] == s) return static_cast<std::int32_t>(i);
+    }
+    plan_.strings.push_back(s);
+    return static_cast<std::int32_t>(plan_.strings.size() - 1);
+  }
+
+  std::int32_t mbarrier(const IrBarrier& b) const {
+    return static_cast<std::int32_t>(layout_.groups[static_cast<std::size_t>(b.group)].first +
+                                     b.index);
+  }
+
+  void tables() {
+    for (std::size_t i = 0; i < ir_.records.size(); ++i) {
+      const auto& [alloc, index] = ir_.records[i];
+      BarrierRecordInfo r;
+      r.alloc = intern(alloc->name);
+      r.index = index;
+      r.mbarrier = static_cast<std::int32_t>(
+          layout_.groups[static_cast<std::size_t>(ir_.record_groups[i])].first + index);
+      r.unit =
+          (alloc->kind == AllocKind::kBarrier && !alloc->orders_tensor_core) ? kWarpgroupLanes : 1;
+      plan_.barrier_records.push_back(r);
+    }
+    for (const KernelIr::Buffer& b : ir_.buffers) {
+      plan_.buffers.push_back(
+          BufferInfo{intern(b.alloc->name), b.smem_offset,
+                     packed_bytes(element_count(b.alloc->shape), b.alloc->dtype)});
+    }
+    for (const IrScope& s : ir_.scopes) {
+      ScopeInfo info;
+      info.owners = s.owners;
+      info.first_record = static_cast<std::int32_t>(plan_.scope_records.size());
+      info.num_records = static_cast<std::int32_t>(s.records.size());
+      info.first_buffer = static_cast<std::int32_t>(plan_.scope_buffers.size());
+      info.num_buffers = static_cast<std::int32_t>(s.buffers.size());
+      plan_.scope_records.insert(plan_.scope_records.end(), s.records.begin(), s.records.end());
+      plan_.scope_buffers.insert(plan_.scope_buffers.end(), s.buffers.begin(), s.buffers.end());
+      plan_.scopes.push_back(info);
+    }
+    for (const IrOp& op : ir_.ops) op_strings_.push_back(op.op ? intern(op.op->path) : -1);
+  }
+
+  bool eval(const Cond& cond, std::int64_t r, std::int64_t t) const {
+    switch (cond.kind) {
+      case Cond::Kind::kConst:
+        return cond.constant;
+      case Cond::Kind::kAtom: {
+        const std::int64_t v = geometry_.axis_index(r, t, cond.axis);
+        switch (cond.op) {
+          case CmpOp::kEq:
+            return v == cond.value;
+          case CmpOp::kNe:
+            return v != cond.value;
+          case CmpOp::kLt:
+            return v < cond.value;
+          case CmpOp::kLe:
+            return v <= cond.value;
+          case CmpOp::kGt:
+            return v > cond.value;
+          case CmpOp::kGe:
+            return v >= cond.value;
+        }
+        return false;
+      }
+      case Cond::Kind::kAll:
+        return std::all_of(cond.children.begin(), cond.children.end(),
+                           [&](const Cond& ch) { return eval(ch, r, t); });
+      case Cond::Kind::kAny:
+        return std::any_of(cond.children.begin(), cond.children.end(),
+                           [&](const Cond& ch) { return eval(ch, r, t); });
+      case Cond::Kind::kNot:
+        return !eval(cond.children.front(), r, t);
+    }
+    return false;
+  }
+
+  void step(StepKind kind, std::int32_t op, std::int32_t index) {
+    plan_.steps.push_back(Step{kind, op, index});
+  }
+
+  void thread(std::int64_t r, std::int64_t t) {
+    ThreadProgram program;
+    program.cta = r;
+    program.thread = t;
+    program.first_step = static_cast<std::int64_t>(plan_.steps.size());
+    std::vector<std::int64_t> waits(plan_.mbarriers.size(), 0);  // the thread's `phases` bits
+    std::int64_t syncs = 0;
+    int skipping = 0;  // depth inside a guard that is false for this thread
+    for (std::size_t k = 0; k < ir_.ops.size(); ++k) {
+      const IrOp& op = ir_.ops[k];
+      const std::int32_t path = op_strings_[k];
+      if (skipping) {
+        if (op.kind == IrKind::kGuardBegin) ++skipping;
+        if (op.kind == IrKind::kGuardEnd) --skipping;
+        continue;
+      }
+      switch (op.kind) {
+        case IrKind::kGuardBegin:
+          if (!eval(*op.cond, r, t)) skipping = 1;
+          break;
+        case IrKind::kGuardEnd:
+          break;
+        case IrKind::kScopeEnter:
+          step(StepKind::kScopeEnter, path, op.index);
+          break;
+        case IrKind::kScopeExit:
+          step(StepKind::kScopeExit, path, op.index);
+          break;
+        case IrKind::kBlockSync:
+          plan_.block_syncs.push_back(BlockSyncOp{op.recorded, op.recorded ? syncs++ : 0});
+          step(StepKind::kBlockSync, path, static_cast<std::int32_t>(plan_.block_syncs.size() - 1));
+          break;
+        case IrKind::kCopy:
+          copy(ir_.copies[static_cast<std::size_t>(op.index)], path, r, t);
+          break;
+        case IrKind::kStore:
+          store(ir_.stores[static_cast<std::size_t>(op.index)], path);
+          break;
+        case IrKind::kArrive:
+          arrive(ir_.barrier_ops[static_cast<std::size_t>(op.index)], path, r);
+          break;
+        case IrKind::kWait: {
+          const IrBarrier& b = ir_.barrier_ops[static_cast<std::size_t>(op.index)].barrier;
+          const std::int32_t mb = mbarrier(b);
+          plan_.waits.push_back(WaitOp{mb, b.record, waits[static_cast<std::size_t>(mb)]++});
+          step(StepKind::kWait, path, static_cast<std::int32_t>(plan_.waits.size() - 1));
+          break;
+        }
+      }
+    }
+    program.num_steps = static_cast<std::int64_t>(plan_.steps.size()) - program.first_step;
+    plan_.threads.push_back(program);
+  }
+
+  // The arrive.expect_tx a copy's barrier gets from this warpgroup.
+  void arm(const IrCopy& ic, std::int32_t path, std::int32_t mb, bool pred) {
+    ArriveOp a;
+    a.mbarrier = mb;
+    a.record = ic.barrier->record;
+    a.lanes = kWarpgroupLanes;
+    a.count_per_lane = 1;
+    const std::int64_t bytes = ic.bytes;
+    if (c_.target.semantics == Semantics::kLane) {
+      // Every lane: arrive_expect_tx(pred ? bytes/128 : 0).
+      a.tx_lane0 = a.tx_other = pred ? bytes / kWarpgroupLanes : 0;
+    } else {
+      // ArriveExpectTxOp's lowering: a constant byte count divisible by 128 is spread over the
+      // lanes; anything else (a non-constant select on the predicate) goes to one lane.
+      const std::optional<bool> folded =
+          ic.copy->predicate ? constant_condition(*ic.copy->predicate) : std::optional<bool>(true);
+      if (folded) {
+        const std::int64_t total = *folded ? bytes : 0;
+        if (total % kWarpgroupLanes == 0 || mutant_active(Mutant::kExpectTxTruncated)) {
+          a.tx_lane0 = a.tx_other = total / kWarpgroupLanes;
+        } else {
+          a.tx_lane0 = total;
+          a.tx_other = 0;
+        }
+      } else {
+        a.tx_lane0 = pred ? bytes : 0;
+        a.tx_other = 0;
+      }
+    }
+    plan_.arrives.push_back(a);
+    step(StepKind::kArrive, path, static_cast<std::int32_t>(plan_.arrives.size() - 1));
+  }
+
+  void copy(const IrCopy& ic, std::int32_t path, std::int64_t r, std::int64_t t) {
+    bool pred = !ic.copy->predicate || eval(*ic.copy->predicate, r, t);
+    if (mutant_active(Mutant::kPredicateIgnored)) pred = true;
+    const std::int32_t mb = ic.barrier ? mbarrier(*ic.barrier) : -1;
+    if (!ic.cp_async) {
+      const bool first_block =
+          !ic.leader_tracked ||
+          geometry_.cluster_idx(r, std::span<const int>(ic.collective.data(), 1)) == 0;
+      if (first_block || mutant_active(Mutant::kNonLeaderBarrierArmed)) arm(ic, path, mb, pred);
+    }
+    const AsyncCopyShape& shape = *ic.shape;
+    LoadOp load;
+    load.input = ic.input;
+    load.predicate = pred;
+    std::int64_t element_offset = 0;
+    const auto base = slice_base(*ic.src, &ic.copy->src_index, [&](const std::string& axis) {
+      return geometry_.axis_index(r, t, axis);
+    });
+    instantiate_transfer(shape, *ic.src, base, geometry_.cluster_idx(r, ic.collective), load,
+                         element_offset);
+    load.smem_offset = ic.smem_offset + element_offset * shape.elem_bits / 8;
+    if (!ic.cp_async) {
+      load.mbarrier = mb;
+      load.record = ic.barrier->record;
+    }
+    const std::int64_t n = shape.collective_size;
+    if (n > 1) {
+      const bool replicated = ic.copy->leader_tracked == LeaderTracked::kReplicated;
+      load.complete_at_rank0 = ic.leader_tracked;
+      if (!ic.leader_tracked || replicated)
+        load.multicast_mask = geometry_.collective_mask(r, ic.collective, false) & 0xFFFFu;
+    }
+    if (shape.path == LoadPath::kBulk && shape.clamp_to_array && pred) {
+      // arrive=False with a clamped transfer: complete_tx(requested - clamped) first.
+      const std::int64_t requested = load.elements * shape.elem_bits / 8;
+      plan_.complete_txs.push_back(
+          CompleteTxOp{mb, ic.barrier->record, requested - load.complete_bytes});
+      step(StepKind::kCompleteTx, path, static_cast<std::int32_t>(plan_.complete_txs.size() - 1));
+    }
+    plan_.loads.push_back(load);
+    step(StepKind::kLoad, path, static_cast<std::int32_t>(plan_.loads.size() - 1));
+  }
+
+  void store(const IrStore& is, std::int32_t path) {
+    const ArraySpec& out = c_.outputs[static_cast<std::size_t>(is.output)];
+    StoreOp s;
+    s.output = is.output;
+    s.elem_bits = dtype_bits(out.dtype);
+    s.smem_offset = is.smem_offset;
+    s.elements = element_count(is.src_shape);
+    s.slice.rank = static_cast<std::int32_t>(out.shape.size());
+    for (std::size_t i = 0; i < out.shape.size(); ++i) {
+      s.slice.dims[i] = out.shape[i];
+      s.slice.start[i] = 0;
+      s.slice.size[i] = out.shape[i];
+      if (i < is.copy->dst_index.size()) {
+        const IndexEntry& e = is.copy->dst_index[i];
+        s.slice.start[i] = e.kind == IndexEntry::Kind::kAt ? e.at : e.start;
+        s.slice.size[i] = e.kind == IndexEntry::Kind::kAt ? 0 : e.size;
+      }
+    }
+    plan_.stores.push_back(s);
+    step(StepKind::kStore, path, static_cast<std::int32_t>(plan_.stores.size() - 1));
+  }
+
+  void arrive(const IrBarrierOp& b, std::int32_t path, std::int64_t r) {
+    const std::int32_t mb = mbarrier(b.barrier);
+    if (b.cluster) {
+      // CollectiveBarrierRef.arrive: no mask when every collective entry has size 1.
+      const BarrierKey& key = layout_.groups[static_cast<std::size_t>(b.barrier.group)].key;
+      std::uint32_t mask = 0;
+      bool trivial = true;
+      for (const auto& entry : key.dims) {
+        if (geometry_.collective_size(entry) == 1) continue;
+        trivial = false;
+        mask |= geometry_.collective_mask(r, entry, key.leader_tracked);
+      }
+      if (!trivial) {
+        plan_.remote_arrives.push_back(RemoteArriveOp{mb, b.barrier.record, mask});
+        step(StepKind::kRemoteArrive, path,
+             static_cast<std::int32_t>(plan_.remote_arrives.size() - 1));
+        return;
+      }
+      plan_.arrives.push_back(ArriveOp{mb, b.barrier.record, 1, 1, 0, 0});  // one lane, local
+    } else {
+      const std::int32_t lanes = b.orders_tensor_core ? 1 : kWarpgroupLanes;
+      plan_.arrives.push_back(ArriveOp{mb, b.barrier.record, lanes, 1, 0, 0});
+    }
+    step(StepKind::kArrive, path, static_cast<std::int32_t>(plan_.arrives.size() - 1));
+  }
+};
+
+}  // namespace
+
+Plan build_plan(const Case& c, const KernelIr& ir, const ModuleLayout& layout,
+                const ClusterGeometry& geometry) {
+  return PlanBuilder(c, ir, layout, geometry).build();
+}
+
+}  // namespace collfuzz::lowering

@@ -1,0 +1,134 @@
+// The ids of the rules (oracles/reference/rules.def) whose diagnostics the lowering raises. Only
+// the id strings are shared with the reference checker; the checks and the messages are the
+// lowering's own, written from JAX's source. tests/sim/rule_ids_test.cpp checks that every id
+// here names a rule of the table.
+#pragma once
+
+#include <string_view>
+
+namespace collfuzz::lowering::rule_id {
+
+inline constexpr std::string_view kMeshClusterRank = "mesh.cluster.rank";
+inline constexpr std::string_view kMeshGridNames = "mesh.grid_names.length";
+inline constexpr std::string_view kMeshClusterNames = "mesh.cluster_names.length";
+inline constexpr std::string_view kMeshThreadsBoth = "mesh.threads.both_or_none";
+inline constexpr std::string_view kMeshThreadsMax = "mesh.threads.max";
+inline constexpr std::string_view kNumArrivals = "alloc.barrier.num_arrivals";
+inline constexpr std::string_view kTmemNarrow = "alloc.tmem.narrow_dtype";
+inline constexpr std::string_view kTmemRank = "alloc.tmem.rank";
+inline constexpr std::string_view kTmemRows = "alloc.tmem.rows";
+inline constexpr std::string_view kLeaderNeedsAxes = "copy.leader_tracked.needs_collective_axes";
+inline constexpr std::string_view kCopyDtype = "copy.dtype_mismatch";
+inline constexpr std::string_view kUnboundAxis = "copy.partitioned.unbound_axis";
+inline constexpr std::string_view kSrcShape = "copy.src_shape";
+inline constexpr std::string_view kEstimateClusterAxis = "estimate.cluster_barrier.unknown_axis";
+inline constexpr std::string_view kEstimateSemaphore = "estimate.semaphore.scope";
+inline constexpr std::string_view kEstimateGmem = "estimate.gmem.unsupported";
+inline constexpr std::string_view kPallasCall = "module.pallas_call.no_lowering_rule";
+inline constexpr std::string_view kTmemMixed = "module.tmem.mixed";
+inline constexpr std::string_view kSmemCapacity = "module.smem.capacity";
+inline constexpr std::string_view kLeaderOneDim = "module.cluster_barrier.leader_one_dim";
+inline constexpr std::string_view kLeaderUngrouped = "module.cluster_barrier.leader_ungrouped";
+inline constexpr std::string_view kBarrierMax32 = "module.barrier.max_32";
+inline constexpr std::string_view kTmemOddCluster = "module.tmem.collective_odd_cluster";
+inline constexpr std::string_view kScopedOnlyThread = "lower.scoped.only_thread_collective";
+inline constexpr std::string_view kAccCollective = "lower.scoped.acc_collective";
+inline constexpr std::string_view kAccUnsigned = "lower.scoped.acc_unsigned";
+inline constexpr std::string_view kMultithreaded = "lower.scoped.multithreaded_needs_collective";
+inline constexpr std::string_view kCopyUnknownAxis = "lower.copy.unknown_cluster_axis";
+inline constexpr std::string_view kIntegerBytes = "lower.copy.integer_bytes";
+inline constexpr std::string_view kLeaderOneAxis = "copy.leader_tracked.one_axis";
+inline constexpr std::string_view kLeaderCluster2 = "copy.leader_tracked.cluster_size_2";
+inline constexpr std::string_view kCpAsyncBarrier = "lower.cp_async.barrier";
+inline constexpr std::string_view kCpAsyncCollective = "lower.cp_async.collective";
+inline constexpr std::string_view kCpAsyncOob = "lower.cp_async.oob_mode";
+inline constexpr std::string_view kCpAsyncPredicate = "lower.cp_async.predicate";
+inline constexpr std::string_view kTmaNoBarrier = "lower.tma.no_barrier";
+inline constexpr std::string_view kLaneBytes128 = "lower.lane.bytes_multiple_of_128";
+inline constexpr std::string_view kBarrierNotSingle = "lower.barrier.not_single";
+inline constexpr std::string_view kClusterArriveNotSingle =
+    "lower.cluster_barrier.arrive_not_single";
+inline constexpr std::string_view kPartitionedAxis = "launch_context.partitioned.axis_out_of_range";
+inline constexpr std::string_view kPartitionedNotCollective =
+    "launch_context.partitioned.not_collective";
+inline constexpr std::string_view kGmemStrides = "launch_context.gmem_strides_16b";
+inline constexpr std::string_view kRank5 = "launch_context.rank_max_5";
+inline constexpr std::string_view kRank0 = "launch_context.rank_0";
+inline constexpr std::string_view kMulticastSplit = "launch_context.multicast.no_divisible_dim";
+inline constexpr std::string_view kMinorBits = "launch_context.minor_dim_16b";
+inline constexpr std::string_view kBox256 = "launch_context.box_max_256";
+inline constexpr std::string_view kCpAsyncSqueeze = "launch_context.cp_async.squeeze_leading";
+inline constexpr std::string_view kCpAsyncElements = "launch_context.cp_async.elements_128";
+inline constexpr std::string_view kCpAsyncBytes = "launch_context.cp_async.bytes_per_transfer";
+inline constexpr std::string_view kDuplicateDims = "verify.async_load.duplicate_dims";
+inline constexpr std::string_view kClusterPreHopper = "compile.cluster.pre_hopper";
+inline constexpr std::string_view kCtaGroup2 = "compile.cta_group2.pre_blackwell";
+inline constexpr std::string_view kTmemArch = "compile.tmem.pre_blackwell";
+inline constexpr std::string_view kWgmmaArch = "compile.wgmma.arch";
+inline constexpr std::string_view kOrdersTcArch = "compile.orders_tensor_core.pre_blackwell";
+inline constexpr std::string_view kLaunchClusterSize = "launch.cluster_size";
+inline constexpr std::string_view kLaunchBlockThreads = "launch.block_threads";
+inline constexpr std::string_view kLaunchGridDims = "launch.grid_dims";
+
+// Every id above, for the table test.
+inline constexpr std::string_view kAll[] = {kMeshClusterRank,
+                                            kMeshGridNames,
+                                            kMeshClusterNames,
+                                            kMeshThreadsBoth,
+                                            kMeshThreadsMax,
+                                            kNumArrivals,
+                                            kTmemNarrow,
+                                            kTmemRank,
+                                            kTmemRows,
+                                            kLeaderNeedsAxes,
+                                            kCopyDtype,
+                                            kUnboundAxis,
+                                            kSrcShape,
+                                            kEstimateClusterAxis,
+                                            kEstimateSemaphore,
+                                            kEstimateGmem,
+                                            kPallasCall,
+                                            kTmemMixed,
+                                            kSmemCapacity,
+                                            kLeaderOneDim,
+                                            kLeaderUngrouped,
+                                            kBarrierMax32,
+                                            kTmemOddCluster,
+                                            kScopedOnlyThread,
+                                            kAccCollective,
+                                            kAccUnsigned,
+                                            kMultithreaded,
+                                            kCopyUnknownAxis,
+                                            kIntegerBytes,
+                                            kLeaderOneAxis,
+                                            kLeaderCluster2,
+                                            kCpAsyncBarrier,
+                                            kCpAsyncCollective,
+                                            kCpAsyncOob,
+                                            kCpAsyncPredicate,
+                                            kTmaNoBarrier,
+                                            kLaneBytes128,
+                                            kBarrierNotSingle,
+                                            kClusterArriveNotSingle,
+                                            kPartitionedAxis,
+                                            kPartitionedNotCollective,
+                                            kGmemStrides,
+                                            kRank5,
+                                            kRank0,
+                                            kMulticastSplit,
+                                            kMinorBits,
+                                            kBox256,
+                                            kCpAsyncSqueeze,
+                                            kCpAsyncElements,
+                                            kCpAsyncBytes,
+                                            kDuplicateDims,
+                                            kClusterPreHopper,
+                                            kCtaGroup2,
+                                            kTmemArch,
+                                            kWgmmaArch,
+                                            kOrdersTcArch,
+                                            kLaunchClusterSize,
+                                            kLaunchBlockThreads,
+                                            kLaunchGridDims};
+
+}  // namespace collfuzz::lowering::rule_id

@@ -1,0 +1,677 @@
+#include "harness/sim/cluster_simulator.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "harness/core/fill.h"
+
+#include "harness/lowering/mutants.h"
+#include "harness/sim/mbarrier.h"
+#include "harness/sim/shared_memory.h"
+
+namespace collfuzz::sim {
+namespace {
+
+using lowering::LoadOp;
+using lowering::LoadPath;
+using lowering::Plan;
+using lowering::Step;
+using lowering::StepKind;
+using lowering::StoreOp;
+
+constexpr std::int64_t kMaxMbarrierCount = (std::int64_t{1} << 20) - 1;
+
+// What the outcome reports about one (allocation, index) in one CTA, in hardware units.
+struct RecordState {
+  bool created = false;
+  std::int64_t arrivals = 0;
+  std::int64_t armed = 0;
+  std::int64_t received = 0;
+  std::int64_t phases = 0;
+  std::int64_t count = 0;
+  std::int64_t pending = 0;
+  std::int64_t tx = 0;
+};
+
+struct BufferState {
+  bool created = false;
+  std::vector<std::uint8_t> bytes;
+  bool undefined = false;
+};
+
+struct Cta {
+  SharedMemory* smem = nullptr;
+  std::vector<Mbarrier> mbarriers;
+  std::vector<RecordState> records;
+  std::vector<std::int32_t> record_order;
+  std::vector<BufferState> buffers;
+  std::vector<std::int32_t> buffer_order;
+  std::vector<std::int32_t> scope_live;
+  // Buffers whose scope ended and whose contents have not changed since: they are read only when
+  // something writes over them, or at the end of the run.
+  std::vector<std::int32_t> pending_snapshots;
+  std::vector<WaitRecord> waits;
+  std::int64_t sync_generation = 0;
+  std::int64_t sync_arrived = 0;
+  std::int64_t finished_threads = 0;
+};
+
+struct Thread {
+  const lowering::ThreadProgram* program = nullptr;
+  std::int64_t pc = 0;
+  bool blocked = false;
+  bool done = false;
+  std::size_t wait_record = 0;
+  std::int64_t sync_generation = 0;
+};
+
+struct Output {
+  std::vector<std::uint8_t> bytes;
+  std::vector<std::uint8_t> written;  // per element
+};
+
+class Simulation {
+ public:
+  Simulation(const Plan& plan, DeviceMemory& memory) : plan_(plan), memory_(memory) {}
+
+  Outcome run() {
+    start();
+    if (ub_.empty()) schedule();
+    if (!ub_.empty()) {
+      Outcome o;
+      o.kind = OutcomeKind::kUnavailable;
+      o.profile = Profile::kMosaic;
+      o.reason = "undefined behaviour the simulator does not model: " + ub_;
+      return o;
+    }
+    return outcome();
+  }
+
+ private:
+  const Plan& plan_;
+  DeviceMemory& memory_;
+  std::vector<Cta> ctas_;
+  std::vector<Thread> threads_;
+  std::vector<GmemArray> gmem_;
+  std::vector<Output> outputs_;
+  std::string ub_;
+
+  // ---- kernel start: SMEM, mbarrier.init, inputs, outputs --------------------------------------
+
+  void start() {
+    ctas_.resize(static_cast<std::size_t>(plan_.num_ctas));
+    for (std::size_t rank = 0; rank < ctas_.size(); ++rank) {
+      Cta& cta = ctas_[rank];
+      cta.smem = &memory_.smem(static_cast<std::int64_t>(rank));
+      cta.smem->reset(plan_.smem_scratch_bytes);
+      cta.mbarriers.resize(plan_.mbarriers.size());
+      for (std::size_t i = 0; i < plan_.mbarriers.size(); ++i) {
+        const std::int64_t count = plan_.mbarriers[i].arrival_count;
+        if (count < 1 || count > kMaxMbarrierCount) {
+          ub_ = "mbarrier.init with an arrival count of " + std::to_string(count) +
+                " (the range is 1 to 2^20 - 1)";
+        }
+        cta.mbarriers[i].init(count);
+      }
+      cta.records.resize(plan_.barrier_records.size());
+      cta.buffers.resize(plan_.buffers.size());
+      cta.scope_live.assign(plan_.scopes.size(), 0);
+    }
+    for (const ArraySpec& in : plan_.inputs) gmem_.push_back(memory_.inputs().array(in));
+    for (const ArraySpec& out : plan_.outputs) {
+      Output o;
+      o.bytes.assign(static_cast<std::size_t>(packed_bytes(element_count(out.shape), out.dtype)),
+                     0);
+      o.written.assign(static_cast<std::size_t>(element_count(out.shape)), 0);
+      outputs_.push_back(std::move(o));
+    }
+    threads_.reserve(plan_.threads.size());
+    for (const auto& p : plan_.threads) threads_.push_back(Thread{&p});
+  }
+
+  // ---- records ---------------------------------------------------------------------------------
+
+  RecordState& record(std::int64_t rank, std::int32_t id) {
+    Cta& cta = ctas_[static_cast<std::size_t>(rank)];
+    RecordState& r = cta.records[static_cast<std::size_t>(id)];
+    if (!r.created) {
+      r.created = true;
+      cta.record_order.push_back(id);
+    }
+    return r;
+  }
+
+  void note(std::int64_t rank, std::int32_t id) {
+    RecordState& r = record(rank, id);
+    const Mbarrier& m = ctas_[static_cast<std::size_t>(rank)].mbarriers[static_cast<std::size_t>(
+        plan_.barrier_records[static_cast<std::size_t>(id)].mbarrier)];
+    r.count = m.expected();
+    r.pending = m.pending();
+    r.tx = m.tx();
+  }
+
+  BufferState& open_buffer(std::int64_t rank, std::int32_t id) {
+    Cta& cta = ctas_[static_cast<std::size_t>(rank)];
+    BufferState& b = cta.buffers[static_cast<std::size_t>(id)];
+    if (!b.created) {
+      b.created = true;
+      cta.buffer_order.push_back(id);
+    }
+    return b;
+  }
+
+  void snapshot(std::int64_t rank, std::int32_t id) {
+    BufferState& b = open_buffer(rank, id);
+    const Cta& cta = ctas_[static_cast<std::size_t>(rank)];
+    const lowering::BufferInfo& info = plan_.buffers[static_cast<std::size_t>(id)];
+    const std::uint8_t* first = cta.smem->data() + info.smem_offset;
+    b.bytes.assign(first, first + info.bytes);
+    b.undefined = cta.smem->any_undefined(info.smem_offset, info.bytes);
+  }
+
+  // ---- mbarrier events
+  // ---------------------------------------------------------------------------
+
+  void arrive(std::int64_t rank, std::int32_t mbarrier, std::int32_t id, std::int64_t count,
+              std::int64_t tx) {
+    Mbarrier& m =
+        ctas_[static_cast<std::size_t>(rank)].mbarriers[static_cast<std::size_t>(mbarrier)];
+    const bool completed = m.arrive(count, tx);
+    RecordState& r = record(rank, id);
+    r.arrivals += count;
+    r.armed += tx;
+    r.phases += completed ? 1 : 0;
+    note(rank, id);
+  }
+
+  // The lanes of one warpgroup arrive in lane order. While the phase has at least as many pending
+  // arrivals as the lanes bring, no phase can complete before the last lane, so the lanes are one
+  // update; otherwise they go one by one.
+  void arrive_lanes(std::int64_t rank, const lowering::ArriveOp& a) {
+    Mbarrier& m =
+        ctas_[static_cast<std::size_t>(rank)].mbarriers[static_cast<std::size_t>(a.mbarrier)];
+    const std::int64_t total = std::int64_t{a.lanes} * a.count_per_lane;
+    const std::int64_t tx = a.tx_lane0 + (a.lanes - 1) * a.tx_other;
+    std::int64_t completed = 0;
+    if (m.pending() >= total) {
+      completed = m.arrive(total, tx) ? 1 : 0;
+    } else {
+      for (std::int32_t lane = 0; lane < a.lanes; ++lane) {
+        completed += m.arrive(a.count_per_lane, lane == 0 ? a.tx_lane0 : a.tx_other) ? 1 : 0;
+      }
+    }
+    RecordState& r = record(rank, a.record);
+    r.arrivals += total;
+    r.armed += tx;
+    r.phases += completed;
+    note(rank, a.record);
+  }
+
+  void complete_tx(std::int64_t rank, std::int32_t mbarrier, std::int32_t id, std::int64_t bytes) {
+    Mbarrier& m =
+        ctas_[static_cast<std::size_t>(rank)].mbarriers[static_cast<std::size_t>(mbarrier)];
+    const bool completed = m.complete_tx(bytes);
+    RecordState& r = record(rank, id);
+    r.received += bytes;
+    r.phases += completed ? 1 : 0;
+    note(rank, id);
+  }
+
+  // ---- data movement
+  // -----------------------------------------------------------------------------
+
+  // Writes the transfer into `cta`'s SMEM at the load's offset: the box row by row (the innermost
+  // dim), out-of-bounds elements as zeros. Trailing dims the box covers whole and that are
+  // contiguous in GMEM are merged first, so that a row is as long as it can be.
+  void write_tensor(Cta& cta, const LoadOp& load) {
+    lowering::TensorBox t = load.tensor;
+    while (t.rank >= 2) {
+      const int in = t.rank - 1;
+      const int out = t.rank - 2;
+      const bool whole = t.coords[in] == 0 && t.box[in] == t.dims[in];
+      if (!whole || t.strides[out] != t.strides[in] * t.dims[in]) break;
+      t.coords[out] *= t.dims[in];
+      t.box[out] *= t.box[in];
+      t.dims[out] *= t.dims[in];
+      t.strides[out] = t.strides[in];
+      --t.rank;
+    }
+    const GmemArray& src = gmem_[static_cast<std::size_t>(load.input)];
+    const int bits = load.elem_bits;
+    std::uint8_t* dst = cta.smem->data() + load.smem_offset;
+    const bool zero_fill = !lowering::mutant_active(lowering::Mutant::kOobFillNotZero);
+    const int r = t.rank;
+    const std::int64_t inner = t.box[r - 1];
+    const std::int64_t inner_stride = t.strides[r - 1];
+    const std::int64_t rows = load.elements / inner;
+    const std::int64_t c0 = t.coords[r - 1];
+    const bool fast = bits >= 8 && inner_stride == 1 && src.bytes() != nullptr;
+    const int n = bits / 8;
+    std::int64_t outer[lowering::kMaxTmaRank] = {};
+    for (std::int64_t row = 0; row < rows; ++row) {
+      bool row_in_bounds = true;
+      std::int64_t base = 0;
+      for (int k = 0; k < r - 1; ++k) {
+        const std::int64_t c = t.coords[k] + outer[k];
+        row_in_bounds = row_in_bounds && c >= 0 && c < t.dims[k];
+        base += c * t.strides[k];
+      }
+      const std::int64_t lo = row_in_bounds ? std::clamp<std::int64_t>(-c0, 0, inner) : inner;
+      const std::int64_t hi =
+          row_in_bounds ? std::clamp<std::int64_t>(t.dims[r - 1] - c0, lo, inner) : inner;
+      const std::int64_t first = row * inner;
+      if (fast && lo < hi) {
+        std::memcpy(dst + (first + lo) * n, src.bytes() + (base + c0 + lo) * n,
+                    static_cast<std::size_t>((hi - lo) * n));
+      } else {
+        for (std::int64_t i = lo; i < hi; ++i) {
+          store_packed(dst, bits, first + i, src.element(base + (c0 + i) * inner_stride));
+        }
+      }
+      if (zero_fill) {
+        for (std::int64_t i = 0; i < lo; ++i) store_packed(dst, bits, first + i, 0);
+        for (std::int64_t i = hi; i < inner; ++i) store_packed(dst, bits, first + i, 0);
+      }
+      for (int k = r - 2; k >= 0; --k) {  // next row
+        if (++outer[k] < t.box[k]) break;
+        outer[k] = 0;
+      }
+    }
+    cta.smem->mark(load.smem_offset, packed_span(bits, 0, load.elements), false);
+  }
+
+  // Whether element j of a slice region (row-major over its non-squeezed dims) lies outside the
+  // array.
+  static bool outside(const lowering::ArraySlice& s, std::int64_t j) {
+    for (int k = s.rank - 1; k >= 0; --k) {
+      std::int64_t c = s.start[k];
+      if (s.size[k] != 0) {
+        c += j % s.size[k];
+        j /= s.size[k];
+      }
+      if (c < 0 || c >= s.dims[k]) return true;
+    }
+    return false;
+  }
+
+  static bool slice_inside(const lowering::ArraySlice& s) {
+    for (int k = 0; k < s.rank; ++k) {
+      const std::int64_t size = s.size[k] == 0 ? 1 : s.size[k];
+      if (s.start[k] < 0 || s.start[k] + size > s.dims[k]) return false;
+    }
+    return true;
+  }
+
+  // The bulk and cp.async paths: a linear run of GMEM; what lies outside the array, or outside the
+  // slice's bounds, is undefined.
+  void write_linear(Cta& cta, const LoadOp& load) {
+    const GmemArray& src = gmem_[static_cast<std::size_t>(load.input)];
+    const int bits = load.elem_bits;
+    std::uint8_t* dst = cta.smem->data() + load.smem_offset;
+    const std::int64_t total = src.elements();
+    const std::int64_t moved = load.linear_elements;
+    const std::int64_t g0 = load.linear_offset;
+    if (moved > 0 && g0 >= 0 && g0 + moved <= total && bits >= 8 && src.bytes()) {
+      const int n = bits / 8;
+      std::memcpy(dst, src.bytes() + g0 * n, static_cast<std::size_t>(moved * n));
+      cta.smem->mark(load.smem_offset, moved * n, false);
+    } else {
+      for (std::int64_t j = 0; j < moved; ++j) {
+        const std::int64_t g = g0 + j;
+        const bool inside = g >= 0 && g < total;
+        store_packed(dst, bits, j, inside ? src.element(g) : 0);
+        cta.smem->mark(load.smem_offset + packed_byte(bits, j), 1, !inside);
+      }
+    }
+    if (!slice_inside(load.logical)) {
+      for (std::int64_t j = 0; j < load.elements; ++j) {
+        if (outside(load.logical, j))
+          cta.smem->mark(load.smem_offset + packed_byte(bits, j), 1, true);
+      }
+    }
+  }
+
+  void load(std::int64_t issuer, const LoadOp& load) {
+    if (!load.predicate) return;
+    std::int64_t targets[16];
+    int n = 0;
+    if (load.multicast_mask == 0) {
+      targets[n++] = issuer;
+    } else {
+      for (int j = 0; j < 16; ++j) {
+        if (!(load.multicast_mask >> j & 1u)) continue;
+        if (j >= plan_.num_ctas) {
+          ub_ = "a multicast to CTA " + std::to_string(j) + " of a cluster of " +
+                std::to_string(plan_.num_ctas);
+          return;
+        }
+        if (j == issuer && lowering::mutant_active(lowering::Mutant::kMulticastSkipsSelf)) continue;
+        targets[n++] = j;
+      }
+    }
+    const std::int64_t span = packed_span(load.elem_bits, 0, load.elements);
+    for (int k = 0; k < n; ++k) {
+      before_write(targets[k], load.smem_offset, span);
+      Cta& cta = ctas_[static_cast<std::size_t>(targets[k])];
+      if (k > 0) {
+        // The same bytes land at the same offset in every receiver.
+        const Cta& first = ctas_[static_cast<std::size_t>(targets[0])];
+        std::memcpy(cta.smem->data() + load.smem_offset, first.smem->data() + load.smem_offset,
+                    static_cast<std::size_t>(span));
+        cta.smem->copy_marks(*first.smem, load.smem_offset, span);
+      } else if (load.path == LoadPath::kTensor) {
+        write_tensor(cta, load);
+      } else {
+        write_linear(cta, load);
+      }
+      if (load.mbarrier >= 0) {
+        complete_tx(load.complete_at_rank0 ? 0 : targets[k], load.mbarrier, load.record,
+                    load.complete_bytes);
+      }
+    }
+  }
+
+  void store(std::int64_t rank, const StoreOp& s) {
+    Cta& cta = ctas_[static_cast<std::size_t>(rank)];
+    Output& out = outputs_[static_cast<std::size_t>(s.output)];
+    const int bits = s.elem_bits;
+    const std::uint8_t* src = cta.smem->data() + s.smem_offset;
+    std::int64_t strides[lowering::kMaxArrayRank];
+    std::int64_t stride = 1;
+    for (int k = s.slice.rank - 1; k >= 0; --k) {
+      strides[k] = stride;
+      stride *= s.slice.dims[k];
+    }
+    for (std::int64_t j = 0; j < s.elements; ++j) {
+      std::int64_t rem = j;
+      std::int64_t index = 0;
+      for (int k = s.slice.rank - 1; k >= 0; --k) {
+        std::int64_t c = s.slice.start[k];
+        if (s.slice.size[k] != 0) {
+          c += rem % s.slice.size[k];
+          rem /= s.slice.size[k];
+        }
+        index += c * strides[k];
+      }
+      const bool undefined = cta.smem->undefined(s.smem_offset + packed_byte(bits, j));
+      store_packed(out.bytes.data(), bits, index, load_packed(src, bits, j));
+      out.written[static_cast<std::size_t>(index)] = undefined ? 0 : 1;
+    }
+  }
+
+  // ---- scopes
+  // ------------------------------------------------------------------------------------
+
+  void enter(std::int64_t rank, std::int32_t scope) {
+    Cta& cta = ctas_[static_cast<std::size_t>(rank)];
+    const lowering::ScopeInfo& s = plan_.scopes[static_cast<std::size_t>(scope)];
+    std::int32_t& live = cta.scope_live[static_cast<std::size_t>(scope)];
+    if (live > 0) return;  // another thread of the block allocated it
+    live = s.owners;
+    // Buffer records open now and are read when the scope ends (or, for a scope a deadlocked
+    // thread never left, at the end of the run).
+    for (std::int32_t k = 0; k < s.num_buffers; ++k) {
+      open_buffer(rank, plan_.scope_buffers[static_cast<std::size_t>(s.first_buffer + k)]);
+    }
+    for (std::int32_t k = 0; k < s.num_records; ++k) {
+      note(rank, plan_.scope_records[static_cast<std::size_t>(s.first_record + k)]);
+    }
+  }
+
+  void exit(std::int64_t rank, std::int32_t scope) {
+    Cta& cta = ctas_[static_cast<std::size_t>(rank)];
+    const lowering::ScopeInfo& s = plan_.scopes[static_cast<std::size_t>(scope)];
+    for (std::int32_t k = 0; k < s.num_buffers; ++k) {
+      defer_snapshot(cta, plan_.scope_buffers[static_cast<std::size_t>(s.first_buffer + k)]);
+    }
+    --cta.scope_live[static_cast<std::size_t>(scope)];
+  }
+
+  static void defer_snapshot(Cta& cta, std::int32_t id) {
+    if (std::find(cta.pending_snapshots.begin(), cta.pending_snapshots.end(), id) ==
+        cta.pending_snapshots.end()) {
+      cta.pending_snapshots.push_back(id);
+    }
+  }
+
+  // Reads every deferred snapshot that a write over [offset, offset + n) would change.
+  void before_write(std::int64_t rank, std::int64_t offset, std::int64_t n) {
+    Cta& cta = ctas_[static_cast<std::size_t>(rank)];
+    auto& pending = cta.pending_snapshots;
+    for (std::size_t k = 0; k < pending.size();) {
+      const lowering::BufferInfo& info = plan_.buffers[static_cast<std::size_t>(pending[k])];
+      if (info.smem_offset < offset + n && offset < info.smem_offset + info.bytes) {
+        snapshot(rank, pending[k]);
+        pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
+      } else {
+        ++k;
+      }
+    }
+  }
+
+  // The end of the run: every deferred snapshot is read; the one at offset 0 takes the SMEM bytes
+  // themselves instead of a copy.
+  void read_deferred_snapshots(std::int64_t rank) {
+    Cta& cta = ctas_[static_cast<std::size_t>(rank)];
+    std::int32_t at_zero = -1;
+    for (std::int32_t id : cta.pending_snapshots) {
+      const lowering::BufferInfo& info = plan_.buffers[static_cast<std::size_t>(id)];
+      if (info.smem_offset != 0) continue;
+      if (at_zero < 0 || info.bytes > plan_.buffers[static_cast<std::size_t>(at_zero)].bytes)
+        at_zero = id;
+    }
+    for (std::int32_t id : cta.pending_snapshots) {
+      if (id != at_zero) snapshot(rank, id);
+    }
+    if (at_zero >= 0) {
+      BufferState& b = open_buffer(rank, at_zero);
+      const std::int64_t bytes = plan_.buffers[static_cast<std::size_t>(at_zero)].bytes;
+      b.undefined = cta.smem->any_undefined(0, bytes);
+      b.bytes = cta.smem->release();
+      b.bytes.resize(static_cast<std::size_t>(bytes));
+    }
+    cta.pending_snapshots.clear();
+  }
+
+  // ---- the schedule
+  // ------------------------------------------------------------------------------
+
+  void release_block_sync(Cta& cta) {
+    if (cta.sync_arrived > 0 && cta.sync_arrived + cta.finished_threads == plan_.threads_per_cta) {
+      ++cta.sync_generation;
+      cta.sync_arrived = 0;
+    }
+  }
+
+  std::string path(const Step& s) const {
+    return s.op >= 0 ? plan_.strings[static_cast<std::size_t>(s.op)] : "";
+  }
+
+  const std::string& barrier_name(std::int32_t record) {
+    if (record_names_.empty()) {
+      for (const auto& r : plan_.barrier_records) {
+        record_names_.push_back(plan_.strings[static_cast<std::size_t>(r.alloc)] + "[" +
+                                std::to_string(r.index) + "]");
+      }
+    }
+    return record_names_[static_cast<std::size_t>(record)];
+  }
+  std::vector<std::string> record_names_;  // "alloc[index]" per barrier record
+
+  // Runs `th` until it blocks or finishes; returns whether it made progress.
+  bool advance(Thread& th) {
+    const lowering::ThreadProgram& p = *th.program;
+    Cta& cta = ctas_[static_cast<std::size_t>(p.cta)];
+    bool progressed = false;
+    while (th.pc < p.num_steps && ub_.empty()) {
+      const Step& s = plan_.steps[static_cast<std::size_t>(p.first_step + th.pc)];
+      const auto idx = static_cast<std::size_t>(s.index);
+      switch (s.kind) {
+        case StepKind::kScopeEnter:
+          enter(p.cta, s.index);
+          break;
+        case StepKind::kScopeExit:
+          exit(p.cta, s.index);
+          break;
+        case StepKind::kBlockSync: {
+          const lowering::BlockSyncOp& b = plan_.block_syncs[idx];
+          // The kernel's own entry sync precedes every step of every thread, so it orders
+          // nothing; scheduling it would only rotate the canonical visit order.
+          if (!b.recorded) break;
+          if (!th.blocked) {
+            cta.waits.push_back(WaitRecord{p.thread, path(s), "block_sync", b.phase, false});
+            th.wait_record = cta.waits.size() - 1;
+            th.sync_generation = cta.sync_generation;
+            ++cta.sync_arrived;
+            release_block_sync(cta);
+          }
+          if (cta.sync_generation == th.sync_generation) {
+            th.blocked = true;
+            return progressed;
+          }
+          cta.waits[th.wait_record].completed = true;
+          break;
+        }
+        case StepKind::kWait: {
+          const lowering::WaitOp& w = plan_.waits[idx];
+          if (!th.blocked) {
+            cta.waits.push_back(
+                WaitRecord{p.thread, path(s), barrier_name(w.record), w.phase, false});
+            th.wait_record = cta.waits.size() - 1;
+          }
+          if (!cta.mbarriers[static_cast<std::size_t>(w.mbarrier)].parity_wait_passes(w.phase)) {
+            th.blocked = true;
+            return progressed;
+          }
+          cta.waits[th.wait_record].completed = true;
+          break;
+        }
+        case StepKind::kArrive:
+          arrive_lanes(p.cta, plan_.arrives[idx]);
+          break;
+        case StepKind::kRemoteArrive: {
+          const lowering::RemoteArriveOp& a = plan_.remote_arrives[idx];
+          for (std::int64_t j = 0; j < 16; ++j) {
+            if (!(a.mask >> j & 1u)) continue;
+            if (j >= plan_.num_ctas) {
+              ub_ = "a cluster-barrier arrival on CTA " + std::to_string(j) + " of a cluster of " +
+                    std::to_string(plan_.num_ctas);
+              break;
+            }
+            arrive(j, a.mbarrier, a.record, 1, 0);
+          }
+          break;
+        }
+        case StepKind::kCompleteTx: {
+          const lowering::CompleteTxOp& ct = plan_.complete_txs[idx];
+          complete_tx(p.cta, ct.mbarrier, ct.record, ct.bytes);
+          break;
+        }
+        case StepKind::kLoad:
+          load(p.cta, plan_.loads[idx]);
+          break;
+        case StepKind::kStore:
+          store(p.cta, plan_.stores[idx]);
+          break;
+      }
+      th.blocked = false;
+      ++th.pc;
+      progressed = true;
+    }
+    if (th.pc >= p.num_steps && !th.done) {
+      th.done = true;
+      ++cta.finished_threads;
+      release_block_sync(cta);
+      progressed = true;
+    }
+    return progressed;
+  }
+
+  void schedule() {
+    bool progress = true;
+    while (progress && ub_.empty()) {
+      progress = false;
+      for (Thread& th : threads_) progress = advance(th) || progress;
+    }
+  }
+
+  // ---- the outcome
+  // -------------------------------------------------------------------------------
+
+  Outcome outcome() {
+    Outcome o;
+    o.profile = Profile::kMosaic;
+    bool deadlock = false;
+    for (const Thread& th : threads_) deadlock = deadlock || !th.done;
+    o.kind = deadlock ? OutcomeKind::kDeadlock : OutcomeKind::kCompleted;
+    for (std::int64_t rank = 0; rank < plan_.num_ctas; ++rank) {
+      Cta& cta = ctas_[static_cast<std::size_t>(rank)];
+      // Allocations a deadlocked thread never left: their contents now.
+      for (std::size_t s = 0; s < plan_.scopes.size(); ++s) {
+        if (cta.scope_live[s] <= 0) continue;
+        const lowering::ScopeInfo& info = plan_.scopes[s];
+        for (std::int32_t k = 0; k < info.num_buffers; ++k) {
+          defer_snapshot(cta, plan_.scope_buffers[static_cast<std::size_t>(info.first_buffer + k)]);
+        }
+      }
+      read_deferred_snapshots(rank);
+      CtaRecord rec;
+      rec.rank = rank;
+      rec.coords = plan_.cta_coords[static_cast<std::size_t>(rank)];
+      for (std::int32_t id : cta.record_order) {
+        const RecordState& r = cta.records[static_cast<std::size_t>(id)];
+        const lowering::BarrierRecordInfo& info =
+            plan_.barrier_records[static_cast<std::size_t>(id)];
+        BarrierRecord br;
+        br.alloc = plan_.strings[static_cast<std::size_t>(info.alloc)];
+        br.index = info.index;
+        br.count = r.count / info.unit;
+        br.arrivals = r.arrivals / info.unit;
+        br.armed = r.armed;
+        br.received = r.received;
+        br.phases = r.phases;
+        br.pending = r.pending >= 0 ? (r.pending + info.unit - 1) / info.unit
+                                    : -((-r.pending + info.unit - 1) / info.unit);
+        br.tx = r.tx;
+        rec.barriers.push_back(std::move(br));
+      }
+      for (std::int32_t id : cta.buffer_order) {
+        BufferState& b = cta.buffers[static_cast<std::size_t>(id)];
+        rec.buffers.push_back(BufferRecord{plan_.strings[static_cast<std::size_t>(
+                                               plan_.buffers[static_cast<std::size_t>(id)].alloc)],
+                                           std::move(b.bytes), b.undefined, true});
+      }
+      rec.waits = std::move(cta.waits);
+      std::stable_sort(
+          rec.waits.begin(), rec.waits.end(),
+          [](const WaitRecord& a, const WaitRecord& b) { return a.thread < b.thread; });
+      o.ctas.push_back(std::move(rec));
+    }
+    for (std::size_t i = 0; i < plan_.outputs.size(); ++i) {
+      OutputRecord r;
+      r.name = plan_.outputs[i].name;
+      const auto& w = outputs_[i].written;
+      for (std::size_t e = 0; e < w.size();) {
+        if (!w[e]) {
+          ++e;
+          continue;
+        }
+        const std::size_t b = e;
+        while (e < w.size() && w[e]) ++e;
+        r.written.emplace_back(static_cast<std::int64_t>(b), static_cast<std::int64_t>(e));
+      }
+      r.bytes = std::move(outputs_[i].bytes);
+      o.outputs.push_back(std::move(r));
+    }
+    return o;
+  }
+};
+
+}  // namespace
+
+Outcome simulate_plan(const lowering::Plan& plan, DeviceMemory& memory) {
+  return Simulation(plan, memory).run();
+}
+
+}  // namespace collfuzz::sim

@@ -1,0 +1,143 @@
+// Planted bugs (harness/lowering/mutants.h) against the oracles: each named mutant, selected at
+// run time in the mutant build, must be caught by the oracle that exists to catch it, with the
+// signature a campaign would deduplicate it by. The same case without the mutant agrees.
+#include <gtest/gtest.h>
+
+#include "harness/lowering/mutants.h"
+#include "oracles/oracles.h"
+#include "oracles/reference/reference.h"
+#include "tests/sim/sim_test_util.h"
+
+namespace collfuzz {
+namespace {
+
+using lowering::Mutant;
+
+struct Planted {
+  Mutant mutant;
+  const char* mesh;
+  const char* target;
+  const char* inputs;
+  const char* program;
+  const char* signature;  // one mismatch the oracles must report
+};
+
+const char* kLane = R"({"arch": "sm_90a", "semantics": "lane"})";
+const char* kBlackwell = R"({"arch": "sm_100a", "semantics": "lane"})";
+const char* kX = R"([{"name": "x", "shape": [128, 64], "dtype": "float32"}])";
+const char* kX256 = R"([{"name": "x", "shape": [256, 64], "dtype": "float32"}])";
+const char* kCluster2 = R"({"cluster": [2], "cluster_names": ["x"]})";
+
+// dst f32[128, 64], a barrier, one copy with `extra` fields, then `tail` ops.
+std::string copy_program(
+    const std::string& extra,
+    const std::string& tail = R"(, {"op": "barrier_wait", "barrier": {"alloc": "bar"}})") {
+  return R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [128, 64], "dtype": "float32"},
+      {"name": "bar", "kind": "barrier"}],
+    "body": [{"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "dst"}, "barrier": {"alloc": "bar"})" +
+         extra + "}" + tail + "]}]";
+}
+
+const std::string kPartitioned =
+    copy_program(R"(, "collective_axes": "x", "leader_tracked": {"partitioned": 0})",
+                 R"(, {"op": "when", "cond": {"axis": "x", "eq": 0},
+                                                    "body": [{"op": "barrier_wait", "barrier": {"alloc": "bar"}}]})");
+const std::string kMulticast = copy_program(R"(, "collective_axes": "x")");
+// Multicast over "b" (CUDA x) of a row block chosen by "a" (CUDA y): each group loads its own data.
+const std::string kMulticastPerGroup =
+    R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [128, 64], "dtype": "float32"},
+      {"name": "bar", "kind": "barrier"}],
+    "body": [{"op": "copy_gmem_to_smem", "src": {"input": "x", "index": [{"start": {"axis": "a", "mul": 128}, "size": 128}]},
+              "dst": {"alloc": "dst"}, "barrier": {"alloc": "bar"}, "collective_axes": "b"},
+             {"op": "barrier_wait", "barrier": {"alloc": "bar"}}]}])";
+const std::string kPredicated = copy_program(R"(, "predicate": {"axis": "x", "eq": 0})");
+const std::string kUnknownAxis = copy_program(R"(, "collective_axes": "q")");
+const std::string kOutOfBounds =
+    R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [64, 64], "dtype": "float32"},
+      {"name": "bar", "kind": "barrier"}],
+    "body": [{"op": "copy_gmem_to_smem", "src": {"input": "x", "index": [{"start": {"axis": "x", "mul": 96}, "size": 64}]},
+              "dst": {"alloc": "dst"}, "barrier": {"alloc": "bar"}}, {"op": "barrier_wait", "barrier": {"alloc": "bar"}}]}])";
+const std::string kSmall =
+    R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [16], "dtype": "float32"},
+      {"name": "bar", "kind": "barrier"}],
+    "body": [{"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "dst"}, "barrier": {"alloc": "bar"}},
+             {"op": "barrier_wait", "barrier": {"alloc": "bar"}}]}])";
+const std::string kMultithreadedEmptyAxes = R"([{"op": "run_scoped", "allocs": [
+      {"name": "s", "kind": "smem", "shape": [128], "dtype": "float32"}], "body": []}])";
+const std::string kClusterBarrier =
+    R"([{"op": "run_scoped", "allocs": [{"name": "cb", "kind": "cluster_barrier", "collective_axes": ["x"]}],
+    "body": [{"op": "barrier_arrive", "barrier": {"alloc": "cb"}}, {"op": "barrier_wait", "barrier": {"alloc": "cb"}}]}])";
+
+const Planted kPlanted[] = {
+    // The three the issue names: bytes, memory, diagnostics.
+    {Mutant::kLeaderBytesNotDoubled, kCluster2, kBlackwell, kX256, kPartitioned.c_str(),
+     "bytes:over_completion:copy_partitioned:sim"},
+    {Mutant::kPartitionHalvesSwapped, kCluster2, kBlackwell, kX256, kPartitioned.c_str(),
+     "memory:data:copy_partitioned:sim"},
+    {Mutant::kThreadAxisCheckSkipped, R"({"num_threads": 2, "thread_name": "wg"})", kLane, kX,
+     kMultithreadedEmptyAxes.c_str(),
+     "diagnostic:accepted_not_rejected:lower.scoped.multithreaded_needs_collective:sim"},
+    // The rest of the named mutants.
+    {Mutant::kMaskPallasOrder, R"({"cluster": [2, 2], "cluster_names": ["a", "b"]})", kLane, kX256,
+     kMulticastPerGroup.c_str(), "memory:data:copy_multicast:sim"},
+    {Mutant::kChunkSplitWrongDim, kCluster2, kLane, kX, kMulticast.c_str(),
+     "memory:data:copy_multicast:sim"},
+    {Mutant::kExpectTxTruncated, "{}", R"({"arch": "sm_90a", "semantics": "warpgroup"})",
+     R"([{"name": "x", "shape": [16], "dtype": "float32"}])", kSmall.c_str(),
+     "bytes:over_completion:copy:sim"},
+    {Mutant::kPredicateIgnored, kCluster2, kLane, kX, kPredicated.c_str(), "memory:data:copy:sim"},
+    {Mutant::kUnknownAxisListNotReversed, R"({"cluster": [2, 1], "cluster_names": ["x", "y"]})",
+     kLane, kX, kUnknownAxis.c_str(), "diagnostic:message:lower.copy.unknown_cluster_axis:sim"},
+    {Mutant::kOobFillNotZero, kCluster2, kLane, kX, kOutOfBounds.c_str(), "memory:data:copy:sim"},
+    {Mutant::kNonLeaderBarrierArmed, kCluster2, kBlackwell, kX256, kPartitioned.c_str(),
+     "bytes:wrong_barrier:copy_partitioned:sim"},
+    {Mutant::kMulticastSkipsSelf, kCluster2, kLane, kX, kMulticast.c_str(),
+     "bytes:would_hang:copy_multicast:sim"},
+    {Mutant::kClusterBarrierCountOffByOne, kCluster2, kLane, kX, kClusterBarrier.c_str(),
+     "bytes:count:barrier_arrive:sim"},
+};
+
+std::vector<std::string> signatures(const Case& c) {
+  sim::Simulator simulator;
+  Outcome actual = simulator.run(c);
+  actual.executor = "sim";
+  const Outcome expected = predict(c, Profile::kMosaic).outcome;
+  std::vector<std::string> out;
+  for (const Mismatch& m : compare(c, expected, actual).mismatches) out.push_back(m.signature);
+  return out;
+}
+
+class PlantedBug : public ::testing::TestWithParam<Planted> {
+ protected:
+  void TearDown() override { lowering::set_active_mutant(Mutant::kNone); }
+};
+
+TEST_P(PlantedBug, IsCaughtByTheRightOracle) {
+  const Planted& p = GetParam();
+  const Case c = simtest::make_case(p.mesh, p.target, p.inputs, p.program);
+  lowering::set_active_mutant(Mutant::kNone);
+  EXPECT_TRUE(signatures(c).empty()) << "the faithful model must agree on this case";
+  lowering::set_active_mutant(p.mutant);
+  const std::vector<std::string> found = signatures(c);
+  EXPECT_NE(std::find(found.begin(), found.end(), p.signature), found.end())
+      << lowering::mutant_name(p.mutant) << " not caught as " << p.signature << "; got "
+      << ::testing::PrintToString(found);
+}
+
+INSTANTIATE_TEST_SUITE_P(Mutants, PlantedBug, ::testing::ValuesIn(kPlanted),
+                         [](const ::testing::TestParamInfo<Planted>& i) {
+                           return std::string(lowering::mutant_name(i.param.mutant));
+                         });
+
+TEST(Mutants, EveryNamedMutantHasAPlantedBugTest) {
+  for (int m = 1; m < static_cast<int>(Mutant::kCount); ++m) {
+    const auto mutant = static_cast<Mutant>(m);
+    const bool covered = std::any_of(std::begin(kPlanted), std::end(kPlanted),
+                                     [&](const Planted& p) { return p.mutant == mutant; });
+    EXPECT_TRUE(covered) << lowering::mutant_name(mutant);
+    EXPECT_EQ(lowering::parse_mutant(lowering::mutant_name(mutant)), mutant);
+  }
+}
+
+}  // namespace
+}  // namespace collfuzz
