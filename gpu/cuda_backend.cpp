@@ -49,8 +49,11 @@ class CudaBackend final : public DeviceBackend {
 
   std::string upload_input(std::uint64_t offset, const std::vector<std::uint8_t>& bytes) override {
     if (offset + bytes.size() > inputs_.size()) return "input outside the arena";
-    const cudaError_t e =
-        cudaMemcpy(inputs_.data() + offset, bytes.data(), bytes.size(), cudaMemcpyHostToDevice);
+    // On the launch stream (a non-blocking stream is not ordered after the legacy default
+    // stream), and finished before `bytes` goes away.
+    cudaError_t e = cudaMemcpyAsync(inputs_.data() + offset, bytes.data(), bytes.size(),
+                                    cudaMemcpyHostToDevice, stream_.get());
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream_.get());
     return e == cudaSuccess ? "" : "uploading an input: " + err(e);
   }
 
