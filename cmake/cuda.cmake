@@ -7,7 +7,10 @@
 #    found: sm_90a by default, sm_100a with -DCOLLFUZZ_CUDA_ARCH=sm_100a.
 #  - collfuzz-cuda-worker (with or without CUDA: without, it can still --emulate), the GPU
 #    benchmarks and the host-side tests (tests/gpu).
+add_library(collfuzz_gpu_framing STATIC gpu/framed_outcome.cpp)
+target_link_libraries(collfuzz_gpu_framing PUBLIC collfuzz_core PRIVATE collfuzz_warnings)
 target_sources(collfuzz_executors PRIVATE gpu/cuda_executor.cpp gpu/worker_process.cpp)
+target_link_libraries(collfuzz_executors PUBLIC collfuzz_gpu_framing)
 target_compile_definitions(collfuzz_executors PRIVATE COLLFUZZ_BINARY_DIR="${CMAKE_BINARY_DIR}")
 
 if(NOT TARGET collfuzz_lowering)
@@ -27,7 +30,8 @@ add_library(collfuzz_gpu_host STATIC
   gpu/tensor_map_params.cpp
   gpu/worker_protocol.cpp
 )
-target_link_libraries(collfuzz_gpu_host PUBLIC collfuzz_lowering PRIVATE collfuzz_warnings)
+target_link_libraries(collfuzz_gpu_host PUBLIC collfuzz_lowering collfuzz_gpu_framing
+                                        PRIVATE collfuzz_warnings)
 
 set(COLLFUZZ_CUDA_ARCH "sm_90a" CACHE STRING "Target of the CUDA executor's kernel: sm_90a or sm_100a")
 set_property(CACHE COLLFUZZ_CUDA_ARCH PROPERTY STRINGS sm_90a sm_100a)

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpu/framed_outcome.h"
 #include "harness/core/case_json.h"
-#include "harness/core/outcome_json.h"
 #include "harness/executors/registry_entries.h"
 
 #ifndef COLLFUZZ_BINARY_DIR
@@ -133,7 +133,7 @@ std::vector<Outcome> CudaExecutor::request(const std::vector<Case>& cases, Failu
   const std::int64_t id = next_id_++;
   nlohmann::json items = nlohmann::json::array();
   for (const Case& c : cases) items.push_back(case_to_json(c));
-  const nlohmann::json req{{"id", id}, {"cases", std::move(items)}};
+  const nlohmann::json req{{"id", id}, {"cases", std::move(items)}, {"binary", true}};
   if (!worker_->write_line(req.dump())) {
     failure = Failure::kCrash;
     reason = "the worker stopped reading its input; stderr ends: " + worker_->stderr_tail();
@@ -163,17 +163,30 @@ std::vector<Outcome> CudaExecutor::request(const std::vector<Case>& cases, Failu
         "the worker's answer is not JSON (" + std::string(e.what()) + "): " + line.substr(0, 200);
     return {};
   }
-  std::vector<Outcome> out;
-  try {
-    if (!response.is_object() || response.value("id", std::int64_t{-1}) != id ||
-        !response.contains("outcomes") || !response["outcomes"].is_array() ||
-        response["outcomes"].size() != cases.size()) {
-      failure = Failure::kCrash;
-      reason = "protocol error: " + line.substr(0, 300);
+  if (!response.is_object() || response.value("id", std::int64_t{-1}) != id ||
+      !response.contains("outcomes") || !response["outcomes"].is_array() ||
+      response["outcomes"].size() != cases.size()) {
+    failure = Failure::kCrash;
+    reason = "protocol error: " + line.substr(0, 300);
+    return {};
+  }
+  // The outcomes' bytes follow the line (binary framing).
+  std::string blob;
+  const auto blob_bytes = response.value("binary_bytes", std::uint64_t{0});
+  if (blob_bytes > 0) {
+    const auto got = worker_->read_bytes(blob_bytes, timeout, blob);
+    if (got != WorkerProcess::Read::kLine) {
+      failure = got == WorkerProcess::Read::kTimeout ? Failure::kTimeout : Failure::kCrash;
+      reason = "the worker did not send the " + std::to_string(blob_bytes) +
+               " bytes its answer announced; stderr ends: " + worker_->stderr_tail();
       return {};
     }
+  }
+  std::vector<Outcome> out;
+  try {
     for (std::size_t i = 0; i < cases.size(); ++i) {
-      Outcome o = outcome_from_json(response["outcomes"][i], cases[i], "cuda:outcome");
+      Outcome o = outcome_from_framed_json(std::move(response["outcomes"][i]), cases[i], blob,
+                                           "cuda:outcome");
       o.executor = name();
       o.profile = Profile::kMosaic;
       out.push_back(std::move(o));

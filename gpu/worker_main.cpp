@@ -157,9 +157,11 @@ int main(int argc, char** argv) {
   std::fflush(protocol);
   std::string line;
   while (std::getline(std::cin, line)) {
-    const std::string response = handle_request(line, hello, run);
-    if (response.empty()) continue;
-    std::fprintf(protocol, "%s\n", response.c_str());
+    const WorkerResponse response = handle_request(line, hello, run);
+    if (response.line.empty()) continue;
+    std::fwrite(response.line.data(), 1, response.line.size(), protocol);
+    std::fputc('\n', protocol);
+    std::fwrite(response.blob.data(), 1, response.blob.size(), protocol);
     std::fflush(protocol);
     if (pipeline && pipeline->context_lost()) {
       std::fprintf(stderr, "collfuzz-cuda-worker: the CUDA context was lost; exiting\n");

@@ -65,6 +65,7 @@ bool WorkerProcess::start(std::string& why_not) {
   to_child_ = in_pipe[1];
   from_child_ = out_pipe[0];
   buffer_.clear();
+  scanned_ = 0;
   eof_ = false;
   // A dead child must not kill the harness through SIGPIPE.
   ::signal(SIGPIPE, SIG_IGN);
@@ -86,22 +87,24 @@ bool WorkerProcess::write_line(const std::string& line) {
   return true;
 }
 
-WorkerProcess::Read WorkerProcess::read_line(double seconds, std::string& line) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+bool WorkerProcess::fill(std::chrono::steady_clock::time_point deadline, Read& why) {
   while (true) {
-    const auto nl = buffer_.find('\n');
-    if (nl != std::string::npos) {
-      line = buffer_.substr(0, nl);
-      buffer_.erase(0, nl + 1);
-      return Read::kLine;
+    if (eof_ || from_child_ < 0) {
+      why = Read::kEof;
+      return false;
     }
-    if (eof_ || from_child_ < 0) return Read::kEof;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return Read::kTimeout;
+    if (left.count() <= 0) {
+      why = Read::kTimeout;
+      return false;
+    }
     pollfd p{from_child_, POLLIN, 0};
     const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
-    if (r < 0 && errno != EINTR) return Read::kEof;
+    if (r < 0 && errno != EINTR) {
+      why = Read::kEof;
+      return false;
+    }
     if (r <= 0) continue;
     char chunk[1 << 16];
     const ssize_t n = ::read(from_child_, chunk, sizeof chunk);
@@ -112,9 +115,43 @@ WorkerProcess::Read WorkerProcess::read_line(double seconds, std::string& line) 
       eof_ = true;
     } else {
       buffer_.append(chunk, static_cast<std::size_t>(n));
-      if (buffer_.size() > (std::size_t{1} << 30)) eof_ = true;  // a runaway process
+      if (buffer_.size() > (std::size_t{4} << 30)) eof_ = true;  // a runaway process
+      return true;
     }
   }
+}
+
+WorkerProcess::Read WorkerProcess::read_line(double seconds, std::string& line) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(seconds));
+  while (true) {
+    // Search only what arrived since the last look: an answer can be many MiB long.
+    const auto nl = buffer_.find('\n', scanned_);
+    if (nl != std::string::npos) {
+      line = buffer_.substr(0, nl);
+      buffer_.erase(0, nl + 1);
+      scanned_ = 0;
+      return Read::kLine;
+    }
+    scanned_ = buffer_.size();
+    Read why = Read::kEof;
+    if (!fill(deadline, why)) return why;
+  }
+}
+
+WorkerProcess::Read WorkerProcess::read_bytes(std::size_t n, double seconds, std::string& out) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(seconds));
+  while (buffer_.size() < n) {
+    Read why = Read::kEof;
+    if (!fill(deadline, why)) return why;
+  }
+  out = buffer_.substr(0, n);
+  buffer_.erase(0, n);
+  scanned_ = 0;
+  return Read::kLine;
 }
 
 void WorkerProcess::kill() {
@@ -130,6 +167,7 @@ void WorkerProcess::kill() {
     pid_ = -1;
   }
   buffer_.clear();
+  scanned_ = 0;
   eof_ = false;
 }
 

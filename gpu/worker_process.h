@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ class WorkerProcess {
 
   enum class Read { kLine, kTimeout, kEof };
   Read read_line(double seconds, std::string& line);
+  // Exactly `n` bytes (what follows a line in the binary framing); kLine when they came.
+  Read read_bytes(std::size_t n, double seconds, std::string& out);
 
   void kill();
   // The last `bytes` of its stderr log, for crash reports.
@@ -30,12 +33,16 @@ class WorkerProcess {
   const std::string& log_path() const { return log_path_; }
 
  private:
+  // Reads what is available within the deadline into buffer_; false on timeout or EOF.
+  bool fill(std::chrono::steady_clock::time_point deadline, Read& why);
+
   std::vector<std::string> argv_;
   std::string log_path_;
   pid_t pid_ = -1;
   int to_child_ = -1;
   int from_child_ = -1;
   std::string buffer_;
+  std::size_t scanned_ = 0;  // bytes of buffer_ known to hold no newline
   bool eof_ = false;
 };
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpu/framed_outcome.h"
 #include "harness/core/case_json.h"
 #include "harness/core/outcome_json.h"
 
@@ -39,25 +40,27 @@ std::string hello_line(const WorkerHello& hello) {
   return h.dump();
 }
 
-std::string handle_request(const std::string& line, const WorkerHello& hello, const RunCases& run) {
-  if (line.find_first_not_of(" \t\r") == std::string::npos) return "";
+WorkerResponse handle_request(const std::string& line, const WorkerHello& hello,
+                              const RunCases& run) {
+  if (line.find_first_not_of(" \t\r") == std::string::npos) return {};
   json request;
   try {
     request = json::parse(line);
   } catch (const std::exception& e) {
-    return bad_request(nullptr, std::string("not JSON: ") + e.what()).dump();
+    return {bad_request(nullptr, std::string("not JSON: ") + e.what()).dump(), {}};
   }
   if (!request.is_object() || !request.contains("id") || !request["id"].is_number_integer()) {
-    return bad_request(
-               request.is_object() && request.contains("id") ? request["id"] : json(nullptr),
-               "a request is an object with an integer id")
-        .dump();
+    const json id = request.is_object() && request.contains("id") ? request["id"] : json(nullptr);
+    return {bad_request(id, "a request is an object with an integer id").dump(), {}};
   }
   const json id = request["id"];
   const bool batch = request.contains("cases");
-  if (!batch && !request.contains("case")) return bad_request(id, "no case and no cases").dump();
+  if (!batch && !request.contains("case"))
+    return {bad_request(id, "no case and no cases").dump(), {}};
   const json items = batch ? request["cases"] : json::array({request["case"]});
-  if (!items.is_array()) return bad_request(id, "cases is not an array").dump();
+  if (!items.is_array()) return {bad_request(id, "cases is not an array").dump(), {}};
+  const bool binary =
+      request.contains("binary") && request["binary"].is_boolean() && request["binary"].get<bool>();
 
   // Cases that do not parse are crashes of their own; the others run together.
   std::vector<std::optional<Outcome>> outcomes(items.size());
@@ -95,13 +98,18 @@ std::string handle_request(const std::string& line, const WorkerHello& hello, co
       outcomes[where[k]] = std::move(ran[k]);
     }
   }
+  WorkerResponse response;
   json out = json::array();
   for (auto& o : outcomes) {
-    out.push_back(o ? outcome_to_json(*o)
-                    : outcome_to_json(failed(hello, OutcomeKind::kCrash, "no outcome")));
+    Outcome outcome = o ? std::move(*o) : failed(hello, OutcomeKind::kCrash, "no outcome");
+    out.push_back(binary ? outcome_to_framed_json(std::move(outcome), response.blob)
+                         : outcome_to_json(outcome));
   }
-  if (batch) return json{{"id", id}, {"outcomes", out}}.dump();
-  return json{{"id", id}, {"outcome", out[0]}}.dump();
+  json r = batch ? json{{"id", id}, {"outcomes", std::move(out)}}
+                 : json{{"id", id}, {"outcome", std::move(out[0])}};
+  if (binary) r["binary_bytes"] = response.blob.size();
+  response.line = r.dump();
+  return response;
 }
 
 }  // namespace collfuzz::gpu

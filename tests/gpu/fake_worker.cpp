@@ -61,9 +61,11 @@ int main(int argc, char** argv) {
   };
   std::string line;
   while (std::getline(std::cin, line)) {
-    const std::string response = collfuzz::gpu::handle_request(line, hello, run);
-    if (response.empty()) continue;
-    std::printf("%s\n", response.c_str());
+    const collfuzz::gpu::WorkerResponse response = collfuzz::gpu::handle_request(line, hello, run);
+    if (response.line.empty()) continue;
+    std::fwrite(response.line.data(), 1, response.line.size(), stdout);
+    std::fputc('\n', stdout);
+    std::fwrite(response.blob.data(), 1, response.blob.size(), stdout);
     std::fflush(stdout);
     if (exit_after) return 3;
   }
