@@ -319,32 +319,38 @@ void instantiate_transfer(const AsyncCopyShape& shape, const ArraySpec& gmem,
   }
   load.path = shape.path;
   load.elem_bits = shape.elem_bits;
-  TensorBox& t = load.tensor;
-  t.rank = static_cast<std::int32_t>(shape.view.size());
-  for (std::size_t k = 0; k < shape.view.size(); ++k) {
+  // The view's coordinates: at most 5 dims on the TMA paths, up to the array's rank for cp.async.
+  const std::size_t rank = shape.view.size();
+  std::int64_t coords[kMaxArrayRank] = {};
+  for (std::size_t k = 0; k < rank; ++k) {
     const GmemViewDim& v = shape.view[k];
-    std::int64_t coord = 0;
     for (int k2 = 0; k2 < v.num_terms; ++k2) {
-      coord += base[static_cast<std::size_t>(v.terms[k2].dim)] * v.terms[k2].mult;
+      coords[k] += base[static_cast<std::size_t>(v.terms[k2].dim)] * v.terms[k2].mult;
     }
-    t.dims[k] = v.extent;
-    t.strides[k] = v.stride;
-    t.box[k] = v.box;
-    t.coords[k] = coord;
   }
   smem_element_offset = 0;
   for (const ChunkSplit& s : shape.splits) {
     std::int64_t part = group_index / s.divisor;
     if (s.modulus) part %= s.modulus;
     const std::int64_t offset = part * s.chunk;
-    t.coords[s.dim] += offset;
+    coords[s.dim] += offset;
     smem_element_offset += offset * s.smem_stride;
   }
   load.elements = 1;
   std::int64_t linear = 0;
-  for (std::int32_t k = 0; k < t.rank; ++k) {
-    load.elements *= t.box[k];
-    linear += t.coords[k] * t.strides[k];
+  for (std::size_t k = 0; k < rank; ++k) {
+    load.elements *= shape.view[k].box;
+    linear += coords[k] * shape.view[k].stride;
+  }
+  TensorBox& t = load.tensor;
+  if (rank <= static_cast<std::size_t>(kMaxTmaRank)) {
+    t.rank = static_cast<std::int32_t>(rank);
+    for (std::size_t k = 0; k < rank; ++k) {
+      t.dims[k] = shape.view[k].extent;
+      t.strides[k] = shape.view[k].stride;
+      t.box[k] = shape.view[k].box;
+      t.coords[k] = coords[k];
+    }
   }
   load.complete_bytes = load.elements * shape.elem_bits / 8;
   load.linear_offset = linear;

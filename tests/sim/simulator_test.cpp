@@ -211,6 +211,23 @@ TEST(Simulator, OverArrivalLeavesThePhaseIncompleteForever) {
   EXPECT_EQ(b->phases, 0);
 }
 
+TEST(Simulator, CpAsyncCopiesALinearRunOfAnyRank) {
+  // Pre-Hopper: cp.async threads copy consecutive elements from the slice start, whatever the
+  // array's rank (here 6 dims, more than a tensor map takes).
+  const Case c = make_case(
+      "{}", R"({"arch": "sm_80", "semantics": "lane"})",
+      R"([{"name": "x", "shape": [2, 2, 2, 2, 2, 128], "dtype": "float32"}])",
+      R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [2, 2, 2, 2, 2, 128],
+                                "dtype": "float32"}],
+                              "body": [{"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "dst"},
+                                        "oob_mode": "promise_in_bounds"}]}])");
+  Simulator sim;
+  const Outcome o = sim.run(c);
+  ASSERT_EQ(o.kind, OutcomeKind::kCompleted);
+  EXPECT_EQ(buffer(cta(o, 0), "dst")->bytes, fill_bytes(c.inputs[0]));
+  EXPECT_FALSE(buffer(cta(o, 0), "dst")->undefined);
+}
+
 TEST(Simulator, StoreWritesTheOutputAndItsRange) {
   const Case c =
       make_case(R"({"cluster": [2], "cluster_names": ["x"]})", simtest::kLane, input("[128, 64]"),
