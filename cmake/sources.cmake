@@ -19,6 +19,7 @@ add_library(collfuzz_reference STATIC
   oracles/reference/interpret_rules.cpp
   oracles/reference/launch_context_rules.cpp
   oracles/reference/launch_rules.cpp
+  oracles/reference/lowering_walk.cpp
   oracles/reference/mesh_facts.cpp
   oracles/reference/mesh_rules.cpp
   oracles/reference/program_walk.cpp

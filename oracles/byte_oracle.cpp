@@ -7,8 +7,8 @@ namespace collfuzz {
 namespace {
 
 void add(Verdict& v, const char* kind, const std::string& what, std::string detail) {
-  v.mismatches.push_back(
-      Mismatch{"bytes", kind, what, std::move(detail), make_signature("bytes", kind, what, v.executor)});
+  v.mismatches.push_back(Mismatch{"bytes", kind, what, std::move(detail),
+                                  make_signature("bytes", kind, what, v.executor)});
 }
 
 const CtaRecord* find_cta(const Outcome& o, std::int64_t rank) {
@@ -18,7 +18,8 @@ const CtaRecord* find_cta(const Outcome& o, std::int64_t rank) {
   return nullptr;
 }
 
-const BarrierRecord* find_barrier(const CtaRecord& c, const std::string& alloc, std::int64_t index) {
+const BarrierRecord* find_barrier(const CtaRecord& c, const std::string& alloc,
+                                  std::int64_t index) {
   for (const auto& b : c.barriers) {
     if (b.alloc == alloc && b.index == index) return &b;
   }
@@ -26,7 +27,8 @@ const BarrierRecord* find_barrier(const CtaRecord& c, const std::string& alloc, 
 }
 
 std::string where(std::int64_t rank, const BarrierRecord& b) {
-  return "CTA " + std::to_string(rank) + " barrier " + b.alloc + "[" + std::to_string(b.index) + "]";
+  return "CTA " + std::to_string(rank) + " barrier " + b.alloc + "[" + std::to_string(b.index) +
+         "]";
 }
 
 std::string num(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "?"; }
@@ -78,25 +80,29 @@ void byte_oracle(const Case& c, const Outcome& expected, const Outcome& actual, 
       const bool bytes_ok = field(eb.armed, ab->armed) & field(eb.received, ab->received);
       if (!bytes_ok) {
         add(v, byte_kind(eb, *ab), what,
-            where(ec.rank, eb) + ": expected armed " + num(eb.armed) + " received " + num(eb.received) +
-                ", got armed " + num(ab->armed) + " received " + num(ab->received));
+            where(ec.rank, eb) + ": expected armed " + num(eb.armed) + " received " +
+                num(eb.received) + ", got armed " + num(ab->armed) + " received " +
+                num(ab->received));
       }
       if (!field(eb.count, ab->count)) {
-        add(v, "count", what, where(ec.rank, eb) + ": expected count " + num(eb.count) + ", got " + num(ab->count));
+        add(v, "count", what,
+            where(ec.rank, eb) + ": expected count " + num(eb.count) + ", got " + num(ab->count));
       }
       if (!field(eb.arrivals, ab->arrivals)) {
         add(v, "arrivals", what,
-            where(ec.rank, eb) + ": expected " + num(eb.arrivals) + " arrivals, got " + num(ab->arrivals));
+            where(ec.rank, eb) + ": expected " + num(eb.arrivals) + " arrivals, got " +
+                num(ab->arrivals));
       }
       if (!field(eb.phases, ab->phases)) {
         add(v, "phases", what,
-            where(ec.rank, eb) + ": expected " + num(eb.phases) + " phases, got " + num(ab->phases));
+            where(ec.rank, eb) + ": expected " + num(eb.phases) + " phases, got " +
+                num(ab->phases));
       }
       const bool state_ok = field(eb.pending, ab->pending) & field(eb.tx, ab->tx);
       if (!state_ok) {
         add(v, "final_state", what,
-            where(ec.rank, eb) + ": expected pending " + num(eb.pending) + " tx " + num(eb.tx) + ", got pending " +
-                num(ab->pending) + " tx " + num(ab->tx));
+            where(ec.rank, eb) + ": expected pending " + num(eb.pending) + " tx " + num(eb.tx) +
+                ", got pending " + num(ab->pending) + " tx " + num(ab->tx));
       }
     }
     // Bytes on a barrier the reference never touches.
@@ -110,13 +116,15 @@ void byte_oracle(const Case& c, const Outcome& expected, const Outcome& actual, 
     for (const WaitRecord& ew : ec.waits) {
       const WaitRecord* aw = nullptr;
       for (const auto& w : ac->waits) {
-        if (w.thread == ew.thread && w.op == ew.op && w.phase == ew.phase && w.barrier == ew.barrier) aw = &w;
+        if (w.thread == ew.thread && w.op == ew.op && w.phase == ew.phase &&
+            w.barrier == ew.barrier)
+          aw = &w;
       }
       if (!aw) {
         if (!ac->waits.empty()) {
           add(v, "wait", ew.barrier,
-              "CTA " + std::to_string(ec.rank) + " thread " + std::to_string(ew.thread) + ": no record of the wait at " +
-                  ew.op);
+              "CTA " + std::to_string(ec.rank) + " thread " + std::to_string(ew.thread) +
+                  ": no record of the wait at " + ew.op);
         } else {
           ++v.unobserved;
         }
@@ -124,10 +132,11 @@ void byte_oracle(const Case& c, const Outcome& expected, const Outcome& actual, 
       }
       ++v.compared;
       if (aw->completed != ew.completed) {
-        add(v, ew.completed ? "wait_hangs" : "wait_passes", ew.barrier == "block_sync" ? "block_sync" : "barrier_wait",
-            "CTA " + std::to_string(ec.rank) + " thread " + std::to_string(ew.thread) + " wait at " + ew.op + " on " +
-                ew.barrier + " (phase " + std::to_string(ew.phase) + "): expected " +
-                (ew.completed ? "to complete" : "to hang"));
+        add(v, ew.completed ? "wait_hangs" : "wait_passes",
+            ew.barrier == "block_sync" ? "block_sync" : "barrier_wait",
+            "CTA " + std::to_string(ec.rank) + " thread " + std::to_string(ew.thread) +
+                " wait at " + ew.op + " on " + ew.barrier + " (phase " + std::to_string(ew.phase) +
+                "): expected " + (ew.completed ? "to complete" : "to hang"));
       }
     }
   }

@@ -13,8 +13,8 @@ std::optional<DiagnosticLevel> parse_diagnostic_level(std::string_view s) {
   return std::nullopt;
 }
 
-std::string make_signature(const std::string& oracle, const std::string& kind, const std::string& what,
-                           const std::string& executor) {
+std::string make_signature(const std::string& oracle, const std::string& kind,
+                           const std::string& what, const std::string& executor) {
   return oracle + ":" + kind + ":" + (what.empty() ? "-" : what) + ":" + executor;
 }
 
@@ -22,26 +22,28 @@ std::string normalize_message(const std::string& message) {
   // Process-specific parts: object addresses and Python id()s of interpret-mode barriers.
   static const std::regex kAddress("<object object at 0x[0-9a-fA-F]+>");
   static const std::regex kBarrierId("\\bbarrier [0-9]+\\b");
-  return std::regex_replace(std::regex_replace(message, kAddress, "<object object at 0x...>"), kBarrierId,
-                            "barrier <id>");
+  return std::regex_replace(std::regex_replace(message, kAddress, "<object object at 0x...>"),
+                            kBarrierId, "barrier <id>");
 }
 
 namespace {
 
 void add(Verdict& v, const char* kind, const std::string& what, std::string detail) {
-  v.mismatches.push_back(
-      Mismatch{"diagnostic", kind, what, std::move(detail), make_signature("diagnostic", kind, what, v.executor)});
+  v.mismatches.push_back(Mismatch{"diagnostic", kind, what, std::move(detail),
+                                  make_signature("diagnostic", kind, what, v.executor)});
 }
 
 std::string describe(const Outcome& o) {
   if (o.kind != OutcomeKind::kRejected) return to_string(o.kind);
   const Diagnostic& d = *o.diagnostic;
-  return d.exception + " at " + d.stage + ": " + d.message + (d.rule.empty() ? "" : " [" + d.rule + "]");
+  return d.exception + " at " + d.stage + ": " + d.message +
+         (d.rule.empty() ? "" : " [" + d.rule + "]");
 }
 
 }  // namespace
 
-void diagnostic_oracle(const Outcome& expected, const Outcome& actual, DiagnosticLevel level, Verdict& v) {
+void diagnostic_oracle(const Outcome& expected, const Outcome& actual, DiagnosticLevel level,
+                       Verdict& v) {
   const bool er = expected.kind == OutcomeKind::kRejected;
   const bool ar = actual.kind == OutcomeKind::kRejected;
   if (!er && !ar) return;
@@ -56,12 +58,13 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
     const Rule* expected_rule = er ? find_rule(exp_rule) : nullptr;
     if (expected_rule && rule_matches(*expected_rule, a.exception, msg)) {
       act_rule = exp_rule;
-    } else if (const Rule* r = match_rule(a.exception, msg)) {
+    } else if (const Rule* r = match_rule(a.exception, msg, actual.profile, a.stage)) {
       act_rule = r->name;
     }
   }
   if (er != ar) {
-    add(v, er ? "accepted_not_rejected" : "rejected_not_accepted", er ? exp_rule : (act_rule.empty() ? "unknown" : act_rule),
+    add(v, er ? "accepted_not_rejected" : "rejected_not_accepted",
+        er ? exp_rule : (act_rule.empty() ? "unknown" : act_rule),
         "expected " + describe(expected) + "; got " + describe(actual));
     return;
   }
@@ -69,8 +72,9 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
   const Diagnostic& e = *expected.diagnostic;
   const Diagnostic& a = *actual.diagnostic;
   if (exp_rule != act_rule) {
-    add(v, "rule", exp_rule, "expected rule " + exp_rule + ", got " + (act_rule.empty() ? "(no rule)" : act_rule) +
-                                 ": " + describe(actual));
+    add(v, "rule", exp_rule,
+        "expected rule " + exp_rule + ", got " + (act_rule.empty() ? "(no rule)" : act_rule) +
+            ": " + describe(actual));
     return;
   }
   if (e.exception != a.exception) {
@@ -84,7 +88,8 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
   const std::string am = normalize_message(a.message);
   const bool same = contains ? am.find(em) != std::string::npos : am == em;
   if (!same) {
-    add(v, "message", exp_rule, "expected message \"" + e.message + "\"; got \"" + a.message + "\"");
+    add(v, "message", exp_rule,
+        "expected message \"" + e.message + "\"; got \"" + a.message + "\"");
     return;
   }
   if (!e.stage.empty() && !a.stage.empty() && e.stage != a.stage) {

@@ -11,8 +11,8 @@ namespace collfuzz {
 namespace {
 
 void add(Verdict& v, const char* kind, const std::string& what, std::string detail) {
-  v.mismatches.push_back(
-      Mismatch{"memory", kind, what, std::move(detail), make_signature("memory", kind, what, v.executor)});
+  v.mismatches.push_back(Mismatch{"memory", kind, what, std::move(detail),
+                                  make_signature("memory", kind, what, v.executor)});
 }
 
 std::string hex_element(std::uint64_t bits, int width) {
@@ -57,10 +57,12 @@ void memory_oracle(const Case& c, const Outcome& expected, const Outcome& actual
         d.ctas.push_back(ec.rank);
         if (d.first.empty()) {
           d.first = "CTA " + std::to_string(ec.rank) + " " + eb.alloc + ": expected " +
-                    std::to_string(eb.bytes.size()) + " bytes, got " + std::to_string(ab->bytes.size());
+                    std::to_string(eb.bytes.size()) + " bytes, got " +
+                    std::to_string(ab->bytes.size());
         }
         continue;
       }
+      if (eb.bytes == ab->bytes) continue;  // the common case, at memcmp speed
       std::int64_t differing = 0;
       std::int64_t first_byte = -1;
       for (std::size_t i = 0; i < eb.bytes.size(); ++i) {
@@ -76,8 +78,9 @@ void memory_oracle(const Case& c, const Outcome& expected, const Outcome& actual
       if (d.first.empty()) {
         const int bits = dtype_bits(dtype);
         const std::int64_t element = first_byte * 8 / bits;
-        d.first = "CTA " + std::to_string(ec.rank) + " " + eb.alloc + " element " + std::to_string(element) +
-                  ": expected " + hex_element(load_element(eb.bytes, dtype, element), bits) + ", got " +
+        d.first = "CTA " + std::to_string(ec.rank) + " " + eb.alloc + " element " +
+                  std::to_string(element) + ": expected " +
+                  hex_element(load_element(eb.bytes, dtype, element), bits) + ", got " +
                   hex_element(load_element(ab->bytes, dtype, element), bits);
       }
     }
@@ -111,13 +114,14 @@ void memory_oracle(const Case& c, const Outcome& expected, const Outcome& actual
     }
     if (differing) {
       add(v, "output", "copy_smem_to_gmem",
-          "output " + eo.name + " element " + std::to_string(first) + " differs (" + std::to_string(differing) +
-              " element(s))");
+          "output " + eo.name + " element " + std::to_string(first) + " differs (" +
+              std::to_string(differing) + " element(s))");
     }
   }
 }
 
-Verdict compare(const Case& c, const Outcome& expected, const Outcome& actual, DiagnosticLevel level) {
+Verdict compare(const Case& c, const Outcome& expected, const Outcome& actual,
+                DiagnosticLevel level) {
   Verdict v;
   v.executor = actual.executor;
   v.ran = actual.ran();
@@ -131,7 +135,8 @@ Verdict compare(const Case& c, const Outcome& expected, const Outcome& actual, D
     return v;
   }
   if (actual.kind == OutcomeKind::kTimeout && expected.kind == OutcomeKind::kRejected) {
-    v.mismatches.push_back(Mismatch{"diagnostic", "accepted_not_rejected", expected.diagnostic->rule,
+    v.mismatches.push_back(Mismatch{"diagnostic", "accepted_not_rejected",
+                                    expected.diagnostic->rule,
                                     "expected a diagnostic; the executor timed out",
                                     make_signature("diagnostic", "accepted_not_rejected",
                                                    expected.diagnostic->rule, v.executor)});

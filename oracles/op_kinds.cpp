@@ -44,7 +44,8 @@ std::string copy_mode(const CopyGmemToSmem& cp) {
 }
 
 std::string op_kind_for_buffer(const Case& c, const std::string& buffer) {
-  return most_specific(c, [&](const CopyGmemToSmem& cp) { return cp.dst == buffer; }, "smem");
+  return most_specific(
+      c, [&](const CopyGmemToSmem& cp) { return cp.dst == buffer; }, "smem");
 }
 
 std::string op_kind_for_barrier(const Case& c, const std::string& barrier) {

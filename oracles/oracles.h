@@ -8,7 +8,8 @@
 
 namespace collfuzz {
 
-void diagnostic_oracle(const Outcome& expected, const Outcome& actual, DiagnosticLevel level, Verdict& v);
+void diagnostic_oracle(const Outcome& expected, const Outcome& actual, DiagnosticLevel level,
+                       Verdict& v);
 void byte_oracle(const Case& c, const Outcome& expected, const Outcome& actual, Verdict& v);
 void memory_oracle(const Case& c, const Outcome& expected, const Outcome& actual, Verdict& v);
 

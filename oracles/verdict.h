@@ -18,24 +18,24 @@ enum class DiagnosticLevel : std::uint8_t {
 std::optional<DiagnosticLevel> parse_diagnostic_level(std::string_view s);
 
 struct Mismatch {
-  std::string oracle;  // diagnostic, bytes, memory
-  std::string kind;    // e.g. rejected_vs_accepted, would_hang, data
-  std::string what;    // rule id or op kind the disagreement is about
-  std::string detail;  // human-readable
+  std::string oracle;     // diagnostic, bytes, memory
+  std::string kind;       // e.g. rejected_vs_accepted, would_hang, data
+  std::string what;       // rule id or op kind the disagreement is about
+  std::string detail;     // human-readable
   std::string signature;  // oracle:kind:what:executor
 };
 
 struct Verdict {
   std::string executor;
-  bool ran = false;           // false: the executor did not run the case (unavailable)
-  std::string reason;         // why it did not run
+  bool ran = false;    // false: the executor did not run the case (unavailable)
+  std::string reason;  // why it did not run
   std::vector<Mismatch> mismatches;
-  int unobserved = 0;         // fields the executor could not observe (never counted as agreeing)
-  int compared = 0;           // fields compared
+  int unobserved = 0;  // fields the executor could not observe (never counted as agreeing)
+  int compared = 0;    // fields compared
   bool agrees() const { return ran && mismatches.empty(); }
 };
 
-std::string make_signature(const std::string& oracle, const std::string& kind, const std::string& what,
-                           const std::string& executor);
+std::string make_signature(const std::string& oracle, const std::string& kind,
+                           const std::string& what, const std::string& executor);
 
 }  // namespace collfuzz

@@ -9,7 +9,8 @@ Stages are told apart by running JAX's phases one at a time:
 
 In `lower` and `gpu` modes, errors of `.lower()` are split by where they were raised (the
 traceback): the resource estimator -> `estimate`, a Pallas lowering rule -> `lower`, the Mosaic GPU
-dialect lowering -> `dialect`, anything else in module construction -> `module`. Errors of
+dialect lowering -> `dialect`, MLIR verification -> `verify`, the host-side descriptor setup after the
+dialect lowering -> `finalize`, anything else in module construction -> `module`. Errors of
 `.compile()` and of the call are `launch` (the C++ side compiles and launches the kernel there).
 """
 
@@ -94,9 +95,16 @@ def _frames(exc: BaseException) -> list[traceback.FrameSummary]:
 
 
 def lowering_stage(exc: BaseException) -> str:
-  """estimate / lower / dialect / module for an exception raised while lowering for CUDA."""
+  """estimate / lower / verify / dialect / finalize / module for an exception raised while
+  lowering for CUDA."""
   frames = _frames(exc)
   names = [(f.filename.replace("\\", "/"), f.name) for f in frames]
+  # MLIR verification of the module after the Pallas rules.
+  if type(exc).__name__ == "VerificationError" or any(fn == "mlir_error_to_verification_error" for _, fn in names):
+    return "verify"
+  # Host-side TMA descriptor setup, after the dialect lowering (Scratch.finalize_size).
+  if any(fn == "finalize_size" for _, fn in names):
+    return "finalize"
   if any(n.endswith("mosaic/gpu/dialect_lowering.py") for n, _ in names):
     return "dialect"
   if any("estimat" in fn for _, fn in names):

@@ -115,7 +115,7 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
              "The collective size (" + std::to_string(n) +
                  ") must divide the slice shape along the partitioned dimension, but it has size " +
                  std::to_string(slice[d]),
-             "");
+             rule_id::kPartitionedDivide);
       }
       slice[d] /= n;
       out.partition_dim = dim;
@@ -141,7 +141,7 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
   // async_copy: `assert all(d == 1 for d in slice_shape[:len(squeezed_dims)])` (the squeezed dims
   // are in front only when they were moved there, i.e. not for cp.async).
   for (std::size_t k = 0; k < num_squeezed && k < rank; ++k) {
-    if (transformed_slice[k] != 1) fail("AssertionError", "", "");
+    if (transformed_slice[k] != 1) fail("AssertionError", "", rule_id::kSqueezedAssert);
   }
   const Shape tail(
       transformed_slice.begin() + static_cast<std::ptrdiff_t>(std::min(num_squeezed, rank)),
@@ -150,7 +150,7 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
     fail("ValueError",
          "Expected the SMEM reference to have the same shape as the transformed slice: " +
              py::tuple_of_ints(req.smem_shape) + " != " + py::tuple_of_ints(tail),
-         "");
+         rule_id::kSmemShape);
   }
   for (std::size_t i = 0; i < rank; ++i) {
     out.logical_size.push_back(squeezed[i] ? 0 : slice[i]);

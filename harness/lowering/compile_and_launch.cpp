@@ -25,6 +25,9 @@ void check_compile(const Case& c, const KernelIr& ir, const Resources& rs,
   // Leader-tracked copies over two CTAs: cp.async.bulk.tensor ... .cta_group::2.
   if (major < 10 && ir.uses_cta_group2)
     ptxas_refuses(".cta_group::2", "sm_100a", rule_id::kCtaGroup2);
+  // copy_smem_to_gmem is always a TMA store (cp.async.bulk ... global.shared::cta).
+  if (major < 9 && !ir.stores.empty())
+    ptxas_refuses("cp.async.bulk", "sm_90 or higher", rule_id::kTmaStorePreHopper);
   // TMEM: tcgen05.alloc in the kernel prologue.
   if (major < 10 && (rs.tmem || rs.tmem_collective))
     ptxas_refuses("tcgen05.alloc", "sm_100a", rule_id::kTmemArch);

@@ -36,15 +36,15 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
       }
     }
   }
-  // launch_ctx.scratch.finalize_size(): the descriptors' host_init callbacks, in creation order.
-  // Reported at stage `module`, as the JAX executor labels errors raised outside the Pallas rules,
-  // the estimator and the dialect lowering.
+  // launch_ctx.scratch.finalize_size(): the descriptors' host_init callbacks, in creation order,
+  // after the dialect lowering (stage `finalize`).
   for (const IrOp& op : ir.ops) {
     const AsyncCopyShape* shape = nullptr;
     if (op.kind == IrKind::kCopy) shape = &*ir.copies[static_cast<std::size_t>(op.index)].shape;
     if (op.kind == IrKind::kStore) shape = &*ir.stores[static_cast<std::size_t>(op.index)].shape;
     if (shape && shape->descriptor_error) {
-      raise(Stage::kModule, "ValueError", *shape->descriptor_error, "", op.op->path);
+      raise(Stage::kFinalize, "ValueError", *shape->descriptor_error, rule_id::kLastStride,
+            op.op->path);
     }
   }
 }

@@ -19,6 +19,7 @@ enum class Stage : std::uint8_t {
   kLower,
   kVerify,
   kDialect,
+  kFinalize,
   kCompile,
   kLaunch
 };
@@ -39,6 +40,8 @@ inline const char* stage_name(Stage s) {
       return "verify";
     case Stage::kDialect:
       return "dialect";
+    case Stage::kFinalize:
+      return "finalize";
     case Stage::kCompile:
       return "compile";
     case Stage::kLaunch:

@@ -52,6 +52,11 @@ inline constexpr std::string_view kPartitionedAxis = "launch_context.partitioned
 inline constexpr std::string_view kPartitionedNotCollective =
     "launch_context.partitioned.not_collective";
 inline constexpr std::string_view kGmemStrides = "launch_context.gmem_strides_16b";
+inline constexpr std::string_view kPartitionedDivide = "launch_context.partitioned.size_divides";
+inline constexpr std::string_view kSqueezedAssert = "launch_context.squeezed_dims_assert";
+inline constexpr std::string_view kSmemShape = "launch_context.smem_shape";
+inline constexpr std::string_view kLastStride = "launch_context.tma.last_stride";
+inline constexpr std::string_view kTmaStorePreHopper = "compile.tma_store.pre_hopper";
 inline constexpr std::string_view kRank5 = "launch_context.rank_max_5";
 inline constexpr std::string_view kRank0 = "launch_context.rank_0";
 inline constexpr std::string_view kMulticastSplit = "launch_context.multicast.no_divisible_dim";
@@ -113,6 +118,11 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kPartitionedAxis,
                                             kPartitionedNotCollective,
                                             kGmemStrides,
+                                            kPartitionedDivide,
+                                            kSqueezedAssert,
+                                            kSmemShape,
+                                            kLastStride,
+                                            kTmaStorePreHopper,
                                             kRank5,
                                             kRank0,
                                             kMulticastSplit,

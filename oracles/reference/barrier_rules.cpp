@@ -12,16 +12,8 @@ void check_barrier_op_lowering(Checker& ck, const Op& op, const BarrierUse& use,
     ck.check(RuleId::kLowerClusterArriveNotSingle, unindexed_group, op.path);
     return;
   }
-  ck.check(RuleId::kLowerBarrierNotSingle, unindexed_group, op.path,
-           [&] { return Holes{{"n", std::to_string(a->num_barriers)}}; });
-}
-
-void check_lowering(Checker& ck) {
-  walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
-    if (const auto* rs = std::get_if<RunScoped>(&op.v)) check_scoped_lowering(ck, op, *rs);
-    if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) check_copy_lowering(ck, op, *cp, scope);
-    if (const auto* ar = std::get_if<BarrierArrive>(&op.v)) check_barrier_op_lowering(ck, op, ar->barrier, true, scope);
-    if (const auto* wt = std::get_if<BarrierWait>(&op.v)) check_barrier_op_lowering(ck, op, wt->barrier, false, scope);
+  ck.check(RuleId::kLowerBarrierNotSingle, unindexed_group, op.path, [&] {
+    return Holes{{"n", std::to_string(a->num_barriers)}};
   });
 }
 

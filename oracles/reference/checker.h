@@ -39,19 +39,21 @@ class Checker {
   // message filled from `holes()` (only evaluated then). `stage` overrides the table's stage
   // (launch-context rules fire at `dialect` under Warpgroup semantics).
   template <typename HolesFn>
-    requires std::invocable<HolesFn>
+  requires std::invocable<HolesFn>
   void check(RuleId id, bool violated, const std::string& where, HolesFn&& holes,
              std::optional<Stage> stage = std::nullopt) {
     const Rule& r = rule(id);
     const Stage s = stage.value_or(r.stage);
     if (log_) log_->push_back(ExplainStep{id, s, where, violated});
     if (!violated) return;
-    throw Rejected{Diagnostic{to_string(s), std::string(r.exception), fill_template(r.message, holes()),
-                              std::string(r.name), where.rfind("$", 0) == 0 ? where : std::string()}};
+    throw Rejected{Diagnostic{to_string(s), std::string(r.exception),
+                              fill_template(r.message, holes()), std::string(r.name),
+                              where.rfind("$", 0) == 0 ? where : std::string()}};
   }
   void check(RuleId id, bool violated, const std::string& where,
              std::optional<Stage> stage = std::nullopt) {
-    check(id, violated, where, [] { return Holes{}; }, stage);
+    check(
+        id, violated, where, [] { return Holes{}; }, stage);
   }
 
   bool lane() const { return c.target.semantics == Semantics::kLane; }

@@ -34,27 +34,55 @@ CopyFacts copy_facts(const Op& op, const CopyGmemToSmem& copy, const Case& c, co
   f.bits_per_element = dtype_bits(f.dst->dtype);
   f.dst_bits = element_count(f.dst_shape) * f.bits_per_element;
   f.bytes = f.dst_bits / 8;
+  f.leader_tracked = copy.leader_tracked;
+  f.partition_axis = copy.partition_axis;
+  f.oob_mode = copy.oob_mode;
+  return f;
+}
+
+CopyFacts store_facts(const Op& op, const CopySmemToGmem& copy, const Case& c, const Scope& scope) {
+  CopyFacts f;
+  f.op = &op;
+  f.is_store = true;
+  for (const auto& out : c.outputs) {
+    if (out.name == copy.dst) f.src = &out;
+  }
+  f.dst = scope.allocs.at(copy.src);
+  f.squeezed.assign(f.src->shape.size(), false);
+  for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
+    if (i < copy.dst_index.size() && copy.dst_index[i].kind == IndexEntry::Kind::kAt) {
+      f.squeezed[i] = true;
+      continue;
+    }
+    f.src_shape.push_back(i < copy.dst_index.size() ? copy.dst_index[i].size : f.src->shape[i]);
+  }
+  f.dst_shape.assign(f.dst->shape.begin() + static_cast<std::ptrdiff_t>(copy.src_index.size()),
+                     f.dst->shape.end());
+  f.bits_per_element = dtype_bits(f.dst->dtype);
+  f.dst_bits = element_count(f.dst_shape) * f.bits_per_element;
+  f.bytes = f.dst_bits / 8;
+  f.oob_mode = OobMode::kUndefined;
   return f;
 }
 
 void resolve_collective(CopyFacts& f, const MeshFacts& mesh) {
   f.dims.clear();
   f.n = 1;
-  if (f.copy->collective_axes) {
+  if (f.copy && f.copy->collective_axes) {
     for (const auto& a : *f.copy->collective_axes) {
       const int d = *mesh.cluster_dim(a);
       f.dims.push_back(d);
       f.n *= mesh.cuda_cluster()[static_cast<std::size_t>(d)];
     }
   }
-  f.leader = !f.dims.empty() && f.copy->leader_tracked != LeaderTracked::kNone;
+  f.leader = !f.dims.empty() && f.leader_tracked != LeaderTracked::kNone;
 }
 
 TmaShape tma_shape(const CopyFacts& f) {
   const Shape& array = f.src->shape;
   Shape slice = f.src_shape;
-  if (f.copy->leader_tracked == LeaderTracked::kPartitioned && f.n > 1) {
-    slice[static_cast<std::size_t>(f.copy->partition_axis)] /= f.n;
+  if (f.leader_tracked == LeaderTracked::kPartitioned && f.n > 1) {
+    slice[static_cast<std::size_t>(f.partition_axis)] /= f.n;
   }
   const auto strides = row_major_strides(array);
   std::vector<std::int64_t> gmem_t;
@@ -101,8 +129,9 @@ bool bulk_path(const CopyFacts& f, const TmaShape& t) {
     if (t.slice[i] != 1 && t.strides[i] != expected) contiguous = false;
     expected *= t.slice[i];
   }
-  const OobMode oob = f.copy->oob_mode.value_or(OobMode::kZeros);
-  return contiguous && f.n == 1 && oob != OobMode::kZeros && f.copy->leader_tracked == LeaderTracked::kNone;
+  const OobMode oob = f.oob_mode.value_or(OobMode::kZeros);
+  return contiguous && f.n == 1 && oob != OobMode::kZeros &&
+         f.leader_tracked == LeaderTracked::kNone;
 }
 
 std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> multicast_chunk(
@@ -142,12 +171,41 @@ std::int64_t group_index(const MeshFacts& mesh, const std::vector<int>& dims, st
   return idx;
 }
 
-bool same_group(const MeshFacts& mesh, const std::vector<int>& dims, std::int64_t a, std::int64_t b) {
+bool same_group(const MeshFacts& mesh, const std::vector<int>& dims, std::int64_t a,
+                std::int64_t b) {
   for (int d = 0; d < 3; ++d) {
     if (std::find(dims.begin(), dims.end(), d) != dims.end()) continue;
     if (mesh.cuda_coord(a, d) != mesh.cuda_coord(b, d)) return false;
   }
   return true;
+}
+
+std::vector<std::int64_t> multicast_targets(const MeshFacts& mesh, const std::vector<int>& dims,
+                                            std::int64_t rank) {
+  const auto& cl = mesh.cuda_cluster();
+  const std::array<std::int64_t, 3> stride{1, cl[0], cl[0] * cl[1]};
+  std::int64_t shift = 0;
+  for (int d = 0; d < 3; ++d) {
+    if (std::find(dims.begin(), dims.end(), d) == dims.end())
+      shift += mesh.cuda_coord(rank, d) * stride[static_cast<std::size_t>(d)];
+  }
+  // The offsets sum(i_k * stride(d_k)) over every index of the collective sub-grid; a repeated dim
+  // contributes twice, so the set reaches past the CTA's own group. Only bits below 16 survive.
+  std::uint32_t offsets = 1;
+  for (int d : dims) {
+    std::uint32_t next = 0;
+    for (std::int64_t i = 0; i < cl[static_cast<std::size_t>(d)]; ++i) {
+      const std::int64_t by = i * stride[static_cast<std::size_t>(d)];
+      if (by < 16) next |= offsets << by;
+    }
+    offsets = next & 0xFFFFu;
+  }
+  const std::uint32_t mask = shift < 16 ? (offsets << shift) & 0xFFFFu : 0;
+  std::vector<std::int64_t> targets;
+  for (std::int64_t r = 0; r < 16; ++r) {
+    if (mask >> r & 1u) targets.push_back(r);
+  }
+  return targets;
 }
 
 }  // namespace collfuzz::ref

@@ -16,23 +16,30 @@ class MeshFacts;
 
 struct CopyFacts {
   const Op* op = nullptr;
-  const CopyGmemToSmem* copy = nullptr;
+  const CopyGmemToSmem* copy = nullptr;  // null for a store
+  bool is_store = false;                 // copy_smem_to_gmem: `src` is the GMEM output
+  LeaderTracked leader_tracked = LeaderTracked::kNone;
+  std::int64_t partition_axis = 0;
+  std::optional<OobMode> oob_mode;
   const ArraySpec* src = nullptr;
   const Alloc* dst = nullptr;
-  const Alloc* barrier = nullptr;     // the barrier allocation, if any
-  Shape src_shape;                    // shape of src.at[...] (integer-indexed dims dropped)
-  std::vector<bool> squeezed;         // per dim of the src array
-  Shape dst_shape;                    // shape of dst.at[...]
+  const Alloc* barrier = nullptr;  // the barrier allocation, if any
+  Shape src_shape;                 // shape of src.at[...] (integer-indexed dims dropped)
+  std::vector<bool> squeezed;      // per dim of the src array
+  Shape dst_shape;                 // shape of dst.at[...]
   std::int64_t bits_per_element = 0;
-  std::int64_t dst_bits = 0;          // prod(dst_shape) * bits
-  std::int64_t bytes = 0;             // dst_bits / 8, as the lowering computes it
-  std::vector<int> dims;              // resolved collective CUDA dims, in the order written
-  std::int64_t n = 1;                 // prod(cuda_cluster[d] for d in dims)
-  bool leader = false;                // collective non-empty and leader_tracked set
+  std::int64_t dst_bits = 0;  // prod(dst_shape) * bits
+  std::int64_t bytes = 0;     // dst_bits / 8, as the lowering computes it
+  std::vector<int> dims;      // resolved collective CUDA dims, in the order written
+  std::int64_t n = 1;         // prod(cuda_cluster[d] for d in dims)
+  bool leader = false;        // collective non-empty and leader_tracked set
 };
 
 // Everything but `dims`, `n` and `leader`, which need the collective axes resolved.
 CopyFacts copy_facts(const Op& op, const CopyGmemToSmem& copy, const Case& c, const Scope& scope);
+// A copy_smem_to_gmem as LaunchContext sees it: a TMA store of the whole SMEM source into the
+// output's slice, with oob_mode UNDEFINED and no collective.
+CopyFacts store_facts(const Op& op, const CopySmemToGmem& copy, const Case& c, const Scope& scope);
 // Resolves the collective axes (all of them must be cluster axes) and fills dims, n and leader.
 void resolve_collective(CopyFacts& f, const MeshFacts& mesh);
 
@@ -59,6 +66,13 @@ std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> multicast_chun
 // CUDA dims x, y, z, minor first; a dim written twice counts twice).
 std::int64_t group_index(const MeshFacts& mesh, const std::vector<int>& dims, std::int64_t rank);
 // Whether CTAs a and b agree on every cluster dim not in `dims` (are in the same group).
-bool same_group(const MeshFacts& mesh, const std::vector<int>& dims, std::int64_t a, std::int64_t b);
+bool same_group(const MeshFacts& mesh, const std::vector<int>& dims, std::int64_t a,
+                std::int64_t b);
+// The CTAs a multicast from `rank` over `dims` reaches: the bits of the 16-bit mask
+// utils.cluster_collective_mask computes (spec 3.2). Without a repeated dim this is exactly the
+// CTA's group (same_group); a repeated dim spreads the mask past it, as JAX's arithmetic does. A
+// bit past the cluster's last CTA names no CTA (undefined on the hardware) and is listed as is.
+std::vector<std::int64_t> multicast_targets(const MeshFacts& mesh, const std::vector<int>& dims,
+                                            std::int64_t rank);
 
 }  // namespace collfuzz::ref

@@ -28,8 +28,9 @@ void check_copy_lowering(Checker& ck, const Op& op, const CopyGmemToSmem& cp, co
   // Step 3: leader tracking doubles the bytes and needs one axis over a 2-CTA cluster.
   if (f.leader) {
     bytes *= 2;
-    ck.check(RuleId::kLowerCopyLeaderOneAxis, f.dims.size() != 1, op.path,
-             [&] { return Holes{{"axes", py::tuple_of_names(*cp.collective_axes)}}; });
+    ck.check(RuleId::kLowerCopyLeaderOneAxis, f.dims.size() != 1, op.path, [&] {
+      return Holes{{"axes", py::tuple_of_names(*cp.collective_axes)}};
+    });
     const auto& cl = ck.mesh.cuda_cluster();
     ck.check(RuleId::kLowerCopyLeaderCluster2, cl[0] * cl[1] * cl[2] != 2, op.path, [&] {
       return Holes{{"cluster", py::tuple_of_ints(std::vector<std::int64_t>(cl.begin(), cl.end()))}};
@@ -52,8 +53,9 @@ void check_copy_lowering(Checker& ck, const Op& op, const CopyGmemToSmem& cp, co
   if (ck.lane()) {
     // Step 5: Lane arms the barrier from every thread, then calls LaunchContext.async_copy.
     if (!cp_async) {
-      ck.check(RuleId::kLowerLaneBytes128, bytes % 128 != 0, op.path,
-               [&] { return Holes{{"bytes", std::to_string(bytes)}}; });
+      ck.check(RuleId::kLowerLaneBytes128, bytes % 128 != 0, op.path, [&] {
+        return Holes{{"bytes", std::to_string(bytes)}};
+      });
       ck.check(RuleId::kLowerBarrierNotSingle, barrier_group, op.path, group_holes);
     }
     check_launch_context(ck, f, Stage::kLower);

@@ -128,9 +128,9 @@ struct BarrierKeyRecord {
 };
 
 struct Cta {
-  Memory smem;                                // mosaic: the dynamic SMEM stack
-  std::map<std::string, Memory> buffers;      // interpret: one per live allocation
-  std::vector<BarrierModel> slots;            // mosaic: every mbarrier of the kernel
+  Memory smem;                            // mosaic: the dynamic SMEM stack
+  std::map<std::string, Memory> buffers;  // interpret: one per live allocation
+  std::vector<BarrierModel> slots;        // mosaic: every mbarrier of the kernel
   std::map<std::string, std::vector<InterpretBarrier>> barriers;  // interpret: per live allocation
   std::vector<BarrierKeyRecord> barrier_records;
   std::map<std::pair<std::string, std::int64_t>, std::size_t> barrier_record_index;
@@ -155,7 +155,8 @@ struct Thread {
 
 class Execution {
  public:
-  explicit Execution(Checker& ck) : ck_(ck), c_(ck.c), mesh_(ck.mesh), mosaic_(ck.profile == Profile::kMosaic) {}
+  explicit Execution(Checker& ck)
+      : ck_(ck), c_(ck.c), mesh_(ck.mesh), mosaic_(ck.profile == Profile::kMosaic) {}
 
   Outcome run() {
     layout();
@@ -168,8 +169,8 @@ class Execution {
         for (const auto& [name, slot] : slot_of_) {
           const Alloc* a = allocs_.at(name);
           for (std::int64_t i = 0; i < a->num_barriers; ++i) {
-            cta.slots[static_cast<std::size_t>(slot_base_[static_cast<std::size_t>(slot)] + i)].init(
-                barrier_count(*a));
+            cta.slots[static_cast<std::size_t>(slot_base_[static_cast<std::size_t>(slot)] + i)]
+                .init(barrier_count(*a));
           }
         }
       }
@@ -256,9 +257,11 @@ class Execution {
           }
           smem_size_ = std::max(smem_size_, off);
           walk(rs->body, off);
-          for (auto it = taken.rbegin(); it != taken.rend(); ++it) pools[it->first].push_back(it->second);
+          for (auto it = taken.rbegin(); it != taken.rend(); ++it)
+            pools[it->first].push_back(it->second);
         } else if (const auto* w = std::get_if<When>(&op.v)) {
-          walk(w->body, used);
+          if (static_value(w->cond).value_or(true))
+            walk(w->body, used);  // pl.when(False): never lowered
         }
       }
     };
@@ -283,7 +286,8 @@ class Execution {
       for (const AxisName& entry : a.collective_axes) {
         std::int64_t size = 1;
         for (const auto& part : entry.parts) {
-          size *= mesh_.cuda_cluster()[static_cast<std::size_t>(*mesh_.cluster_dim(AxisName::plain(part)))];
+          size *= mesh_.cuda_cluster()[static_cast<std::size_t>(
+              *mesh_.cluster_dim(AxisName::plain(part)))];
         }
         blocks += size - 1;
       }
@@ -344,7 +348,8 @@ class Execution {
 
   BarrierModel& barrier(std::int64_t rank, const std::string& name, std::int64_t index) {
     const int slot = slot_of_.at(name);
-    return cta(rank).slots[static_cast<std::size_t>(slot_base_[static_cast<std::size_t>(slot)] + index)];
+    return cta(rank)
+        .slots[static_cast<std::size_t>(slot_base_[static_cast<std::size_t>(slot)] + index)];
   }
   InterpretBarrier& ibarrier(std::int64_t rank, const std::string& name, std::int64_t index) {
     return cta(rank).barriers.at(name)[static_cast<std::size_t>(index)];
@@ -365,23 +370,31 @@ class Execution {
         break;
       case K::kMissedPhase:
         ck_.check(RuleId::kRunBarrierMissedPhase, true, where, [&] {
-          return Holes{{"thread", v.thread}, {"last", n(v.last)}, {"phase", n(v.phase)}, {"missed", n(v.extra)}};
+          return Holes{{"thread", v.thread},
+                       {"last", n(v.last)},
+                       {"phase", n(v.phase)},
+                       {"missed", n(v.extra)}};
         });
         break;
       case K::kFirstWaitLate:
-        ck_.check(RuleId::kRunBarrierFirstWaitLate, true, where,
-                  [&] { return Holes{{"thread", v.thread}, {"id", "0"}, {"phase", n(v.phase)}}; });
+        ck_.check(RuleId::kRunBarrierFirstWaitLate, true, where, [&] {
+          return Holes{{"thread", v.thread}, {"id", "0"}, {"phase", n(v.phase)}};
+        });
         break;
       case K::kWaitLate:
-        ck_.check(RuleId::kRunBarrierWaitLate, true, where,
-                  [&] { return Holes{{"thread", v.thread}, {"next", n(v.extra)}, {"phase", n(v.phase)}}; });
+        ck_.check(RuleId::kRunBarrierWaitLate, true, where, [&] {
+          return Holes{{"thread", v.thread}, {"next", n(v.extra)}, {"phase", n(v.phase)}};
+        });
         break;
       case K::kDeallocPending:
-        ck_.check(RuleId::kRunBarrierDeallocPending, true, where, [&] { return Holes{{"n", n(v.extra)}}; });
+        ck_.check(RuleId::kRunBarrierDeallocPending, true, where, [&] {
+          return Holes{{"n", n(v.extra)}};
+        });
         break;
       case K::kDeallocUnobserved:
         ck_.check(RuleId::kRunBarrierDeallocUnobserved, true, where, [&] {
-          return Holes{{"id", "0"}, {"thread", v.thread}, {"last", n(v.last)}, {"phase", n(v.phase)}};
+          return Holes{
+              {"id", "0"}, {"thread", v.thread}, {"last", n(v.last)}, {"phase", n(v.phase)}};
         });
         break;
     }
@@ -390,7 +403,8 @@ class Execution {
   std::string barrier_identity(const std::string& name, std::int64_t index) const {
     // Each thread keeps one parity bit per mbarrier: per pool slot under the compiler, per
     // allocation in interpret mode.
-    if (mosaic_) return "slot" + std::to_string(slot_of_.at(name)) + "[" + std::to_string(index) + "]";
+    if (mosaic_)
+      return "slot" + std::to_string(slot_of_.at(name)) + "[" + std::to_string(index) + "]";
     return name + "[" + std::to_string(index) + "]";
   }
 
@@ -441,7 +455,43 @@ class Execution {
     note_state(rank, name, index);
   }
 
-  void complete_tx(std::int64_t rank, const std::string& name, std::int64_t index, std::int64_t bytes) {
+  // A copy arms its barrier from every lane of the warpgroup (spec 3.3): each lane arrives once
+  // with its share of the expect_tx, lane 0 first. On a barrier counted in Pallas arrivals the 128
+  // lanes are one arrival. An orders_tensor_core barrier counts single lanes: while its phase has
+  // at least 128 arrivals pending the lanes are one update, otherwise they go one by one and a
+  // phase may complete before the last lane (as on the hardware).
+  void arm(std::int64_t rank, const CopyFacts& f, std::int64_t bytes, bool pred) {
+    const CopyGmemToSmem& cp = *f.copy;
+    const std::string& name = cp.barrier->alloc;
+    const std::int64_t index = cp.barrier->index.value_or(0);
+    const std::int64_t total = pred ? bytes : 0;
+    if (!f.barrier->orders_tensor_core || !mosaic_ || barrier(rank, name, index).pending() >= 128) {
+      arrive(rank, name, index, f.barrier->orders_tensor_core ? 128 : 1, total, f.op->path);
+      return;
+    }
+    // The lanes' shares: Lane semantics spread bytes/128 over every lane; Warpgroup semantics
+    // spread a constant byte count divisible by 128, and give anything else to lane 0.
+    std::int64_t lane0 = total / 128;
+    std::int64_t other = total / 128;
+    if (c_.target.semantics == Semantics::kWarpgroup) {
+      const std::optional<bool> folded =
+          cp.predicate ? static_value(*cp.predicate) : std::optional<bool>(true);
+      if (!folded || total % 128 != 0) {
+        lane0 = total;
+        other = 0;
+      }
+    }
+    BarrierKeyRecord& r = record(rank, name, index);
+    r.counters.arrivals += 128;
+    r.counters.armed += lane0 + 127 * other;
+    for (int lane = 0; lane < 128; ++lane) {
+      r.counters.phases += barrier(rank, name, index).arrive(1, lane == 0 ? lane0 : other);
+    }
+    note_state(rank, name, index);
+  }
+
+  void complete_tx(std::int64_t rank, const std::string& name, std::int64_t index,
+                   std::int64_t bytes) {
     BarrierKeyRecord& r = record(rank, name, index);
     r.counters.received += bytes;
     r.counters.phases += barrier(rank, name, index).complete_tx(bytes);
@@ -458,7 +508,8 @@ class Execution {
       refs = rs.collective_axes.empty() ? 1 : mesh_.num_threads();
       if (a.kind == AllocKind::kSmem) {
         if (!mosaic_) {
-          x.buffers[a.name].reset(static_cast<std::size_t>(packed_bytes(element_count(a.shape), a.dtype)));
+          x.buffers[a.name].reset(
+              static_cast<std::size_t>(packed_bytes(element_count(a.shape), a.dtype)));
         }
         if (!x.buffer_record_index.count(a.name)) {
           x.buffer_record_index[a.name] = x.buffer_records.size();
@@ -466,7 +517,8 @@ class Execution {
         }
       } else if (a.kind == AllocKind::kBarrier) {
         if (!mosaic_) {
-          x.barriers[a.name].assign(static_cast<std::size_t>(a.num_barriers), InterpretBarrier(a.num_arrivals));
+          x.barriers[a.name].assign(static_cast<std::size_t>(a.num_barriers),
+                                    InterpretBarrier(a.num_arrivals));
         }
         for (std::int64_t i = 0; i < a.num_barriers; ++i) note_state(th.rank, a.name, i);
       } else if (a.kind == AllocKind::kClusterBarrier) {
@@ -482,16 +534,19 @@ class Execution {
     const auto key = std::make_pair(std::int64_t{-1}, a.name);
     if (ref_counts_.count(key) && ref_counts_[key] > 0) return;
     for (const AxisName& axis : a.collective_axes) {
-      const bool thread_axis = mesh_.thread_name() && !axis.is_tuple && axis.as_plain() == *mesh_.thread_name();
+      const bool thread_axis =
+          mesh_.thread_name() && !axis.is_tuple && axis.as_plain() == *mesh_.thread_name();
       ck_.check(RuleId::kRunClusterBarrierThreadAxis, thread_axis, op.path);
     }
     for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
-      cta(r).barriers[a.name].assign(static_cast<std::size_t>(a.num_barriers), InterpretBarrier(barrier_count(a)));
+      cta(r).barriers[a.name].assign(static_cast<std::size_t>(a.num_barriers),
+                                     InterpretBarrier(barrier_count(a)));
     }
     ref_counts_[key] = mesh_.num_ctas() * mesh_.num_threads();
     (void)th;
   }
-  std::map<std::pair<std::int64_t, std::string>, std::int64_t> ref_counts_;  // interpret cluster barriers
+  std::map<std::pair<std::int64_t, std::string>, std::int64_t>
+      ref_counts_;  // interpret cluster barriers
 
   void leave(const Thread& th, const Op& op, const RunScoped& rs) {
     Cta& x = cta(th.rank);
@@ -520,9 +575,11 @@ class Execution {
     BufferRecord& rec = x.buffer_records[x.buffer_record_index.at(a.name)];
     const View v = buffer(rank, a.name);
     const auto n = static_cast<std::size_t>(packed_bytes(element_count(a.shape), a.dtype));
-    rec.bytes.assign(v.mem->bytes.begin() + v.offset, v.mem->bytes.begin() + v.offset + static_cast<std::ptrdiff_t>(n));
+    rec.bytes.assign(v.mem->bytes.begin() + v.offset,
+                     v.mem->bytes.begin() + v.offset + static_cast<std::ptrdiff_t>(n));
     rec.undefined = v.mem->any_undef &&
-                    std::any_of(v.mem->undef.begin() + v.offset, v.mem->undef.begin() + v.offset + static_cast<std::ptrdiff_t>(n),
+                    std::any_of(v.mem->undef.begin() + v.offset,
+                                v.mem->undef.begin() + v.offset + static_cast<std::ptrdiff_t>(n),
                                 [](std::uint8_t u) { return u != 0; });
   }
 
@@ -550,7 +607,8 @@ class Execution {
     // Leading integer indices of dst select a sub-block of the allocation.
     const auto alloc_strides = row_major_strides(f.dst->shape);
     std::int64_t d_base = 0;
-    for (std::size_t k = 0; k < f.copy->dst_index.size(); ++k) d_base += f.copy->dst_index[k] * alloc_strides[k];
+    for (std::size_t k = 0; k < f.copy->dst_index.size(); ++k)
+      d_base += f.copy->dst_index[k] * alloc_strides[k];
     const auto dst_strides = row_major_strides(f.dst_shape);
     const auto src_strides = row_major_strides(f.src->shape);
     // Per dst dim: the source dim's stride, size and the source index of the region's first row.
@@ -562,20 +620,23 @@ class Execution {
     for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
       if (slice.size[i] == 0) {  // squeezed: a fixed index
         s_const += slice.start[i] * src_strides[i];
-        const_in_bounds = const_in_bounds && slice.start[i] >= 0 && slice.start[i] < f.src->shape[i];
+        const_in_bounds =
+            const_in_bounds && slice.start[i] >= 0 && slice.start[i] < f.src->shape[i];
         continue;
       }
       s_stride[k] = src_strides[i];
       s_size[k] = f.src->shape[i];
-      s_first[k] = slice.start[i] + region[k].first + (static_cast<int>(k) == shift_dim ? shift : 0);
+      s_first[k] =
+          slice.start[i] + region[k].first + (static_cast<int>(k) == shift_dim ? shift : 0);
       box[k] = region[k].second;
       ++k;
     }
     enum class Oob { kUndefined, kZero };
     // Interpret mode reads out-of-bounds elements as zeros whatever oob_mode says (0.11.2).
-    const Oob oob = mosaic_ && (ck_.arch_major() < 9 || (bulk && f.copy->oob_mode != OobMode::kZeros))
-                        ? Oob::kUndefined
-                        : Oob::kZero;
+    const Oob oob =
+        mosaic_ && (ck_.arch_major() < 9 || (bulk && f.copy->oob_mode != OobMode::kZeros))
+            ? Oob::kUndefined
+            : Oob::kZero;
     const auto out_of_bounds = [&](std::int64_t d, std::int64_t n) {
       for (std::int64_t e = 0; e < n; ++e) dst.store(d + e, 0, oob == Oob::kUndefined);
     };
@@ -607,10 +668,12 @@ class Execution {
           const auto to = static_cast<std::size_t>(dst.offset + (d + lo) * width);
           const auto len = static_cast<std::size_t>((hi - lo) * width);
           std::memcpy(dst.mem->bytes.data() + to, src.data() + from, len);
-          std::fill_n(dst.mem->undef.begin() + static_cast<std::ptrdiff_t>(to), len, std::uint8_t{0});
+          std::fill_n(dst.mem->undef.begin() + static_cast<std::ptrdiff_t>(to), len,
+                      std::uint8_t{0});
         } else {
           for (std::int64_t e = lo; e < hi; ++e) {
-            dst.store(d + e, load_element(src, f.src->dtype, s + (first + e) * s_stride[last]), false);
+            dst.store(d + e, load_element(src, f.src->dtype, s + (first + e) * s_stride[last]),
+                      false);
           }
         }
         out_of_bounds(d + hi, n - hi);
@@ -649,8 +712,30 @@ class Execution {
     arrive(th.rank, cp.barrier->alloc, cp.barrier->index.value_or(0), 1, 0, f.op->path);
   }
 
+  // cp.async (spec 3.4): the warpgroup's threads copy a linear run of GMEM from the slice's first
+  // element into the destination, element e from element base+e, whatever the slice's shape; out
+  // of the array is undefined behaviour.
   void copy_cp_async(const Thread& th, const CopyFacts& f) {
-    write_region(f, th.rank, src_slice(f, th), whole(f.dst_shape), -1, 0, false);
+    const ResolvedSlice slice = src_slice(f, th);
+    const auto strides = row_major_strides(f.src->shape);
+    std::int64_t base = 0;
+    for (std::size_t i = 0; i < f.src->shape.size(); ++i) base += slice.start[i] * strides[i];
+    const std::int64_t total = element_count(f.src->shape);
+    const std::vector<std::uint8_t>& src = input_bytes(*f.src);
+    View dst = buffer(th.rank, f.copy->dst);
+    const auto alloc_strides = row_major_strides(f.dst->shape);
+    std::int64_t d_base = 0;
+    for (std::size_t k = 0; k < f.copy->dst_index.size(); ++k)
+      d_base += f.copy->dst_index[k] * alloc_strides[k];
+    const std::int64_t n = element_count(f.dst_shape);
+    for (std::int64_t e = 0; e < n; ++e) {
+      const std::int64_t g = base + e;
+      if (g >= 0 && g < total) {
+        dst.store(d_base + e, load_element(src, f.src->dtype, g), false);
+      } else {
+        dst.store(d_base + e, 0, true);
+      }
+    }
   }
 
   void copy_tma(const Thread& th, const CopyFacts& f) {
@@ -659,7 +744,12 @@ class Execution {
     const std::string& bar = cp.barrier->alloc;
     const std::int64_t bidx = cp.barrier->index.value_or(0);
     const std::int64_t D = f.bytes;
-    const ResolvedSlice slice = src_slice(f, th);
+    ResolvedSlice slice = src_slice(f, th);
+    // LaunchContext drops dims of size 1 in both GMEM and the slice, with their index: an
+    // out-of-bounds start there reads element 0.
+    for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
+      if (f.src->shape[i] == 1 && slice.size[i] <= 1) slice.start[i] = 0;
+    }
     const bool bulk = bulk_path(f, tma_shape(f));
     const std::int64_t i = group_index(mesh_, f.dims, th.rank);
 
@@ -670,11 +760,12 @@ class Execution {
       for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
         if (same_group(mesh_, f.dims, r, th.rank) && group_index(mesh_, f.dims, r) == 0) leader = r;
       }
-      if (i == 0) arrive(th.rank, bar, bidx, 1, pred ? 2 * D : 0, f.op->path);
+      if (i == 0) arm(th.rank, f, 2 * D, pred);
       if (!pred) return;
       if (cp.leader_tracked == LeaderTracked::kPartitioned) {
         const int p = static_cast<int>(cp.partition_axis);
-        write_region(f, th.rank, slice, whole(f.dst_shape), p, i * f.dst_shape[static_cast<std::size_t>(p)], bulk);
+        write_region(f, th.rank, slice, whole(f.dst_shape), p,
+                     i * f.dst_shape[static_cast<std::size_t>(p)], bulk);
         complete_tx(leader, bar, bidx, D);
       } else {
         const auto region = *multicast_chunk(f.dst_shape, 2, i);
@@ -691,20 +782,38 @@ class Execution {
     // Leader tracking over a size-1 axis: every CTA is "first", arms twice the bytes, and the
     // copy is a plain one (spec 3.5, derived): the barrier never balances.
     const std::int64_t armed = f.leader ? 2 * D : D;
-    arrive(th.rank, bar, bidx, 1, pred ? armed : 0, f.op->path);
+    arm(th.rank, f, armed, pred);
     if (!pred) return;
     if (f.n > 1) {
       const auto region = *multicast_chunk(f.dst_shape, f.n, i);
       std::int64_t chunk = f.bits_per_element;
       for (const auto& [s, n] : region) chunk *= n;
-      for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
-        if (!same_group(mesh_, f.dims, r, th.rank)) continue;
+      for (const std::int64_t r : multicast_targets(mesh_, f.dims, th.rank)) {
+        if (r >= mesh_.num_ctas()) continue;  // a bit past the cluster: no CTA receives it
         write_region(f, r, slice, region, -1, 0, bulk);
         complete_tx(r, bar, bidx, chunk / 8);
       }
       return;
     }
     write_region(f, th.rank, slice, whole(f.dst_shape), -1, 0, bulk);
+    if (bulk && cp.oob_mode != OobMode::kPromiseInBounds) {
+      // The bulk path clamps its transfer to the array's end, min(D, bytes(total - minui(offset,
+      // total))), and first completes the barrier with the bytes it leaves out
+      // (mbarrier.complete_tx, launch_context.py), then the copy lands: two completions, between
+      // which a phase may end.
+      const auto strides = row_major_strides(f.src->shape);
+      std::int64_t offset = 0;
+      for (std::size_t k = 0; k < f.src->shape.size(); ++k) offset += slice.start[k] * strides[k];
+      const std::int64_t total = element_count(f.src->shape);
+      const std::int64_t remaining = total - (offset < 0 ? total : std::min(offset, total));
+      const std::int64_t bits = f.bits_per_element;
+      const std::int64_t remaining_bytes =
+          bits >= 8 ? remaining * (bits / 8) : remaining / (8 / bits);
+      const std::int64_t clamped = std::min(D, remaining_bytes);
+      complete_tx(th.rank, bar, bidx, D - clamped);
+      complete_tx(th.rank, bar, bidx, clamped);
+      return;
+    }
     complete_tx(th.rank, bar, bidx, D);
   }
 
@@ -717,9 +826,12 @@ class Execution {
     }
     const auto alloc_strides = row_major_strides(a->shape);
     std::int64_t base = 0;
-    for (std::size_t k = 0; k < cp.src_index.size(); ++k) base += cp.src_index[k] * alloc_strides[k];
-    const Shape src_shape(a->shape.begin() + static_cast<std::ptrdiff_t>(cp.src_index.size()), a->shape.end());
-    const ResolvedSlice slice = resolve_slice(out->shape, cp.dst_index, [](const std::string&) { return 0; });
+    for (std::size_t k = 0; k < cp.src_index.size(); ++k)
+      base += cp.src_index[k] * alloc_strides[k];
+    const Shape src_shape(a->shape.begin() + static_cast<std::ptrdiff_t>(cp.src_index.size()),
+                          a->shape.end());
+    const ResolvedSlice slice =
+        resolve_slice(out->shape, cp.dst_index, [](const std::string&) { return 0; });
     const auto src_strides = row_major_strides(src_shape);
     const auto out_strides = row_major_strides(out->shape);
     View dst{&outputs_.at(out->name), 0, out->dtype};
@@ -778,10 +890,15 @@ class Execution {
       }
       for (std::size_t k = 0; k < entries.size(); ++k) {
         if (sizes[k] == 1) continue;
-        for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
-          if (!same_group(mesh_, entries[k], r, th.rank)) continue;
-          if (a->leader_tracked && group_index(mesh_, entries[k], r) != 0) continue;
-          targets.insert(r);
+        if (a->leader_tracked) {
+          for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
+            if (same_group(mesh_, entries[k], r, th.rank) && group_index(mesh_, entries[k], r) == 0)
+              targets.insert(r);
+          }
+          continue;
+        }
+        for (const std::int64_t r : multicast_targets(mesh_, entries[k], th.rank)) {
+          if (r < mesh_.num_ctas()) targets.insert(r);
         }
       }
       if (targets.empty()) targets.insert(th.rank);
@@ -801,11 +918,13 @@ class Execution {
       phase = th.waits_on[id];
       passes = barrier(th.rank, use.alloc, idx).parity_wait_passes(phase % 2);
     } else {
-      const auto violation = ibarrier(th.rank, use.alloc, idx).wait(thread_repr(th.rank, th.index), passes, phase);
+      const auto violation =
+          ibarrier(th.rank, use.alloc, idx).wait(thread_repr(th.rank, th.index), passes, phase);
       if (violation) raise(*violation, op.path);
     }
     if (first_try) {
-      x.waits.push_back(WaitRecord{th.index, op.path, use.alloc + "[" + std::to_string(idx) + "]", phase, false});
+      x.waits.push_back(
+          WaitRecord{th.index, op.path, use.alloc + "[" + std::to_string(idx) + "]", phase, false});
       th_wait_record_[&th] = x.waits.size() - 1;
     }
     if (passes) {
@@ -826,7 +945,8 @@ class Execution {
     }
     for (const Thread& u : threads_) {
       if (u.rank != th.rank || &u == &th) continue;
-      const bool reached = u.syncs_reached > s || (u.syncs_reached == s && u.at_sync) || u.finished();
+      const bool reached =
+          u.syncs_reached > s || (u.syncs_reached == s && u.at_sync) || u.finished();
       if (!reached) return false;
     }
     x.waits[th_wait_record_[&th]].completed = true;
@@ -932,8 +1052,9 @@ class Execution {
       }
       rec.buffers = x.buffer_records;
       rec.waits = x.waits;
-      std::stable_sort(rec.waits.begin(), rec.waits.end(),
-                       [](const WaitRecord& a, const WaitRecord& b) { return a.thread < b.thread; });
+      std::stable_sort(
+          rec.waits.begin(), rec.waits.end(),
+          [](const WaitRecord& a, const WaitRecord& b) { return a.thread < b.thread; });
       o.ctas.push_back(std::move(rec));
     }
     for (const auto& out : c_.outputs) {

@@ -16,10 +16,16 @@ namespace collfuzz::ref {
 class InterpretBarrier {
  public:
   struct Violation {
-    enum class Kind : std::uint8_t { kPhase0Unobserved, kMissedPhase, kFirstWaitLate, kWaitLate, kDeallocPending,
-                                     kDeallocUnobserved };
+    enum class Kind : std::uint8_t {
+      kPhase0Unobserved,
+      kMissedPhase,
+      kFirstWaitLate,
+      kWaitLate,
+      kDeallocPending,
+      kDeallocUnobserved
+    };
     Kind kind;
-    std::string thread;    // the thread named in the message
+    std::string thread;      // the thread named in the message
     std::int64_t last = 0;   // its last observed phase (as the message prints it)
     std::int64_t phase = 0;  // the phase number the message prints
     std::int64_t extra = 0;  // missed phase / next phase / pending arrivals
@@ -38,15 +44,18 @@ class InterpretBarrier {
     completed = true;
     ++phase_;
     arrivals_count_ = 0;
-    if (phase_ == 2 && observed_.empty()) return Violation{Violation::Kind::kPhase0Unobserved, "", 0, 0, 0};
+    if (phase_ == 2 && observed_.empty())
+      return Violation{Violation::Kind::kPhase0Unobserved, "", 0, 0, 0};
     for (const auto& [t, last] : observed_) {
-      if (last < phase_ - 2) return Violation{Violation::Kind::kMissedPhase, t, last, phase_ - 1, last + 1};
+      if (last < phase_ - 2)
+        return Violation{Violation::Kind::kMissedPhase, t, last, phase_ - 1, last + 1};
     }
     return std::nullopt;
   }
 
   // A wait by `thread`: nullopt and `passed` false while it must keep waiting.
-  std::optional<Violation> wait(const std::string& thread, bool& passed, std::int64_t& waited_phase) {
+  std::optional<Violation> wait(const std::string& thread, bool& passed,
+                                std::int64_t& waited_phase) {
     passed = false;
     std::int64_t last = 0;
     bool known = false;
@@ -56,9 +65,11 @@ class InterpretBarrier {
         known = true;
       }
     }
-    if (!known && phase_ > 1) return Violation{Violation::Kind::kFirstWaitLate, thread, 0, phase_, 0};
+    if (!known && phase_ > 1)
+      return Violation{Violation::Kind::kFirstWaitLate, thread, 0, phase_, 0};
     waited_phase = last;
-    if (last <= phase_ - 2) return Violation{Violation::Kind::kWaitLate, thread, last, phase_, last + 1};
+    if (last <= phase_ - 2)
+      return Violation{Violation::Kind::kWaitLate, thread, last, phase_, last + 1};
     if (last == phase_) return std::nullopt;  // phase `last` has not completed yet
     passed = true;
     if (known) {
@@ -72,9 +83,11 @@ class InterpretBarrier {
   }
 
   std::optional<Violation> deallocate() const {
-    if (arrivals_count_ != 0) return Violation{Violation::Kind::kDeallocPending, "", 0, 0, arrivals_count_};
+    if (arrivals_count_ != 0)
+      return Violation{Violation::Kind::kDeallocPending, "", 0, 0, arrivals_count_};
     for (const auto& [t, last] : observed_) {
-      if (last != phase_) return Violation{Violation::Kind::kDeallocUnobserved, t, last - 1, phase_ - 1, 0};
+      if (last != phase_)
+        return Violation{Violation::Kind::kDeallocUnobserved, t, last - 1, phase_ - 1, 0};
     }
     return std::nullopt;
   }
@@ -82,7 +95,7 @@ class InterpretBarrier {
  private:
   std::int64_t num_arrivals_;
   std::int64_t arrivals_count_ = 0;
-  std::int64_t phase_ = 0;  // the next phase to complete
+  std::int64_t phase_ = 0;                                      // the next phase to complete
   std::vector<std::pair<std::string, std::int64_t>> observed_;  // insertion order, as a dict
 };
 

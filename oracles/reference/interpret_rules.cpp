@@ -57,7 +57,8 @@ void check_scoped(Checker& ck, const Op& op, const RunScoped& rs) {
     if (a.kind == AllocKind::kSemaphore) {
       // The default uninitialized_memory="nan" has no value for semaphore dtypes.
       ck.check(RuleId::kInterpSemaphore, true, op.path, [&] {
-        return Holes{{"dtype", a.semaphore == SemaphoreKind::kRegular ? "semaphore" : "barrier_semaphore"}};
+        return Holes{
+            {"dtype", a.semaphore == SemaphoreKind::kRegular ? "semaphore" : "barrier_semaphore"}};
       });
     }
     if (a.kind != AllocKind::kClusterBarrier) continue;
@@ -72,8 +73,9 @@ void check_scoped(Checker& ck, const Op& op, const RunScoped& rs) {
 
 void check_barrier_use(Checker& ck, const Op& op, const BarrierUse& use, const Scope& scope) {
   const Alloc* a = scope.allocs.at(use.alloc);
-  ck.check(RuleId::kInterpBarrierUnindexed, !use.index && a->num_barriers != 1, op.path,
-           [&] { return Holes{{"n", std::to_string(a->num_barriers)}}; });
+  ck.check(RuleId::kInterpBarrierUnindexed, !use.index && a->num_barriers != 1, op.path, [&] {
+    return Holes{{"n", std::to_string(a->num_barriers)}};
+  });
 }
 
 // The interpreter rebuilds the grid from the mesh's shape, a dict keyed by axis name: repeated
@@ -99,9 +101,11 @@ void check_grid(Checker& ck) {
   Shape expected = m.grid;
   expected.insert(expected.end(), m.cluster.begin(), m.cluster.end());
   expected.push_back(m.num_threads.value_or(1));
-  ck.check(RuleId::kInterpGridDuplicates, element_count(values) != element_count(expected), "kernel", [&] {
-    return Holes{{"grid", py::tuple_of_ints(values)}, {"expected", py::tuple_of_ints(expected)}};
-  });
+  ck.check(RuleId::kInterpGridDuplicates, element_count(values) != element_count(expected),
+           "kernel", [&] {
+             return Holes{{"grid", py::tuple_of_ints(values)},
+                          {"expected", py::tuple_of_ints(expected)}};
+           });
 }
 
 }  // namespace
@@ -113,12 +117,15 @@ void check_interpret(Checker& ck) {
     if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
       ck.check(RuleId::kInterpCopyNoBarrier, !cp->barrier, op.path);
       // The interpreter does not peel the predicate off: it lands among the barrier's transforms.
-      ck.check(RuleId::kInterpCopyPredicate, cp->predicate.has_value(), op.path,
-               [&] { return Holes{{"n", cp->barrier->index ? "1" : "0"}}; });
+      ck.check(RuleId::kInterpCopyPredicate, cp->predicate.has_value(), op.path, [&] {
+        return Holes{{"n", cp->barrier->index ? "1" : "0"}};
+      });
       if (cp->barrier) check_barrier_use(ck, op, *cp->barrier, scope);
     }
-    if (const auto* ar = std::get_if<BarrierArrive>(&op.v)) check_barrier_use(ck, op, ar->barrier, scope);
-    if (const auto* wt = std::get_if<BarrierWait>(&op.v)) check_barrier_use(ck, op, wt->barrier, scope);
+    if (const auto* ar = std::get_if<BarrierArrive>(&op.v))
+      check_barrier_use(ck, op, ar->barrier, scope);
+    if (const auto* wt = std::get_if<BarrierWait>(&op.v))
+      check_barrier_use(ck, op, wt->barrier, scope);
   });
 }
 

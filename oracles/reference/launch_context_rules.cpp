@@ -10,8 +10,49 @@
 namespace collfuzz::ref {
 namespace {
 
+// Checked in LaunchContext.async_copy right after _prepare_async_copy: the squeezed dims lead the
+// slice (the TMA path moved them there; the cp.async path did not), and the rest of the slice is
+// the SMEM ref's shape. `slice` is the slice in the array's dims after the PARTITIONED split.
+void check_slice_against_smem(Checker& ck, const CopyFacts& f,
+                              const std::vector<std::int64_t>& slice, bool squeezed_moved_front,
+                              Stage stage) {
+  const std::string& where = f.op->path;
+  std::size_t num_squeezed = 0;
+  for (bool sq : f.squeezed) num_squeezed += sq ? 1 : 0;
+  std::vector<std::int64_t> ordered;
+  if (squeezed_moved_front) {
+    ordered.assign(num_squeezed, 1);
+    for (std::size_t i = 0; i < slice.size(); ++i) {
+      if (!f.squeezed[i]) ordered.push_back(slice[i]);
+    }
+  } else {
+    ordered = slice;
+  }
+  bool leading_ones = true;
+  for (std::size_t i = 0; i < num_squeezed; ++i) leading_ones = leading_ones && ordered[i] == 1;
+  ck.check(RuleId::kLcSqueezedAssert, !leading_ones, where, stage);
+  const std::vector<std::int64_t> rest(ordered.begin() + static_cast<std::ptrdiff_t>(num_squeezed),
+                                       ordered.end());
+  ck.check(
+      RuleId::kLcSmemShape, rest != f.dst_shape, where,
+      [&] {
+        return Holes{{"smem", py::tuple_of_ints(f.dst_shape)}, {"slice", py::tuple_of_ints(rest)}};
+      },
+      stage);
+}
+
+// The slice in the array's dims: squeezed dims have size 1.
+std::vector<std::int64_t> full_slice(const CopyFacts& f) {
+  std::vector<std::int64_t> slice;
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < f.squeezed.size(); ++i)
+    slice.push_back(f.squeezed[i] ? 1 : f.src_shape[k++]);
+  return slice;
+}
+
 void check_cp_async(Checker& ck, const CopyFacts& f, Stage stage) {
   const std::string& where = f.op->path;
+  check_slice_against_smem(ck, f, full_slice(f), false, stage);
   std::int64_t max_squeezed = -1;
   std::int64_t min_sliced = -1;
   for (std::size_t i = 0; i < f.squeezed.size(); ++i) {
@@ -22,8 +63,8 @@ void check_cp_async(Checker& ck, const CopyFacts& f, Stage stage) {
       min_sliced = d;
     }
   }
-  ck.check(RuleId::kLcCpAsyncSqueeze, max_squeezed >= 0 && min_sliced >= 0 && max_squeezed > min_sliced,
-           where, stage);
+  ck.check(RuleId::kLcCpAsyncSqueeze,
+           max_squeezed >= 0 && min_sliced >= 0 && max_squeezed > min_sliced, where, stage);
   // WGStridedFragLayout.from_shaped_type over the destination.
   const std::int64_t size = element_count(f.dst_shape);
   const std::int64_t bits = f.bits_per_element;
@@ -38,14 +79,28 @@ void check_cp_async(Checker& ck, const CopyFacts& f, Stage stage) {
 
 void check_tma(Checker& ck, const CopyFacts& f, Stage stage) {
   const std::string& where = f.op->path;
-  const CopyGmemToSmem& cp = *f.copy;
+  std::vector<std::int64_t> slice = full_slice(f);
 
-  // _prepare_async_copy: a partitioned load names a dst dim and is collective.
-  if (cp.leader_tracked == LeaderTracked::kPartitioned) {
+  // _prepare_async_copy: a partitioned load names a dst dim, is collective, and splits evenly.
+  if (f.leader_tracked == LeaderTracked::kPartitioned) {
     ck.check(RuleId::kLcPartitionedAxis,
-             cp.partition_axis >= static_cast<std::int64_t>(f.src_shape.size()), where, stage);
+             f.partition_axis >= static_cast<std::int64_t>(f.src_shape.size()), where, stage);
     ck.check(RuleId::kLcPartitionedNotCollective, f.dims.empty(), where, stage);
+    if (f.n > 1) {
+      std::size_t p = 0;  // the partitioned dim among the array's dims
+      for (std::int64_t seen = -1; p < f.squeezed.size(); ++p) {
+        if (!f.squeezed[p] && ++seen == f.partition_axis) break;
+      }
+      ck.check(
+          RuleId::kLcPartitionedDivide, slice[p] % f.n != 0, where,
+          [&] {
+            return Holes{{"n", std::to_string(f.n)}, {"s", std::to_string(slice[p])}};
+          },
+          stage);
+      slice[p] /= f.n;
+    }
   }
+  check_slice_against_smem(ck, f, slice, true, stage);
 
   // _prepare_tma.
   const auto strides = row_major_strides(f.src->shape);
@@ -59,7 +114,7 @@ void check_tma(Checker& ck, const CopyFacts& f, Stage stage) {
   ck.check(RuleId::kLcRank5, t.slice.size() > 5, where, stage);
 
   std::vector<std::int64_t> chunk = t.slice;
-  if (f.n > 1 && cp.leader_tracked != LeaderTracked::kPartitioned) {
+  if (f.n > 1 && f.leader_tracked != LeaderTracked::kPartitioned) {
     std::int64_t rem = f.n;
     for (auto& size : chunk) {
       if (size % rem == 0) {
@@ -73,25 +128,62 @@ void check_tma(Checker& ck, const CopyFacts& f, Stage stage) {
         size = 1;
       }
     }
-    ck.check(RuleId::kLcMulticastSplit, rem > 1, where, [&] {
-      return Holes{{"shape", py::list_of_ints(chunk)}, {"n", std::to_string(f.n)}};
-    }, stage);
+    ck.check(
+        RuleId::kLcMulticastSplit, rem > 1, where,
+        [&] {
+          return Holes{{"shape", py::list_of_ints(chunk)}, {"n", std::to_string(f.n)}};
+        },
+        stage);
   }
 
   ck.check(RuleId::kLcRank0, chunk.empty(), where, stage);
   const std::int64_t minor_bits = chunk.back() * f.bits_per_element;
-  ck.check(RuleId::kLcMinorBits, minor_bits % 128 != 0, where,
-           [&] { return Holes{{"bits", std::to_string(minor_bits)}}; }, stage);
+  ck.check(
+      RuleId::kLcMinorBits, minor_bits % 128 != 0, where,
+      [&] {
+        return Holes{{"bits", std::to_string(minor_bits)}};
+      },
+      stage);
 
-  // The bulk (non-tensor) path has no box limit.
+  // The bulk (non-tensor) path has no box limit and no tensor map.
   if (!bulk_path(f, t)) {
     const std::int64_t biggest = *std::max_element(chunk.begin(), chunk.end());
-    ck.check(RuleId::kLcBox256, biggest > 256, where, [&] { return Holes{{"shape", py::tuple_of_ints(chunk)}}; },
-             stage);
+    ck.check(
+        RuleId::kLcBox256, biggest > 256, where,
+        [&] {
+          return Holes{{"shape", py::tuple_of_ints(chunk)}};
+        },
+        stage);
   }
 }
 
 }  // namespace
+
+void check_store_launch_context(Checker& ck, const CopyFacts& f, Stage stage) {
+  check_tma(ck, f, stage);
+}
+
+// Scratch.finalize_size builds the host-side TMA descriptors after the dialect lowering, in the
+// order the copies were lowered: each tensor-map copy's last GMEM dim must have stride 1.
+void check_finalize(Checker& ck) {
+  if (ck.arch_major() < 9) return;
+  walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
+    CopyFacts f;
+    if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
+      f = copy_facts(op, *cp, ck.c, scope);
+      resolve_collective(f, ck.mesh);
+    } else if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
+      f = store_facts(op, *st, ck.c, scope);
+    } else {
+      return;
+    }
+    const TmaShape t = tma_shape(f);
+    if (bulk_path(f, t)) return;
+    ck.check(RuleId::kLcLastStride, t.strides.back() != 1, op.path, [&] {
+      return Holes{{"s", std::to_string(t.strides.back())}};
+    });
+  });
+}
 
 void check_launch_context(Checker& ck, const CopyFacts& f, Stage stage) {
   if (ck.arch_major() < 9) {
@@ -111,15 +203,17 @@ void check_dialect(Checker& ck) {
     resolve_collective(f, ck.mesh);
     std::vector<int> sorted = f.dims;
     std::sort(sorted.begin(), sorted.end());
-    ck.check(RuleId::kVerifyDuplicateDims, std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end(),
-             op.path);
+    ck.check(RuleId::kVerifyDuplicateDims,
+             std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end(), op.path);
   });
   walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
-    const auto* cp = std::get_if<CopyGmemToSmem>(&op.v);
-    if (!cp) return;
-    CopyFacts f = copy_facts(op, *cp, ck.c, scope);
-    resolve_collective(f, ck.mesh);
-    check_launch_context(ck, f, Stage::kDialect);
+    if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
+      CopyFacts f = copy_facts(op, *cp, ck.c, scope);
+      resolve_collective(f, ck.mesh);
+      check_launch_context(ck, f, Stage::kDialect);
+    } else if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
+      check_tma(ck, store_facts(op, *st, ck.c, scope), Stage::kDialect);  // stores are always TMA
+    }
   });
 }
 

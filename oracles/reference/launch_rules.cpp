@@ -12,6 +12,7 @@ void check_compile_and_launch(Checker& ck) {
   bool tmem = false;
   bool acc = false;
   bool orders_tc_used = false;
+  bool store = false;
   walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
     if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
       for (const Alloc& a : rs->allocs) {
@@ -24,6 +25,7 @@ void check_compile_and_launch(Checker& ck) {
       resolve_collective(f, ck.mesh);
       cta_group2 |= f.leader && f.n == 2;
     }
+    store |= std::holds_alternative<CopySmemToGmem>(op.v);
     const BarrierUse* use = nullptr;
     if (const auto* ar = std::get_if<BarrierArrive>(&op.v)) use = &ar->barrier;
     if (const auto* wt = std::get_if<BarrierWait>(&op.v)) use = &wt->barrier;
@@ -32,6 +34,7 @@ void check_compile_and_launch(Checker& ck) {
 
   ck.check(RuleId::kCompileClusterPreHopper, major < 9 && cluster_size > 1, "kernel");
   ck.check(RuleId::kCompileCtaGroup2, major < 10 && cta_group2, "kernel");
+  ck.check(RuleId::kCompileTmaStore, major < 9 && store, "kernel");
   ck.check(RuleId::kCompileTmem, major < 10 && tmem, "kernel");
   ck.check(RuleId::kCompileWgmma, !ck.lane() && major != 9 && acc, "kernel");
   ck.check(RuleId::kCompileOrdersTensorCore, major < 10 && orders_tc_used, "kernel");
@@ -54,10 +57,12 @@ void check_compile_and_launch(Checker& ck) {
   const std::int64_t x = parallel[2] * cl[0];
   const std::int64_t y = parallel[1] * cl[1];
   const std::int64_t z = parallel[0] * cl[2];
-  ck.check(RuleId::kLaunchGridDims, x > (std::int64_t{1} << 31) - 1 || y > 65535 || z > 65535, "kernel");
+  ck.check(RuleId::kLaunchGridDims, x > (std::int64_t{1} << 31) - 1 || y > 65535 || z > 65535,
+           "kernel");
 
   ck.check(RuleId::kLaunchClusterSize, cluster_size > 16, "kernel", [&] {
-    return Holes{{"x", std::to_string(cl[0])}, {"y", std::to_string(cl[1])}, {"z", std::to_string(cl[2])}};
+    return Holes{
+        {"x", std::to_string(cl[0])}, {"y", std::to_string(cl[1])}, {"z", std::to_string(cl[2])}};
   });
 }
 

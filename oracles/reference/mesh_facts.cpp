@@ -63,7 +63,8 @@ std::string MeshFacts::reversed_cluster_names_repr() const {
   return py::list_of_names(rev);
 }
 
-std::int64_t MeshFacts::axis_index(std::int64_t rank, std::int64_t thread, const std::string& name) const {
+std::int64_t MeshFacts::axis_index(std::int64_t rank, std::int64_t thread,
+                                   const std::string& name) const {
   if (thread_name_ && name == *thread_name_) return thread;
   const auto& names = c_.mesh.cluster_names;
   for (std::size_t k = 0; k < names.size(); ++k) {
@@ -76,10 +77,12 @@ std::string MeshFacts::mesh_repr() const {
   const Mesh& m = c_.mesh;
   const std::int64_t* nt = m.num_threads ? &*m.num_threads : nullptr;
   const std::string* tn = m.thread_name ? &*m.thread_name : nullptr;
-  return "Mesh(grid=" + py::tuple_of_ints(m.grid) + ", grid_names=" + py::tuple_of_names(m.grid_names) +
-         ", cluster=" + py::tuple_of_ints(m.cluster) + ", cluster_names=" +
-         py::tuple_of_names(m.cluster_names) + ", num_threads=" + py::optional_int(nt) +
-         ", thread_name=" + py::optional_name(tn) + ", kernel_name=None)";
+  return "Mesh(grid=" + py::tuple_of_ints(m.grid) +
+         ", grid_names=" + py::tuple_of_names(m.grid_names) +
+         ", cluster=" + py::tuple_of_ints(m.cluster) +
+         ", cluster_names=" + py::tuple_of_names(m.cluster_names) +
+         ", num_threads=" + py::optional_int(nt) + ", thread_name=" + py::optional_name(tn) +
+         ", kernel_name=None)";
 }
 
 }  // namespace collfuzz::ref

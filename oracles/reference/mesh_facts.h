@@ -24,7 +24,9 @@ class MeshFacts {
   const std::string* thread_name() const { return thread_name_; }
 
   // Index of CTA `rank` along each Pallas cluster axis (declaration order).
-  const std::vector<std::int64_t>& coords(std::int64_t rank) const { return coords_[static_cast<std::size_t>(rank)]; }
+  const std::vector<std::int64_t>& coords(std::int64_t rank) const {
+    return coords_[static_cast<std::size_t>(rank)];
+  }
   // Index of CTA `rank` along CUDA dim d (0 = x).
   std::int64_t cuda_coord(std::int64_t rank, int d) const;
 

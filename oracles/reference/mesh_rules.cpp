@@ -10,7 +10,8 @@ void check_mesh(Checker& ck) {
   ck.check(RuleId::kMeshClusterRank, m.cluster.size() > 3, "mesh", repr);
   ck.check(RuleId::kMeshGridNames, m.grid_names.size() != m.grid.size(), "mesh", repr);
   ck.check(RuleId::kMeshClusterNames, m.cluster_names.size() != m.cluster.size(), "mesh", repr);
-  ck.check(RuleId::kMeshThreadsBoth, m.thread_name.has_value() != m.num_threads.has_value(), "mesh", repr);
+  ck.check(RuleId::kMeshThreadsBoth, m.thread_name.has_value() != m.num_threads.has_value(), "mesh",
+           repr);
   ck.check(RuleId::kMeshThreadsMax, m.num_threads && *m.num_threads > 16, "mesh", repr);
 }
 

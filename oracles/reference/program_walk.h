@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,13 @@ struct Scope {
   std::map<std::string, const Alloc*> allocs;  // every allocation in view
 };
 
+// The value of a condition without axis indices (Python's `pl.when(False)` takes a bool and
+// never traces its body), or nullopt for a traced condition.
+std::optional<bool> static_value(const Cond& c);
+
 // Calls `pre(op, scope)` for every op in program order; `scope` holds the allocations in view at
-// that op (for a run_scoped, those of its parent).
+// that op (for a run_scoped, those of its parent). The body of a `when` whose condition is
+// statically false is skipped: JAX never traces it.
 void walk_program(const Body& program, const std::function<void(const Op&, const Scope&)>& pre);
 
 }  // namespace collfuzz::ref

@@ -1,6 +1,7 @@
 // The driver: the rule families in the order JAX reaches them, then the execution of an accepted
 // case. Mosaic: mesh, trace, estimate and module, lower, verify and dialect, compile, launch.
-// Interpret: mesh, trace, interpret, then the run (whose callbacks may still raise).
+// (finalize: the host-side TMA descriptors). Interpret: mesh, trace, interpret, then the run (whose
+// callbacks may still raise).
 #include "oracles/reference/reference.h"
 
 #include "oracles/reference/execution.h"
@@ -20,6 +21,7 @@ Prediction predict(const Case& c, Profile profile, bool explain) {
       ref::check_resources(ck);
       ref::check_lowering(ck);
       ref::check_dialect(ck);
+      ref::check_finalize(ck);
       ref::check_compile_and_launch(ck);
     }
     p.outcome = ref::execute(ck);

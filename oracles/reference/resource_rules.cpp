@@ -16,7 +16,7 @@ std::int64_t align_up(std::int64_t x, std::int64_t a) { return (x + a - 1) / a *
 
 // One mgpu.Barrier or mgpu.ClusterBarrier as the estimator keys it.
 struct BarrierKey {
-  std::string identity;     // equality of the dataclass
+  std::string identity;  // equality of the dataclass
   std::int64_t num_barriers = 1;
   bool cluster = false;
   bool leader_tracked = false;
@@ -74,7 +74,8 @@ class Estimator {
     Resources rs;
     for (const Op& op : b) {
       if (const auto* s = std::get_if<RunScoped>(&op.v)) rs.or_(scoped(op, *s));
-      if (const auto* w = std::get_if<When>(&op.v)) rs.or_(body(w->body));
+      if (const auto* w = std::get_if<When>(&op.v); w && static_value(w->cond).value_or(true))
+        rs.or_(body(w->body));
     }
     return rs;
   }
@@ -122,8 +123,8 @@ class Estimator {
           const std::int64_t arrivals =
               a.orders_tensor_core ? a.num_arrivals : a.num_arrivals * (ck_.lane() ? 128 : 1);
           BarrierKey key;
-          key.identity = "B" + std::to_string(arrivals) + "/" + std::to_string(a.num_barriers) + "/" +
-                         (a.orders_tensor_core ? "t" : "f");
+          key.identity = "B" + std::to_string(arrivals) + "/" + std::to_string(a.num_barriers) +
+                         "/" + (a.orders_tensor_core ? "t" : "f");
           key.num_barriers = a.num_barriers;
           key.where = op.path;
           Resources one;
@@ -137,9 +138,9 @@ class Estimator {
           key.leader_tracked = a.leader_tracked;
           key.num_barriers = a.num_barriers;
           key.where = op.path;
-          key.identity = "C" + resolve_cluster_barrier(op, a, key) + "/" + std::to_string(a.num_arrivals) +
-                         "/" + std::to_string(a.num_barriers) + "/" + (a.orders_tensor_core ? "t" : "f") +
-                         (a.leader_tracked ? "L" : "");
+          key.identity = "C" + resolve_cluster_barrier(op, a, key) + "/" +
+                         std::to_string(a.num_arrivals) + "/" + std::to_string(a.num_barriers) +
+                         "/" + (a.orders_tensor_core ? "t" : "f") + (a.leader_tracked ? "L" : "");
           Resources one;
           one.barriers.items.emplace_back(key, 1);
           res.add(one);
@@ -181,7 +182,8 @@ void check_resources(Checker& ck) {
   ck.check(RuleId::kModuleTmemMixed, rs.tmem_plain && rs.tmem_collective, "kernel");
 
   std::int64_t smem_bytes = rs.smem;
-  for (const auto& [key, count] : rs.barriers.items) smem_bytes += count * key.num_barriers * kMbarrierBytes;
+  for (const auto& [key, count] : rs.barriers.items)
+    smem_bytes += count * key.num_barriers * kMbarrierBytes;
   if (rs.tmem_plain || rs.tmem_collective) smem_bytes += 4;
   const std::int64_t max_smem = ck.arch_major() >= 9 ? 227 * 1024 : 163 * 1024;
   ck.check(RuleId::kModuleSmemCapacity, smem_bytes > max_smem, "kernel", [&] {
@@ -197,8 +199,11 @@ void check_resources(Checker& ck) {
   }
 
   const auto& cl = ck.mesh.cuda_cluster();
-  ck.check(RuleId::kModuleTmemOddCluster, rs.tmem_collective && (cl[0] * cl[1] * cl[2]) % 2 != 0, "kernel",
-           [&] { return Holes{{"cluster", py::tuple_of_ints(std::vector<std::int64_t>(cl.begin(), cl.end()))}}; });
+  ck.check(RuleId::kModuleTmemOddCluster, rs.tmem_collective && (cl[0] * cl[1] * cl[2]) % 2 != 0,
+           "kernel", [&] {
+             return Holes{
+                 {"cluster", py::tuple_of_ints(std::vector<std::int64_t>(cl.begin(), cl.end()))}};
+           });
 }
 
 }  // namespace collfuzz::ref

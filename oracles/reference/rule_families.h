@@ -20,11 +20,15 @@ void check_resources(Checker& ck);
 void check_lowering(Checker& ck);
 // verify + dialect: under Warpgroup semantics, MLIR verification and the dialect lowering.
 void check_dialect(Checker& ck);
+// finalize: the host-side TMA descriptors, built after the dialect lowering.
+void check_finalize(Checker& ck);
 // compile + launch.
 void check_compile_and_launch(Checker& ck);
 
 // The launch-context checks of one TMA or cp.async copy (LaunchContext.async_copy), fired at
 // `stage` (lower under Lane, dialect under Warpgroup).
 void check_launch_context(Checker& ck, const CopyFacts& f, Stage stage);
+// The same for a copy_smem_to_gmem (always the TMA implementation).
+void check_store_launch_context(Checker& ck, const CopyFacts& f, Stage stage);
 
 }  // namespace collfuzz::ref

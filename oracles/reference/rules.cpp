@@ -37,6 +37,8 @@ const char* to_string(Stage s) {
       return "verify";
     case kDialect:
       return "dialect";
+    case kFinalize:
+      return "finalize";
     case kCompile:
       return "compile";
     case kLaunch:
@@ -83,13 +85,16 @@ const Rule* find_rule(std::string_view name) {
 }
 
 std::string rules_markdown() {
-  std::string out = "| id | stage | raised by | exception | message | spec | basis |\n|---|---|---|---|---|---|---|\n";
+  std::string out =
+      "| id | stage | raised by | exception | message | spec | basis "
+      "|\n|---|---|---|---|---|---|---|\n";
   for (const Rule& r : kRules) {
     std::string msg(r.message);
-    for (std::size_t i = 0; (i = msg.find('|', i)) != std::string::npos; i += 2) msg.replace(i, 1, "\\|");
-    out += "| `" + std::string(r.name) + "` | " + to_string(r.stage) + " | " + to_string(r.profiles) + " | " +
-           std::string(r.exception) + " | `" + msg + "` | " + std::string(r.section) + " | " + to_string(r.basis) +
-           " |\n";
+    for (std::size_t i = 0; (i = msg.find('|', i)) != std::string::npos; i += 2)
+      msg.replace(i, 1, "\\|");
+    out += "| `" + std::string(r.name) + "` | " + to_string(r.stage) + " | " +
+           to_string(r.profiles) + " | " + std::string(r.exception) + " | `" + msg + "` | " +
+           std::string(r.section) + " | " + to_string(r.basis) + " |\n";
   }
   return out;
 }
@@ -148,7 +153,8 @@ const std::vector<Compiled>& compiled_rules() {
             continue;
           }
         }
-        if (std::string_view("\\^$.|?*+()[]{}").find(t[i]) != std::string_view::npos) pattern += '\\';
+        if (std::string_view("\\^$.|?*+()[]{}").find(t[i]) != std::string_view::npos)
+          pattern += '\\';
         pattern += t[i];
       }
       if (r.match == RuleMatch::kContains) pattern += "[\\s\\S]*";
@@ -162,16 +168,23 @@ const std::vector<Compiled>& compiled_rules() {
 
 bool rule_matches(const Rule& r, std::string_view exception, std::string_view message) {
   if (r.exception != exception) return false;
-  return std::regex_match(std::string(message), compiled_rules()[static_cast<std::size_t>(r.id)].re);
+  return std::regex_match(std::string(message),
+                          compiled_rules()[static_cast<std::size_t>(r.id)].re);
 }
 
-const Rule* match_rule(std::string_view exception, std::string_view message) {
+const Rule* match_rule(std::string_view exception, std::string_view message, Profile profile,
+                       std::string_view stage) {
   const std::string msg(message);
+  const RuleProfiles other =
+      profile == Profile::kMosaic ? RuleProfiles::kInterpretOnly : RuleProfiles::kMosaicOnly;
+  const Rule* first = nullptr;
   for (const Compiled& c : compiled_rules()) {
-    if (c.rule->exception != exception) continue;
-    if (std::regex_match(msg, c.re)) return c.rule;
+    if (c.rule->exception != exception || c.rule->profiles == other) continue;
+    if (!std::regex_match(msg, c.re)) continue;
+    if (stage.empty() || to_string(c.rule->stage) == stage) return c.rule;
+    if (!first) first = c.rule;
   }
-  return nullptr;
+  return first;
 }
 
 }  // namespace collfuzz

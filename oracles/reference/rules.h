@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness/core/case.h"
+
 namespace collfuzz {
 
 // The stages JAX passes through, in order (docs/outcome-format.md).
@@ -21,6 +23,7 @@ enum class Stage : std::uint8_t {
   kLower,
   kVerify,
   kDialect,
+  kFinalize,
   kCompile,
   kLaunch,
   kRun,
@@ -69,6 +72,9 @@ std::string fill_template(std::string_view tmpl, const Holes& holes);
 namespace collfuzz {
 // The rule whose exception class and message template match a diagnostic seen by an executor
 // (which does not know rule ids), or nullptr.
-const Rule* match_rule(std::string_view exception, std::string_view message);
+// Only rules raised under `profile` are considered, and one raised at `stage` is preferred (several
+// rules share an empty AssertionError, for one).
+const Rule* match_rule(std::string_view exception, std::string_view message, Profile profile,
+                       std::string_view stage = {});
 bool rule_matches(const Rule& r, std::string_view exception, std::string_view message);
 }  // namespace collfuzz

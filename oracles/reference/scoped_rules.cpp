@@ -9,13 +9,15 @@ void check_scoped_lowering(Checker& ck, const Op& op, const RunScoped& rs) {
   const std::string* wg = ck.mesh.thread_name();
   const bool thread_collective =
       wg && rs.collective_axes.size() == 1 && rs.collective_axes[0] == AxisName::plain(*wg);
-  ck.check(RuleId::kLowerScopedOnlyThread, !rs.collective_axes.empty() && !thread_collective, op.path);
+  ck.check(RuleId::kLowerScopedOnlyThread, !rs.collective_axes.empty() && !thread_collective,
+           op.path);
   for (const Alloc& a : rs.allocs) {
     if (a.kind == AllocKind::kAcc) {
       ck.check(RuleId::kLowerScopedAccCollective, !rs.collective_axes.empty(), op.path);
       const DTypeInfo& info = dtype_info(a.dtype);
-      ck.check(RuleId::kLowerScopedAccUnsigned, !info.is_float && !info.is_signed, op.path,
-               [&] { return Holes{{"dtype", std::string(info.name)}}; });
+      ck.check(RuleId::kLowerScopedAccUnsigned, !info.is_float && !info.is_signed, op.path, [&] {
+        return Holes{{"dtype", std::string(info.name)}};
+      });
       continue;
     }
     if (a.kind == AllocKind::kSemaphore) continue;

@@ -10,15 +10,17 @@ namespace {
 void check_allocs(Checker& ck, const Op& op, const RunScoped& rs) {
   for (const Alloc& a : rs.allocs) {
     if (a.kind == AllocKind::kBarrier || a.kind == AllocKind::kClusterBarrier) {
-      ck.check(RuleId::kAllocNumArrivals, a.num_arrivals < 1, op.path,
-               [&] { return Holes{{"n", std::to_string(a.num_arrivals)}}; });
+      ck.check(RuleId::kAllocNumArrivals, a.num_arrivals < 1, op.path, [&] {
+        return Holes{{"n", std::to_string(a.num_arrivals)}};
+      });
     }
     if (a.kind == AllocKind::kTmem) {
       // plgpu.TMEM(...) infers its layout from the last two dims at construction.
       ck.check(RuleId::kAllocTmemNarrow, dtype_bits(a.dtype) != 32, op.path);
       const Shape last2(a.shape.size() > 2 ? a.shape.end() - 2 : a.shape.begin(), a.shape.end());
-      ck.check(RuleId::kAllocTmemRank, last2.size() != 2, op.path,
-               [&] { return Holes{{"shape", py::tuple_of_ints(last2)}}; });
+      ck.check(RuleId::kAllocTmemRank, last2.size() != 2, op.path, [&] {
+        return Holes{{"shape", py::tuple_of_ints(last2)}};
+      });
       ck.check(RuleId::kAllocTmemRows, last2[0] != 128 && last2[0] != 64, op.path, [&] {
         return Holes{{"shape", py::tuple_of_ints(last2)}, {"rows", std::to_string(last2[0])}};
       });

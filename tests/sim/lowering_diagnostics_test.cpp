@@ -152,17 +152,17 @@ const Expected kCases[] = {
      R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [64], "dtype": "float32"},
         {"name": "bar", "kind": "barrier"}], "body": [{"op": "copy_gmem_to_smem",
         "src": {"input": "x", "index": [{"start": 0, "size": 64}, 3]}, "dst": {"alloc": "dst"}, "barrier": {"alloc": "bar"}}]}])",
-     "module", "ValueError",
+     "finalize", "ValueError",
      "TMA requires the stride of the last dimension after transforming the GMEM reference to be 1, "
      "but it is 8.",
-     ""},
+     "launch_context.tma.last_stride"},
     // run: AssertionError in async_copy (cp.async keeps squeezed dims in place).
     {"cp_async_squeezed_minor", "{}", R"({"arch": "sm_80", "semantics": "lane"})",
      R"([{"name": "x", "shape": [128, 8], "dtype": "float32"}])",
      R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [128], "dtype": "float32"}],
         "body": [{"op": "copy_gmem_to_smem", "src": {"input": "x", "index": [{"start": 0, "size": 128}, 3]},
         "dst": {"alloc": "dst"}, "oob_mode": "promise_in_bounds"}]}])",
-     "lower", "AssertionError", "", ""},
+     "lower", "AssertionError", "", "launch_context.squeezed_dims_assert"},
     {"cp_async_with_barrier", "{}", R"({"arch": "sm_80", "semantics": "lane"})", kX,
      copy_scope("[128, 64]", ""), "lower", "ValueError",
      "copy_gmem_to_smem with a barrier is only supported Hopper and newer GPUs, which use the TMA "

@@ -1,0 +1,22 @@
+// The lower stage: every op's lowering rule, in program order.
+#include "oracles/reference/lowering_rules.h"
+
+namespace collfuzz::ref {
+
+void check_lowering(Checker& ck) {
+  walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
+    if (const auto* rs = std::get_if<RunScoped>(&op.v)) check_scoped_lowering(ck, op, *rs);
+    if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v))
+      check_copy_lowering(ck, op, *cp, scope);
+    if (const auto* ar = std::get_if<BarrierArrive>(&op.v))
+      check_barrier_op_lowering(ck, op, ar->barrier, true, scope);
+    if (const auto* wt = std::get_if<BarrierWait>(&op.v))
+      check_barrier_op_lowering(ck, op, wt->barrier, false, scope);
+    // copy_smem_to_gmem: under Lane semantics LaunchContext.async_copy runs in its lowering rule.
+    if (const auto* st = std::get_if<CopySmemToGmem>(&op.v); st && ck.lane()) {
+      check_store_launch_context(ck, store_facts(op, *st, ck.c, scope), Stage::kLower);
+    }
+  });
+}
+
+}  // namespace collfuzz::ref

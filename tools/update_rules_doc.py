@@ -1,0 +1,19 @@
+#!/usr/bin/env python3
+"""Rewrites the rule table embedded in docs/rules.md from `collfuzz rules --markdown`.
+
+    tools/update_rules_doc.py [path/to/collfuzz]
+
+A test (RuleTable.DocsEmbedTheTable) fails while the two differ.
+"""
+import pathlib
+import subprocess
+import sys
+
+root = pathlib.Path(__file__).resolve().parent.parent
+binary = sys.argv[1] if len(sys.argv) > 1 else str(root / "build/release/collfuzz")
+table = subprocess.run([binary, "rules", "--markdown"], check=True, capture_output=True, text=True).stdout
+doc_path = root / "docs/rules.md"
+doc = doc_path.read_text()
+begin = doc.index("<!-- rules:begin -->\n") + len("<!-- rules:begin -->\n")
+end = doc.index("<!-- rules:end -->")
+doc_path.write_text(doc[:begin] + table + doc[end:])
