@@ -148,18 +148,20 @@ int Campaign::run(std::ostream& out, bool terminal) {
     s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::uint64_t lo = 0;
     std::uint64_t hi = 0;
+    std::uint32_t profiles = 0;
     for (std::int64_t w = 0; w < o.jobs; ++w) {
       const WorkerSlot& slot = board->slots[w];
       s.cases += slot.cases.load(std::memory_order_relaxed);
       s.findings += slot.findings.load(std::memory_order_relaxed);
       lo |= slot.rules_lo.load(std::memory_order_relaxed);
       hi |= slot.rules_hi.load(std::memory_order_relaxed);
+      profiles |= slot.profiles.load(std::memory_order_relaxed);
       s.workers += workers[static_cast<std::size_t>(w)].running ? 1 : 0;
     }
     for (std::size_t r = 0; r < generators::RuleCoverage::kRules; ++r) {
       if (((r < 64 ? lo : hi) >> (r % 64)) & 1) ++s.rules_hit;
     }
-    s.rules_total = generators::RuleCoverage::kRules;
+    s.rules_total = generators::RuleCoverage::rules_reachable(profiles);
     s.total_cases = before.cases + s.cases;
     s.findings = count_claims(dir.findings());  // every finding on disk, from every process and run
     s.crashes = crashes;
@@ -252,7 +254,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
   write_summary(dir, o, totals, findings);
   out << "collfuzz fuzz: " << totals.cases << " cases in "
       << static_cast<std::int64_t>(totals.seconds) << " s, " << totals.coverage.rules_hit() << "/"
-      << generators::RuleCoverage::kRules << " rules hit, " << findings.size()
+      << totals.coverage.rules_reachable() << " rules hit, " << findings.size()
       << " findings; summary in " << (dir.out() / "summary.md").string() << "\n";
   for (const auto& f : findings)
     out << "  " << f.signature << ": " << (dir.findings() / f.case_file).string() << "\n";

@@ -73,7 +73,10 @@ std::string summary_markdown(const nlohmann::json& s) {
   md += "| cases/s | " + fixed(s["cases_per_second"].get<double>(), 0) + " |\n";
   const auto& cov = s["coverage"];
   md += "| rule coverage | " + std::to_string(cov["rules_hit"].get<std::size_t>()) + " of " +
-        std::to_string(cov["rules_total"].get<std::size_t>()) + " rules fired |\n";
+        std::to_string(cov["rules_total"].get<std::size_t>()) +
+        " rules that the checked profiles can fire (" +
+        std::to_string(cov.value("rules_in_table", cov["rules_total"].get<std::size_t>())) +
+        " in the table) |\n";
   md += "| worker crashes | " + std::to_string(s["worker_crashes"].get<std::int64_t>()) + " |\n";
   md += "| findings | " + std::to_string(s["findings"].size()) + " |\n\n";
 

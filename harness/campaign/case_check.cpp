@@ -67,7 +67,8 @@ const Outcome& CaseCheck::prediction(const Case& c, Profile p, std::map<Profile,
   return cache.emplace(p, std::move(o)).first->second;
 }
 
-std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCoverage* coverage) {
+std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCoverage* coverage,
+                                            std::optional<std::uint64_t> index) {
   std::vector<Mismatch> out;
   std::map<Profile, Outcome> cache;
   if (executors_.empty()) {
@@ -78,6 +79,8 @@ std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCover
   }
   for (std::size_t k = 0; k < executors_.size(); ++k) {
     Executor& ex = *executors_[k];
+    const auto every = static_cast<std::uint64_t>(std::max<std::int64_t>(1, ex.sample_every()));
+    if (index && *index % every != 0) continue;
     const Profile p = ex.profile();
     const bool fresh = cache.find(p) == cache.end();
     const Outcome& expected = prediction(c, p, cache, out);

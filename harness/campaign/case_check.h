@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,10 @@ class CaseCheck {
 
   // The mismatches of every executor against the reference (the campaign's hot path). Records
   // the reference's predictions in `coverage` when it is non-null.
-  std::vector<Mismatch> mismatches(const Case& c, generators::RuleCoverage* coverage = nullptr);
+  // With a case `index`, an executor whose sample_every() is n runs only when index % n == 0;
+  // without one (shrinking, reports) every executor runs.
+  std::vector<Mismatch> mismatches(const Case& c, generators::RuleCoverage* coverage = nullptr,
+                                   std::optional<std::uint64_t> index = std::nullopt);
   // Everything, for a finding's report.
   CaseReportFull full(const Case& c);
 

@@ -42,6 +42,7 @@ void Worker::publish_rules(const generators::RuleCoverage& coverage) {
   }
   slot_->rules_lo.store(lo, std::memory_order_relaxed);
   slot_->rules_hi.store(hi, std::memory_order_relaxed);
+  slot_->profiles.store(coverage.profile_bits(), std::memory_order_relaxed);
 }
 
 void Worker::report(const std::string& signature, std::uint64_t index, const Case& c,
@@ -115,7 +116,7 @@ WorkerState Worker::run(WorkerState state) {
     }
     const Case c = generators::generate_case(config_.seed, index);
     const std::vector<Mismatch> ms =
-        check_.mismatches(c, slot_ ? &slot_->coverage : &state.coverage);
+        check_.mismatches(c, slot_ ? &slot_->coverage : &state.coverage, index);
     const double t = since(started_);
     for (const auto& m : ms) {
       ++state.signatures[m.signature];

@@ -22,6 +22,8 @@ struct WorkerSlot {
   std::atomic<std::int64_t> findings{0};   // signatures it reported
   std::atomic<std::uint64_t> rules_lo{0};  // bit r: rule r fired (r < 64)
   std::atomic<std::uint64_t> rules_hi{0};  // bit r-64
+  std::atomic<std::uint32_t> profiles{
+      0};  // bit p: profile p was predicted (RuleCoverage::profile_bits)
   std::atomic<std::int64_t> heartbeat{0};  // bumped by every case and every shrink candidate
 };
 

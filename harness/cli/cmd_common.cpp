@@ -9,6 +9,7 @@ ExecutorOptions executor_options(const Flags& flags) {
   ExecutorOptions o;
   o.case_timeout_seconds = flags.timeout;
   o.python = flags.python;
+  o.slow_every = flags.slow_every;
   return o;
 }
 

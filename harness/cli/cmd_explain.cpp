@@ -5,6 +5,8 @@
 
 #include "harness/cli/commands.h"
 #include "harness/core/case_json.h"
+#include "harness/lowering/lowering.h"
+#include "harness/lowering/plan_json.h"
 #include "harness/runner/outcome_text.h"
 #include "oracles/reference/reference.h"
 
@@ -12,20 +14,44 @@ namespace collfuzz::cli {
 
 int cmd_explain(const Flags& flags, const std::string& case_file) {
   const Case c = load_case_file(case_file);
+  if (flags.plan) {
+    // The lowering follows the compiler (profile mosaic) only.
+    const lowering::LoweringResult lowered = lowering::lower_case(c);
+    if (lowered.diagnostic) {
+      std::cout << nlohmann::json{{"case", c.name},
+                                  {"diagnostic",
+                                   {{"stage", lowered.diagnostic->stage},
+                                    {"exception", lowered.diagnostic->exception},
+                                    {"message", lowered.diagnostic->message},
+                                    {"rule", lowered.diagnostic->rule}}}}
+                       .dump(2)
+                << "\n";
+    } else {
+      std::cout << nlohmann::json{{"case", c.name}, {"plan", lowering::plan_to_json(lowered.plan)}}
+                       .dump(2)
+                << "\n";
+    }
+    return 0;
+  }
   const Profile profile = parse_profile_flag(flags.profile, c.target.profile);
   const Prediction p = predict(c, profile, /*explain=*/true);
   if (flags.json) {
     nlohmann::json steps = nlohmann::json::array();
     for (const auto& s : p.steps) {
       const Rule& r = rule(s.rule);
-      steps.push_back({{"rule", r.name}, {"stage", to_string(s.stage)}, {"where", s.where}, {"fired", s.fired}});
+      steps.push_back({{"rule", r.name},
+                       {"stage", to_string(s.stage)},
+                       {"where", s.where},
+                       {"fired", s.fired}});
     }
-    std::cout << nlohmann::json{{"case", c.name}, {"profile", to_string(profile)}, {"steps", steps}}.dump(2) << "\n";
+    std::cout << nlohmann::json{{"case", c.name}, {"profile", to_string(profile)}, {"steps", steps}}
+                     .dump(2)
+              << "\n";
     return 0;
   }
-  std::cout << "Case " << c.name << ", predicting " << to_string(profile) << " (" << to_string(c.target.arch)
-            << ", " << to_string(c.target.semantics) << " semantics); rules follow JAX " << kRulesJaxVersion
-            << ".\n\n";
+  std::cout << "Case " << c.name << ", predicting " << to_string(profile) << " ("
+            << to_string(c.target.arch) << ", " << to_string(c.target.semantics)
+            << " semantics); rules follow JAX " << kRulesJaxVersion << ".\n\n";
   std::string last_stage;
   int n = 0;
   for (const auto& s : p.steps) {

@@ -21,13 +21,15 @@ int cmd_replay(const Flags& flags, const std::vector<std::string>& paths) {
   if (!baseline_file.empty()) baseline = Baseline::load(baseline_file);
   const auto files = collect_case_files(paths);
   CaseRunner runner(executors, executor_options(flags), parse_level_flag(flags.level), &baseline);
-  if (!flags.compare_profile.empty()) runner.compare_against(parse_profile_flag(flags.compare_profile, Profile::kMosaic));
+  if (!flags.compare_profile.empty())
+    runner.compare_against(parse_profile_flag(flags.compare_profile, Profile::kMosaic));
   const ReplaySummary summary = replay(files, runner, [&](const CheckResult& c) {
     if (c.status == CheckResult::Status::kFail) {
-      std::cout << "FAIL " << c.file << " [" << c.executor << "]: " << c.message << "\n" << std::flush;
+      std::cout << "FAIL " << c.file << " [" << c.executor << "]: " << c.message << "\n"
+                << std::flush;
     } else if (flags.verbose) {
-      std::cout << (c.status == CheckResult::Status::kPass ? "PASS " : "SKIP ") << c.file << " [" << c.executor
-                << "]" << (c.message.empty() ? "" : ": " + c.message) << "\n";
+      std::cout << (c.status == CheckResult::Status::kPass ? "PASS " : "SKIP ") << c.file << " ["
+                << c.executor << "]" << (c.message.empty() ? "" : ": " + c.message) << "\n";
     }
   });
   if (!flags.junit.empty()) write_junit(summary, flags.junit);
@@ -37,8 +39,13 @@ int cmd_replay(const Flags& flags, const std::vector<std::string>& paths) {
       const char* status = c.status == CheckResult::Status::kPass   ? "pass"
                            : c.status == CheckResult::Status::kFail ? "fail"
                                                                     : "skip";
-      j.push_back({{"file", c.file}, {"case", c.case_name}, {"executor", c.executor}, {"status", status},
-                   {"message", c.message}, {"signature", c.signature}, {"signatures", c.signatures},
+      j.push_back({{"file", c.file},
+                   {"case", c.case_name},
+                   {"executor", c.executor},
+                   {"status", status},
+                   {"message", c.message},
+                   {"signature", c.signature},
+                   {"signatures", c.signatures},
                    {"seconds", c.seconds}});
     }
     write_file_atomically(flags.json_out, j.dump(2) + "\n");

@@ -11,36 +11,42 @@ int main(int argc, char** argv) {
   CLI::App app{
       "collfuzz: a fuzzing and property-testing harness for the collective memory semantics of "
       "Pallas Mosaic GPU kernels (cluster-collective scoped allocations, collective TMA copies and "
-      "their mbarrier byte accounting).\n\nExit codes: 0 ok, 1 a case failed or a finding was made, "
+      "their mbarrier byte accounting).\n\nExit codes: 0 ok, 1 a case failed or a finding was "
+      "made, "
       "2 bad input, 3 internal error."};
   app.require_subcommand(1);
   Flags flags;
   std::vector<std::string> cases;
   std::string one_case;
 
-  auto* run = app.add_subcommand("run", "Run cases on the reference (and --executors) and print each outcome");
+  auto* run = app.add_subcommand(
+      "run", "Run cases on the reference (and --executors) and print each outcome");
   run->add_option("cases", cases, "case files")->required();
   add_flags(*run, kRun, flags);
 
   auto* replay = app.add_subcommand(
-      "replay", "Replay case files (directories searched recursively); print one line per failure and, last, "
-                "'N passed, N failed'");
+      "replay",
+      "Replay case files (directories searched recursively); print one line per failure and, last, "
+      "'N passed, N failed'");
   replay->add_option("paths", cases, "case files or directories")->required();
   add_flags(*replay, kReplay, flags);
 
-  auto* explain = app.add_subcommand("explain", "List, in order, the rules checked for a case and which one fired");
+  auto* explain = app.add_subcommand(
+      "explain", "List, in order, the rules checked for a case and which one fired");
   explain->add_option("case", one_case, "a case file")->required();
   add_flags(*explain, kExplain, flags);
 
   auto* rules = app.add_subcommand("rules", "Print the rule table");
   add_flags(*rules, kRules, flags);
 
-  auto* gen = app.add_subcommand("gen", "Print generated cases as JSON lines (--stats: rule and outcome hit rates)");
+  auto* gen = app.add_subcommand(
+      "gen", "Print generated cases as JSON lines (--stats: rule and outcome hit rates)");
   add_flags(*gen, kGen, flags);
 
-  auto* fuzz = app.add_subcommand(
-      "fuzz", "Run a fuzzing campaign: generated cases on the reference and every executor; findings shrunk and "
-              "written to --out; exit 1 if any finding");
+  auto* fuzz = app.add_subcommand("fuzz",
+                                  "Run a fuzzing campaign: generated cases on the reference and "
+                                  "every executor; findings shrunk and "
+                                  "written to --out; exit 1 if any finding");
   add_flags(*fuzz, kFuzz, flags);
 
   try {

@@ -24,6 +24,10 @@ class Executor {
   // Empty when the executor can run on this machine; otherwise why not.
   virtual std::string unavailable_reason() const { return {}; }
   virtual Outcome run(const Case& c) = 0;
+  // In a campaign, run this executor on one case in this many (by case index, so a seed still
+  // gives the same campaign): a slow executor (real JAX) then costs a bounded share of the
+  // time while the fast ones see every case. Replay and run use every executor on every case.
+  virtual std::int64_t sample_every() const { return 1; }
   // Several cases at once, one outcome each, in order; an executor that can batch (the CUDA
   // executor launches cases of one cluster shape together) overrides it.
   virtual std::vector<Outcome> run_batch(const std::vector<Case>& cases) {
@@ -38,6 +42,7 @@ struct ExecutorOptions {
   double case_timeout_seconds = 60.0;  // external executors: per-case limit before a restart
   std::string python;                  // JAX executors: the interpreter (default: .venv-jax)
   std::string repo_root;               // where harness/jax lives
+  std::int64_t slow_every = 0;         // campaigns: override the slow executors' sample_every()
 };
 
 struct ExecutorInfo {

@@ -59,7 +59,8 @@ std::string ExternalExecutor::unavailable_reason() const {
   if (argv_.empty()) return "no program to run";
   if (!std::filesystem::exists(argv_[0])) return argv_[0] + " does not exist";
   for (std::size_t i = 1; i < argv_.size(); ++i) {
-    if (argv_[i].ends_with(".py") && !std::filesystem::exists(argv_[i])) return argv_[i] + " does not exist";
+    if (argv_[i].ends_with(".py") && !std::filesystem::exists(argv_[i]))
+      return argv_[i] + " does not exist";
   }
   return unavailable_;
 }
@@ -108,7 +109,8 @@ bool ExternalExecutor::start(std::string& why_not) {
 
   const auto hello_line = read_line(startup_timeout_);
   if (!hello_line || eof_) {
-    why_not = hello_line ? "it exited before saying hello" : "no hello within " + std::to_string(startup_timeout_) + " s";
+    why_not = hello_line ? "it exited before saying hello"
+                         : "no hello within " + std::to_string(startup_timeout_) + " s";
     why_not += stderr_tail();
     stop();
     return false;
@@ -122,7 +124,8 @@ bool ExternalExecutor::start(std::string& why_not) {
     }
     if (hello.contains("unavailable")) unavailable_ = hello["unavailable"].get<std::string>();
     if (hello.contains("info") && hello["info"].is_object()) {
-      for (const auto& [k, v] : hello["info"].items()) info_[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      for (const auto& [k, v] : hello["info"].items())
+        info_[k] = v.is_string() ? v.get<std::string>() : v.dump();
     }
   } catch (const std::exception& e) {
     why_not = std::string("its hello is not JSON: ") + e.what();
@@ -156,7 +159,8 @@ std::optional<std::string> ExternalExecutor::read_line(double seconds) {
       return line;
     }
     if (eof_) return std::string();
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return std::nullopt;
     pollfd p{from_child_, POLLIN, 0};
     const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
@@ -203,10 +207,12 @@ std::string ExternalExecutor::stderr_tail() const {
 }
 
 Outcome ExternalExecutor::run(const Case& c) {
-  if (const std::string why = unavailable_reason(); !why.empty()) return unavailable(name_, profile_, why);
+  if (const std::string why = unavailable_reason(); !why.empty())
+    return unavailable(name_, profile_, why);
   if (pid_ <= 0) {
     std::string why_not;
-    if (!start(why_not)) return failed(name_, profile_, OutcomeKind::kCrash, "could not start: " + why_not);
+    if (!start(why_not))
+      return failed(name_, profile_, OutcomeKind::kCrash, "could not start: " + why_not);
     if (!unavailable_.empty()) return unavailable(name_, profile_, unavailable_);
   }
   // SIGPIPE from a dead child must not kill the harness.
@@ -217,14 +223,16 @@ Outcome ExternalExecutor::run(const Case& c) {
     const std::string tail = stderr_tail();
     stop();
     ++restarts_;
-    return failed(name_, profile_, OutcomeKind::kCrash, "the process stopped reading its input" + tail);
+    return failed(name_, profile_, OutcomeKind::kCrash,
+                  "the process stopped reading its input" + tail);
   }
   const auto line = read_line(case_timeout_);
   if (!line) {
     stop();
     ++restarts_;
     return failed(name_, profile_, OutcomeKind::kTimeout,
-                  "no answer within " + std::to_string(case_timeout_) + " s; the process was killed and will be restarted");
+                  "no answer within " + std::to_string(case_timeout_) +
+                      " s; the process was killed and will be restarted");
   }
   if (eof_ && line->empty()) {
     const std::string tail = stderr_tail();
@@ -234,10 +242,12 @@ Outcome ExternalExecutor::run(const Case& c) {
   }
   try {
     const auto response = nlohmann::json::parse(*line);
-    if (!response.is_object() || response.value("id", std::int64_t{-1}) != id || !response.contains("outcome")) {
+    if (!response.is_object() || response.value("id", std::int64_t{-1}) != id ||
+        !response.contains("outcome")) {
       stop();
       ++restarts_;
-      return failed(name_, profile_, OutcomeKind::kCrash, "protocol error: " + line->substr(0, 300));
+      return failed(name_, profile_, OutcomeKind::kCrash,
+                    "protocol error: " + line->substr(0, 300));
     }
     Outcome o = outcome_from_json(response["outcome"], c, name_ + ":outcome");
     o.executor = name_;
@@ -245,11 +255,13 @@ Outcome ExternalExecutor::run(const Case& c) {
     for (const auto& [k, v] : info_) o.info.emplace(k, v);
     return o;
   } catch (const std::exception& e) {
-    return failed(name_, profile_, OutcomeKind::kCrash, std::string("unreadable outcome: ") + e.what());
+    return failed(name_, profile_, OutcomeKind::kCrash,
+                  std::string("unreadable outcome: ") + e.what());
   }
 }
 
-std::unique_ptr<Executor> make_jax_executor(const std::string& mode, const ExecutorOptions& options) {
+std::unique_ptr<Executor> make_jax_executor(const std::string& mode,
+                                            const ExecutorOptions& options) {
   std::string root = options.repo_root;
   if (root.empty()) {
     const char* env = std::getenv("COLLFUZZ_ROOT");
@@ -260,17 +272,29 @@ std::unique_ptr<Executor> make_jax_executor(const std::string& mode, const Execu
     const char* env = std::getenv("COLLFUZZ_JAX_PYTHON");
     python = env ? env : root + "/.venv-jax/bin/python";
   }
-  const std::string name = mode == "interpret" ? "jax-interpret" : mode == "gpu" ? "jax-gpu" : "jax-lower";
+  const std::string name = mode == "interpret" ? "jax-interpret"
+                           : mode == "gpu"     ? "jax-gpu"
+                                               : "jax-lower";
   const Profile profile = mode == "interpret" ? Profile::kInterpret : Profile::kMosaic;
-  return std::make_unique<ExternalExecutor>(
-      name, profile, std::vector<std::string>{python, root + "/harness/jax/collfuzz_jax.py", "--mode", mode},
+  auto ex = std::make_unique<ExternalExecutor>(
+      name, profile,
+      std::vector<std::string>{python, root + "/harness/jax/collfuzz_jax.py", "--mode", mode},
       options.case_timeout_seconds, std::max(120.0, options.case_timeout_seconds));
+  // Real JAX runs 5 to 50 cases a second; the simulator thousands. In a campaign JAX sees one
+  // case in this many (`--slow-every` overrides).
+  ex->set_sample_every(options.slow_every > 0 ? options.slow_every
+                                              : (mode == "interpret" ? 2000 : 200));
+  return ex;
 }
 
 std::unique_ptr<Executor> make_jax_interpret_executor(const ExecutorOptions& o) {
   return make_jax_executor("interpret", o);
 }
-std::unique_ptr<Executor> make_jax_gpu_executor(const ExecutorOptions& o) { return make_jax_executor("gpu", o); }
-std::unique_ptr<Executor> make_jax_lower_executor(const ExecutorOptions& o) { return make_jax_executor("lower", o); }
+std::unique_ptr<Executor> make_jax_gpu_executor(const ExecutorOptions& o) {
+  return make_jax_executor("gpu", o);
+}
+std::unique_ptr<Executor> make_jax_lower_executor(const ExecutorOptions& o) {
+  return make_jax_executor("lower", o);
+}
 
 }  // namespace collfuzz

@@ -29,6 +29,8 @@ class ExternalExecutor : public Executor {
   Profile profile() const override { return profile_; }
   std::string unavailable_reason() const override;
   Outcome run(const Case& c) override;
+  std::int64_t sample_every() const override { return sample_every_; }
+  void set_sample_every(std::int64_t n) { sample_every_ = n; }
 
   // What the program said in its hello line (after the first run).
   const std::map<std::string, std::string>& info() const { return info_; }
@@ -57,10 +59,12 @@ class ExternalExecutor : public Executor {
   std::string unavailable_;  // the program's own "unavailable" answer
   std::map<std::string, std::string> info_;
   std::int64_t next_id_ = 1;
+  std::int64_t sample_every_ = 1;
   int restarts_ = 0;
 };
 
 // The JAX executors (harness/jax/collfuzz_jax.py) in their three modes.
-std::unique_ptr<Executor> make_jax_executor(const std::string& mode, const ExecutorOptions& options);
+std::unique_ptr<Executor> make_jax_executor(const std::string& mode,
+                                            const ExecutorOptions& options);
 
 }  // namespace collfuzz

@@ -13,14 +13,16 @@ const std::vector<ExecutorInfo>& executor_registry() {
   return kRegistry;
 }
 
-std::unique_ptr<Executor> make_executor(std::string_view name, [[maybe_unused]] const ExecutorOptions& options) {
+std::unique_ptr<Executor> make_executor(std::string_view name,
+                                        [[maybe_unused]] const ExecutorOptions& options) {
 #define COLLFUZZ_EXECUTOR(n, description, factory) \
   if (name == n) return factory(options);
 #include "harness/executors/executors.def"
 #undef COLLFUZZ_EXECUTOR
   std::string known = "reference";
   for (const auto& e : executor_registry()) known += ", " + std::string(e.name);
-  throw InputError("--executors", "unknown executor \"" + std::string(name) + "\"; known: " + known);
+  throw InputError("--executors",
+                   "unknown executor \"" + std::string(name) + "\"; known: " + known);
 }
 
 std::vector<std::string> parse_executor_list(std::string_view list) {
@@ -28,7 +30,8 @@ std::vector<std::string> parse_executor_list(std::string_view list) {
   std::size_t start = 0;
   while (start <= list.size()) {
     const std::size_t comma = list.find(',', start);
-    const std::string item(list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    const std::string item(list.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     if (!item.empty()) {
       bool known = item == "reference";
       for (const auto& e : executor_registry()) known = known || e.name == item;

@@ -12,10 +12,10 @@ std::unique_ptr<Executor> make_jax_interpret_executor(const ExecutorOptions& opt
 std::unique_ptr<Executor> make_jax_gpu_executor(const ExecutorOptions& options);
 std::unique_ptr<Executor> make_jax_lower_executor(const ExecutorOptions& options);
 
-// gpu/cuda_executor.cpp
-std::unique_ptr<Executor> make_cuda_executor(const ExecutorOptions& options);
-
 // harness/executors/sim_executor.cpp
 std::unique_ptr<Executor> make_sim_executor(const ExecutorOptions& options);
+
+// gpu/cuda_executor.cpp
+std::unique_ptr<Executor> make_cuda_executor(const ExecutorOptions& options);
 
 }  // namespace collfuzz
