@@ -21,6 +21,9 @@ rc::Gen<Case> any_case() {
         const bool is_clean = std::get<0>(t);
         Mesh m = build_mesh(std::get<1>(t), is_clean);
         const Target target = is_clean ? clean_target(std::get<2>(t)) : std::get<2>(t);
+        if (is_clean && target.arch == Arch::kSm80) {
+          for (auto& d : m.cluster) d = 1;  // pre-Hopper GPUs have no clusters
+        }
         if (target.entry == Entry::kPallasCall) {
           // pl.pallas_call has no mesh: a grid without axis names, no cluster and
           // no thread axis.

@@ -3,8 +3,8 @@
 namespace collfuzz::generators {
 
 Target clean_target(Target t) {
-  // Before Hopper only the cp.async copy exists, and clusters do not: keep sm_80 for faulty cases.
-  if (t.arch == Arch::kSm80) t.arch = Arch::kSm90a;
+  // Before Hopper only the cp.async copy exists and clusters do not: a clean sm_80 case gets a
+  // cluster of one CTA (any_case) and cp.async copies (program_builder).
   t.entry = Entry::kKernel;
   return t;
 }

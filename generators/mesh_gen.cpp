@@ -134,7 +134,7 @@ rc::Gen<MeshChoice> mesh_choice() {
                    weighted_element<std::int64_t>(
                        {{12, 1}, {45, 2}, {5, 3}, {15, 4}, {6, 8}, {4, 9}, {4, 16}, {5, 17}})),
       rc::gen::set(&MeshChoice::thread_name,
-                   weighted_element<std::size_t>({{85, 0}, {12, 1}, {3, 2}})),
+                   weighted_element<std::size_t>({{79, 0}, {12, 1}, {9, 2}})),
       rc::gen::set(&MeshChoice::grid, weighted_element<GridVariant>({{62, GridVariant::kNone},
                                                                      {20, GridVariant::kOne},
                                                                      {6, GridVariant::kTwo},

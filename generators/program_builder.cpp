@@ -156,6 +156,22 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
       break;
   }
 
+  // A thread axis named like a cluster axis: the abstract evaluation sizes the name by the thread
+  // axis, _prepare_async_copy by the cluster axis. An odd PARTITIONED dim then passes the first and
+  // fails the second (launch_context.partitioned.size_divides); an even one reaches smem_shape.
+  if (leader == LeaderTracked::kPartitioned && axes && env_.thread_name() &&
+      plan.layout == SrcLayout::kExact && plan.src_fault == SrcShapeFault::kNone &&
+      partition_axis < rank) {
+    bool shadowed = false;
+    for (const AxisName& a : *axes) {
+      for (const auto& c : env_.cluster()) {
+        shadowed = shadowed || (a == c.name && !a.is_tuple && a.as_plain() == *env_.thread_name());
+      }
+    }
+    auto& d = dst[static_cast<std::size_t>(partition_axis)];
+    if (shadowed && d % 2 == 0) d += 1;
+  }
+
   dst_alloc.name = "dst" + std::to_string(k);
   dst_alloc.kind = AllocKind::kSmem;
   dst_alloc.dtype = plan.dtype;

@@ -52,6 +52,29 @@ std::int64_t RuleCoverage::kind(OutcomeKind k, Profile profile) const {
 
 std::size_t RuleCoverage::rules_hit() const { return kRules - rules_never_fired().size(); }
 
+std::uint32_t RuleCoverage::profile_bits() const {
+  std::uint32_t bits = 0;
+  for (Profile p : kAllProfiles) {
+    if (outcomes_[index(p)] > 0) bits |= 1u << index(p);
+  }
+  return bits;
+}
+
+std::size_t RuleCoverage::rules_reachable(std::uint32_t profile_bits) {
+  if (profile_bits == 0) return kRules;
+  const bool mosaic = profile_bits >> index(Profile::kMosaic) & 1u;
+  const bool interpret = profile_bits >> index(Profile::kInterpret) & 1u;
+  std::size_t n = 0;
+  for (const Rule& r : all_rules()) {
+    const bool m = r.profiles != RuleProfiles::kInterpretOnly;
+    const bool i = r.profiles != RuleProfiles::kMosaicOnly;
+    if ((m && mosaic) || (i && interpret)) ++n;
+  }
+  return n;
+}
+
+std::size_t RuleCoverage::rules_reachable() const { return rules_reachable(profile_bits()); }
+
 std::vector<RuleId> RuleCoverage::rules_never_fired() const {
   std::vector<RuleId> out;
   for (std::size_t r = 0; r < kRules; ++r) {
@@ -82,7 +105,8 @@ nlohmann::json RuleCoverage::to_json() const {
   j["outcome_kinds"] = kinds;
   j["rules"] = rules;
   j["rules_hit"] = rules_hit();
-  j["rules_total"] = kRules;
+  j["rules_total"] = rules_reachable();
+  j["rules_in_table"] = kRules;
   return j;
 }
 

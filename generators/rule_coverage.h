@@ -33,6 +33,13 @@ class RuleCoverage {
 
   // Rules that fired under at least one profile, and those that never did.
   std::size_t rules_hit() const;
+  // Rules that a profile with at least one recorded outcome can fire (all rules when none is
+  // recorded): a campaign that checks only the compiler cannot reach interpret-only rules.
+  std::size_t rules_reachable() const;
+  // The same from a bit set of profiles (bit p: Profile p was checked).
+  static std::size_t rules_reachable(std::uint32_t profile_bits);
+  // The bit set of profiles with at least one recorded outcome.
+  std::uint32_t profile_bits() const;
   std::vector<RuleId> rules_never_fired() const;
 
   nlohmann::json to_json() const;

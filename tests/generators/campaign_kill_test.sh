@@ -8,9 +8,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 out=$work/campaign
 
-setsid "$collfuzz" fuzz --seconds 60 --jobs 2 --out "$out" > "$work/first.log" 2>&1 &
+setsid "$collfuzz" fuzz --executors reference,sim --seconds 60 --jobs 2 --out "$out" > "$work/first.log" 2>&1 &
 leader=$!
-sleep 3
+# Kill it mid-run: once both workers have saved state (a loaded CI machine may take a while to
+# start them), plus a moment more so that findings are being written.
+for _ in $(seq 1 300); do
+  [ -f "$out/state/worker-0.json" ] && [ -f "$out/state/worker-1.json" ] && break
+  sleep 0.1
+done
+sleep 1
 kill -9 -- "-$leader" 2> /dev/null || kill -9 "$leader"
 wait "$leader" 2> /dev/null
 sleep 0.5
@@ -27,7 +33,7 @@ for w in 0 1; do
 done
 saved=$(sed 's/.*"next_index":\([0-9]*\).*/\1/' "$out/state/worker-0.json")
 
-"$collfuzz" fuzz --resume --out "$out" --seconds 6 > "$work/second.log" 2>&1
+"$collfuzz" fuzz --executors reference,sim --resume --out "$out" --seconds 6 > "$work/second.log" 2>&1
 rc=$?
 if [ "$rc" -gt 1 ]; then echo "FAIL: resume exited $rc"; cat "$work/second.log"; exit 1; fi
 if [ ! -f "$out/summary.json" ] || [ ! -f "$out/summary.md" ]; then echo "FAIL: no summary after resume"; exit 1; fi
