@@ -17,8 +17,8 @@ struct AxisName {
 
   const std::string& as_plain() const { return parts.front(); }
 
-  std::string str() const;   // Python str(): x, or ('x', 'y')
-  std::string repr() const;  // Python repr(): 'x', or ('x', 'y')
+  std::string str() const;        // Python str(): x, or ('x', 'y')
+  std::string repr() const;       // Python repr(): 'x', or ('x', 'y')
   std::string json_text() const;  // "x" or ["x","y"], for human-readable notes
 
   friend bool operator==(const AxisName&, const AxisName&) = default;

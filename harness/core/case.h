@@ -65,10 +65,10 @@ enum class CmpOp : std::uint8_t { kEq, kNe, kLt, kLe, kGt, kGe };
 struct Cond {
   enum class Kind : std::uint8_t { kConst, kAtom, kAll, kAny, kNot };
   Kind kind = Kind::kConst;
-  bool constant = true;    // kConst
-  std::string axis;        // kAtom: a cluster axis or the thread axis
-  CmpOp op = CmpOp::kEq;   // kAtom
-  std::int64_t value = 0;  // kAtom
+  bool constant = true;        // kConst
+  std::string axis;            // kAtom: a cluster axis or the thread axis
+  CmpOp op = CmpOp::kEq;       // kAtom
+  std::int64_t value = 0;      // kAtom
   std::vector<Cond> children;  // kAll, kAny, kNot (one child)
 };
 
@@ -108,15 +108,15 @@ enum class SemaphoreKind : std::uint8_t { kRegular, kBarrier };
 struct Alloc {
   std::string name;
   AllocKind kind = AllocKind::kSmem;
-  Shape shape;                   // smem, acc, gmem, tmem, semaphore
-  DType dtype = DType::kFloat32;  // smem, acc, gmem, tmem
-  std::int64_t num_arrivals = 1;  // barrier, cluster_barrier
-  std::int64_t num_barriers = 1;  // barrier, cluster_barrier
+  Shape shape;                      // smem, acc, gmem, tmem, semaphore
+  DType dtype = DType::kFloat32;    // smem, acc, gmem, tmem
+  std::int64_t num_arrivals = 1;    // barrier, cluster_barrier
+  std::int64_t num_barriers = 1;    // barrier, cluster_barrier
   bool orders_tensor_core = false;  // barrier, cluster_barrier
   AxisNames collective_axes;        // cluster_barrier (an entry may group several axes)
   bool leader_tracked = false;      // cluster_barrier
   SemaphoreKind semaphore = SemaphoreKind::kRegular;  // semaphore
-  bool collective = false;                           // tmem
+  bool collective = false;                            // tmem
 };
 
 struct BarrierUse {
@@ -142,7 +142,7 @@ enum class OobMode : std::uint8_t { kUndefined = 0, kPromiseInBounds = 1, kZeros
 struct CopyGmemToSmem {
   std::string src;  // an input
   std::vector<IndexEntry> src_index;
-  std::string dst;  // an smem allocation
+  std::string dst;                      // an smem allocation
   std::vector<std::int64_t> dst_index;  // leading integer indices into the allocation
   std::optional<BarrierUse> barrier;
   std::optional<AxisNames> collective_axes;  // nullopt: None

@@ -38,7 +38,8 @@ AxisNames parse_axis_names(const json& j, const std::string& path) {
   if (j.is_string()) return {parse_axis_name(j, path)};  // Python turns "x" into ("x",)
   jr::array(j, path, 8);
   AxisNames out;
-  for (std::size_t i = 0; i < j.size(); ++i) out.push_back(parse_axis_name(j[i], jr::index_path(path, i)));
+  for (std::size_t i = 0; i < j.size(); ++i)
+    out.push_back(parse_axis_name(j[i], jr::index_path(path, i)));
   return out;
 }
 
@@ -98,21 +99,26 @@ constexpr std::pair<std::string_view, Entry> kEntries[] = {{"kernel", Entry::kKe
 constexpr std::pair<std::string_view, Profile> kProfiles[] = {{"mosaic", Profile::kMosaic},
                                                               {"interpret", Profile::kInterpret}};
 constexpr std::pair<std::string_view, FillPattern> kPatterns[] = {
-    {"iota", FillPattern::kIota}, {"random", FillPattern::kRandom}, {"constant", FillPattern::kConstant}};
+    {"iota", FillPattern::kIota},
+    {"random", FillPattern::kRandom},
+    {"constant", FillPattern::kConstant}};
 constexpr std::pair<std::string_view, AllocKind> kAllocKinds[] = {
-    {"smem", AllocKind::kSmem},   {"barrier", AllocKind::kBarrier},
+    {"smem", AllocKind::kSmem},
+    {"barrier", AllocKind::kBarrier},
     {"cluster_barrier", AllocKind::kClusterBarrier},
-    {"acc", AllocKind::kAcc},     {"gmem", AllocKind::kGmem},
-    {"semaphore", AllocKind::kSemaphore}, {"tmem", AllocKind::kTmem}};
+    {"acc", AllocKind::kAcc},
+    {"gmem", AllocKind::kGmem},
+    {"semaphore", AllocKind::kSemaphore},
+    {"tmem", AllocKind::kTmem}};
 constexpr std::pair<std::string_view, SemaphoreKind> kSemaphoreKinds[] = {
     {"regular", SemaphoreKind::kRegular}, {"barrier", SemaphoreKind::kBarrier}};
 constexpr std::pair<std::string_view, OobMode> kOobModes[] = {
     {"undefined", OobMode::kUndefined},
     {"promise_in_bounds", OobMode::kPromiseInBounds},
     {"zeros", OobMode::kZeros}};
-constexpr std::pair<std::string_view, CmpOp> kCmpOps[] = {
-    {"eq", CmpOp::kEq}, {"ne", CmpOp::kNe}, {"lt", CmpOp::kLt},
-    {"le", CmpOp::kLe}, {"gt", CmpOp::kGt}, {"ge", CmpOp::kGe}};
+constexpr std::pair<std::string_view, CmpOp> kCmpOps[] = {{"eq", CmpOp::kEq}, {"ne", CmpOp::kNe},
+                                                          {"lt", CmpOp::kLt}, {"le", CmpOp::kLe},
+                                                          {"gt", CmpOp::kGt}, {"ge", CmpOp::kGe}};
 
 template <typename Enum, std::size_t N>
 const char* name_of(Enum v, const std::pair<std::string_view, Enum> (&options)[N]) {
@@ -129,9 +135,9 @@ class CaseParser {
  public:
   Case parse(const json& j) {
     const std::string root = "$";
-    jr::object(j, root,
-               {"format", "name", "notes", "mesh", "target", "inputs", "outputs", "program",
-                "expect"});
+    jr::object(
+        j, root,
+        {"format", "name", "notes", "mesh", "target", "inputs", "outputs", "program", "expect"});
     c_.format = static_cast<int>(jr::integer(jr::required(j, root, "format"), "$.format", 1, 1));
     c_.name = jr::string(jr::required(j, root, "name"), "$.name", limits::kMaxCaseNameLength);
     if (c_.name.empty()) throw InputError("$.name", "the case name must not be empty");
@@ -139,39 +145,45 @@ class CaseParser {
     parse_mesh(jr::required(j, root, "mesh"), "$.mesh");
     parse_target(jr::required(j, root, "target"), "$.target");
     std::int64_t total = 0;
-    if (const json* in = jr::member(j, "inputs")) parse_arrays(*in, "$.inputs", true, c_.inputs, total);
-    if (const json* out = jr::member(j, "outputs")) parse_arrays(*out, "$.outputs", false, c_.outputs, total);
+    if (const json* in = jr::member(j, "inputs"))
+      parse_arrays(*in, "$.inputs", true, c_.inputs, total);
+    if (const json* out = jr::member(j, "outputs"))
+      parse_arrays(*out, "$.outputs", false, c_.outputs, total);
     c_.program = parse_body(jr::required(j, root, "program"), "$.program", 0);
     return std::move(c_);
   }
 
  private:
   Case c_;
-  std::set<std::string> global_names_;           // arrays and allocations: unique in a case
+  std::set<std::string> global_names_;  // arrays and allocations: unique in a case
   std::vector<std::map<std::string, const Alloc*>> scopes_;  // allocations visible here
   std::int64_t op_count_ = 0;
   std::int64_t alloc_bytes_ = 0;
 
   void parse_mesh(const json& j, const std::string& path) {
-    jr::object(j, path, {"grid", "grid_names", "cluster", "cluster_names", "num_threads", "thread_name"});
+    jr::object(j, path,
+               {"grid", "grid_names", "cluster", "cluster_names", "num_threads", "thread_name"});
     Mesh& m = c_.mesh;
     if (const json* g = jr::member(j, "grid")) {
       jr::array(*g, path + ".grid", limits::kMaxGridRank);
       for (std::size_t i = 0; i < g->size(); ++i) {
-        m.grid.push_back(jr::integer((*g)[i], jr::index_path(path + ".grid", i), 1, limits::kMaxGridDim));
+        m.grid.push_back(
+            jr::integer((*g)[i], jr::index_path(path + ".grid", i), 1, limits::kMaxGridDim));
       }
     }
-    if (const json* g = jr::member(j, "grid_names")) m.grid_names = parse_axis_names(*g, path + ".grid_names");
+    if (const json* g = jr::member(j, "grid_names"))
+      m.grid_names = parse_axis_names(*g, path + ".grid_names");
     if (const json* cl = jr::member(j, "cluster")) {
       jr::array(*cl, path + ".cluster", limits::kMaxClusterRank);
       std::int64_t product = 1;
       for (std::size_t i = 0; i < cl->size(); ++i) {
-        const auto d = jr::integer((*cl)[i], jr::index_path(path + ".cluster", i), 1,
-                                   limits::kMaxClusterSize);
+        const auto d =
+            jr::integer((*cl)[i], jr::index_path(path + ".cluster", i), 1, limits::kMaxClusterSize);
         product *= d;
         if (product > limits::kMaxClusterSize) {
-          throw InputError(path + ".cluster", "the cluster has more than " +
-                                                  std::to_string(limits::kMaxClusterSize) + " CTAs");
+          throw InputError(
+              path + ".cluster",
+              "the cluster has more than " + std::to_string(limits::kMaxClusterSize) + " CTAs");
         }
         m.cluster.push_back(d);
       }
@@ -191,27 +203,31 @@ class CaseParser {
     jr::object(j, path, {"arch", "semantics", "entry", "profile"});
     Target& t = c_.target;
     t.arch = jr::choice(jr::required(j, path, "arch"), path + ".arch", kArchs);
-    if (const json* s = jr::member(j, "semantics")) t.semantics = jr::choice(*s, path + ".semantics", kSemantics);
+    if (const json* s = jr::member(j, "semantics"))
+      t.semantics = jr::choice(*s, path + ".semantics", kSemantics);
     if (const json* e = jr::member(j, "entry")) t.entry = jr::choice(*e, path + ".entry", kEntries);
-    if (const json* p = jr::member(j, "profile")) t.profile = jr::choice(*p, path + ".profile", kProfiles);
+    if (const json* p = jr::member(j, "profile"))
+      t.profile = jr::choice(*p, path + ".profile", kProfiles);
     if (t.entry == Entry::kPallasCall &&
-        (!c_.mesh.cluster.empty() || !c_.mesh.cluster_names.empty() || !c_.mesh.grid_names.empty() ||
-         c_.mesh.num_threads || c_.mesh.thread_name)) {
-      throw InputError(path + ".entry",
-                       "a pallas_call entry has a grid without axis names, no cluster and no thread axis; "
-                       "leave mesh.grid_names, cluster, cluster_names, num_threads and thread_name empty");
+        (!c_.mesh.cluster.empty() || !c_.mesh.cluster_names.empty() ||
+         !c_.mesh.grid_names.empty() || c_.mesh.num_threads || c_.mesh.thread_name)) {
+      throw InputError(
+          path + ".entry",
+          "a pallas_call entry has a grid without axis names, no cluster and no thread axis; "
+          "leave mesh.grid_names, cluster, cluster_names, num_threads and thread_name empty");
     }
   }
 
   void claim_name(const std::string& name, const std::string& path) {
     if (!global_names_.insert(name).second) {
-      throw InputError(path, "the name \"" + name + "\" is used twice (arrays and allocations need "
-                                                    "distinct names)");
+      throw InputError(path, "the name \"" + name +
+                                 "\" is used twice (arrays and allocations need "
+                                 "distinct names)");
     }
   }
 
-  void parse_arrays(const json& j, const std::string& path, bool is_input, std::vector<ArraySpec>& out,
-                    std::int64_t& total) {
+  void parse_arrays(const json& j, const std::string& path, bool is_input,
+                    std::vector<ArraySpec>& out, std::int64_t& total) {
     jr::array(j, path, 64);
     for (std::size_t i = 0; i < j.size(); ++i) {
       const std::string p = jr::index_path(path, i);
@@ -234,9 +250,11 @@ class CaseParser {
         const std::string fp = p + ".fill";
         jr::object(*f, fp, {"pattern", "seed", "value"});
         a.fill.pattern = jr::choice(jr::required(*f, fp, "pattern"), fp + ".pattern", kPatterns);
-        if (const json* s = jr::member(*f, "seed")) a.fill.seed = jr::unsigned_integer(*s, fp + ".seed");
+        if (const json* s = jr::member(*f, "seed"))
+          a.fill.seed = jr::unsigned_integer(*s, fp + ".seed");
         if (const json* v = jr::member(*f, "value")) {
-          a.fill.value = jr::integer(*v, fp + ".value", -(std::int64_t{1} << 31), (std::int64_t{1} << 31) - 1);
+          a.fill.value =
+              jr::integer(*v, fp + ".value", -(std::int64_t{1} << 31), (std::int64_t{1} << 31) - 1);
         }
       }
       out.push_back(std::move(a));
@@ -247,14 +265,15 @@ class CaseParser {
 
   Body parse_body(const json& j, const std::string& path, int depth) {
     if (depth > limits::kMaxDepth) {
-      throw InputError(path, "ops are nested more than " + std::to_string(limits::kMaxDepth) + " deep");
+      throw InputError(path,
+                       "ops are nested more than " + std::to_string(limits::kMaxDepth) + " deep");
     }
     jr::array(j, path, static_cast<std::size_t>(limits::kMaxOps));
     Body body;
     for (std::size_t i = 0; i < j.size(); ++i) {
       if (++op_count_ > limits::kMaxOps) {
-        throw InputError(jr::index_path(path, i), "the program has more than " +
-                                                      std::to_string(limits::kMaxOps) + " ops");
+        throw InputError(jr::index_path(path, i),
+                         "the program has more than " + std::to_string(limits::kMaxOps) + " ops");
       }
       body.push_back(parse_op(j[i], jr::index_path(path, i), depth));
     }
@@ -262,7 +281,8 @@ class CaseParser {
   }
 
   Op parse_op(const json& j, const std::string& path, int depth) {
-    if (!j.is_object()) throw InputError(path, std::string("expected an op object, got ") + jr::type_name(j));
+    if (!j.is_object())
+      throw InputError(path, std::string("expected an op object, got ") + jr::type_name(j));
     const std::string& kind = jr::string(jr::required(j, path, "op"), path + ".op", 64);
     Op op;
     op.path = path;
@@ -274,10 +294,12 @@ class CaseParser {
       op.v = parse_copy_s2g(j, path);
     } else if (kind == "barrier_arrive") {
       jr::object(j, path, {"op", "barrier"});
-      op.v = BarrierArrive{parse_barrier_use(jr::required(j, path, "barrier"), path + ".barrier", false)};
+      op.v = BarrierArrive{
+          parse_barrier_use(jr::required(j, path, "barrier"), path + ".barrier", false)};
     } else if (kind == "barrier_wait") {
       jr::object(j, path, {"op", "barrier"});
-      op.v = BarrierWait{parse_barrier_use(jr::required(j, path, "barrier"), path + ".barrier", false)};
+      op.v = BarrierWait{
+          parse_barrier_use(jr::required(j, path, "barrier"), path + ".barrier", false)};
     } else if (kind == "when") {
       jr::object(j, path, {"op", "cond", "body"});
       When w;
@@ -314,7 +336,8 @@ class CaseParser {
   }
 
   Alloc parse_alloc(const json& j, const std::string& path) {
-    if (!j.is_object()) throw InputError(path, std::string("expected an allocation object, got ") + jr::type_name(j));
+    if (!j.is_object())
+      throw InputError(path, std::string("expected an allocation object, got ") + jr::type_name(j));
     Alloc a;
     a.kind = jr::choice(jr::required(j, path, "kind"), path + ".kind", kAllocKinds);
     switch (a.kind) {
@@ -330,8 +353,9 @@ class CaseParser {
         jr::object(j, path, {"name", "kind", "num_arrivals", "num_barriers", "orders_tensor_core"});
         break;
       case AllocKind::kClusterBarrier:
-        jr::object(j, path, {"name", "kind", "collective_axes", "num_arrivals", "num_barriers",
-                             "orders_tensor_core", "leader_tracked"});
+        jr::object(j, path,
+                   {"name", "kind", "collective_axes", "num_arrivals", "num_barriers",
+                    "orders_tensor_core", "leader_tracked"});
         break;
       case AllocKind::kSemaphore:
         jr::object(j, path, {"name", "kind", "type", "shape"});
@@ -349,9 +373,11 @@ class CaseParser {
         alloc_bytes_ += checked_bytes(a.shape, a.dtype, limits::kMaxAllocBytes, path + ".shape");
         if (alloc_bytes_ > limits::kMaxTotalAllocBytes) {
           throw InputError(path + ".shape", "the allocations of this case exceed the limit of " +
-                                                std::to_string(limits::kMaxTotalAllocBytes) + " bytes");
+                                                std::to_string(limits::kMaxTotalAllocBytes) +
+                                                " bytes");
         }
-        if (const json* col = jr::member(j, "collective")) a.collective = jr::boolean(*col, path + ".collective");
+        if (const json* col = jr::member(j, "collective"))
+          a.collective = jr::boolean(*col, path + ".collective");
         break;
       }
       case AllocKind::kBarrier:
@@ -367,8 +393,10 @@ class CaseParser {
           a.orders_tensor_core = jr::boolean(*o, path + ".orders_tensor_core");
         }
         if (a.kind == AllocKind::kClusterBarrier) {
-          a.collective_axes = parse_axis_names(jr::required(j, path, "collective_axes"), path + ".collective_axes");
-          if (const json* l = jr::member(j, "leader_tracked")) a.leader_tracked = jr::boolean(*l, path + ".leader_tracked");
+          a.collective_axes =
+              parse_axis_names(jr::required(j, path, "collective_axes"), path + ".collective_axes");
+          if (const json* l = jr::member(j, "leader_tracked"))
+            a.leader_tracked = jr::boolean(*l, path + ".leader_tracked");
         }
         break;
       }
@@ -401,10 +429,12 @@ class CaseParser {
     BarrierUse b;
     b.alloc = jr::identifier(jr::required(j, path, "alloc"), path + ".alloc");
     const Alloc* a = lookup_alloc(b.alloc, path + ".alloc");
-    if (plain_barrier_only ? a->kind != AllocKind::kBarrier
-                           : (a->kind != AllocKind::kBarrier && a->kind != AllocKind::kClusterBarrier)) {
-      throw InputError(path + ".alloc", "\"" + b.alloc + "\" is a " + to_string(a->kind) + " allocation, not " +
-                                            (plain_barrier_only ? "a barrier" : "a barrier or cluster_barrier"));
+    if (plain_barrier_only
+            ? a->kind != AllocKind::kBarrier
+            : (a->kind != AllocKind::kBarrier && a->kind != AllocKind::kClusterBarrier)) {
+      throw InputError(path + ".alloc",
+                       "\"" + b.alloc + "\" is a " + to_string(a->kind) + " allocation, not " +
+                           (plain_barrier_only ? "a barrier" : "a barrier or cluster_barrier"));
     }
     if (const json* i = jr::member(j, "index")) {
       b.index = jr::integer(*i, path + ".index", 0, a->num_barriers - 1);
@@ -431,11 +461,13 @@ class CaseParser {
     for (const auto& n : m.cluster_names) matches += !n.is_tuple && n.as_plain() == axis ? 1 : 0;
     if (matches == 1) return;
     if (matches > 1) {
-      throw InputError(path, "\"" + axis + "\" names more than one axis of the mesh; conditions and dynamic "
-                                           "indices need an unambiguous axis");
+      throw InputError(path, "\"" + axis +
+                                 "\" names more than one axis of the mesh; conditions and dynamic "
+                                 "indices need an unambiguous axis");
     }
-    throw InputError(path, "\"" + axis + "\" is not a cluster axis or the thread axis of the mesh "
-                                         "(conditions and dynamic indices may use only those)");
+    throw InputError(path, "\"" + axis +
+                               "\" is not a cluster axis or the thread axis of the mesh "
+                               "(conditions and dynamic indices may use only those)");
   }
 
   // GMEM indexing; returns the shape of the indexed ref (squeezed dims dropped).
@@ -466,15 +498,18 @@ class CaseParser {
           DynStart ds;
           ds.axis = jr::identifier(jr::required(st, p + ".start", "axis"), p + ".start.axis");
           check_index_axis(ds.axis, p + ".start.axis");
-          if (const json* m = jr::member(st, "mul")) ds.mul = jr::integer(*m, p + ".start.mul", 0, dim);
-          if (const json* a = jr::member(st, "add")) ds.add = jr::integer(*a, p + ".start.add", 0, dim - 1);
+          if (const json* m = jr::member(st, "mul"))
+            ds.mul = jr::integer(*m, p + ".start.mul", 0, dim);
+          if (const json* a = jr::member(st, "add"))
+            ds.add = jr::integer(*a, p + ".start.add", 0, dim - 1);
           ie.dyn_start = ds;
         } else {
           ie.start = jr::integer(st, p + ".start", 0, dim - 1);
           if (ie.start + ie.size > dim) {
             throw InputError(p, "the static slice [" + std::to_string(ie.start) + ", " +
-                                    std::to_string(ie.start + ie.size) + ") is out of bounds of dimension " +
-                                    std::to_string(i) + " (size " + std::to_string(dim) +
+                                    std::to_string(ie.start + ie.size) +
+                                    ") is out of bounds of dimension " + std::to_string(i) +
+                                    " (size " + std::to_string(dim) +
                                     "); out-of-bounds copies need a dynamic start");
           }
         }
@@ -493,7 +528,8 @@ class CaseParser {
       c.constant = j.get<bool>();
       return c;
     }
-    if (!j.is_object()) throw InputError(path, std::string("expected a condition, got ") + jr::type_name(j));
+    if (!j.is_object())
+      throw InputError(path, std::string("expected a condition, got ") + jr::type_name(j));
     if (const json* all = jr::member(j, "all")) {
       jr::object(j, path, {"all"});
       c.kind = Cond::Kind::kAll;
@@ -531,13 +567,15 @@ class CaseParser {
                               limits::kMaxAbsIndexValue);
       }
     }
-    if (n_ops != 1) throw InputError(path, "a condition needs exactly one of eq, ne, lt, le, gt, ge");
+    if (n_ops != 1)
+      throw InputError(path, "a condition needs exactly one of eq, ne, lt, le, gt, ge");
     return c;
   }
 
   CopyGmemToSmem parse_copy_g2s(const json& j, const std::string& path) {
-    jr::object(j, path, {"op", "src", "dst", "barrier", "collective_axes", "leader_tracked", "oob_mode",
-                         "predicate"});
+    jr::object(j, path,
+               {"op", "src", "dst", "barrier", "collective_axes", "leader_tracked", "oob_mode",
+                "predicate"});
     CopyGmemToSmem cp;
     const json& src = jr::required(j, path, "src");
     jr::object(src, path + ".src", {"input", "index"});
@@ -550,8 +588,9 @@ class CaseParser {
     cp.dst = jr::identifier(jr::required(dst, path + ".dst", "alloc"), path + ".dst.alloc");
     const Alloc* d = lookup_alloc(cp.dst, path + ".dst.alloc");
     if (d->kind != AllocKind::kSmem) {
-      throw InputError(path + ".dst.alloc", "\"" + cp.dst + "\" is a " + to_string(d->kind) +
-                                                " allocation; the destination must be an smem allocation");
+      throw InputError(path + ".dst.alloc",
+                       "\"" + cp.dst + "\" is a " + to_string(d->kind) +
+                           " allocation; the destination must be an smem allocation");
     }
     parse_smem_index(jr::member(dst, "index"), path + ".dst.index", *d, cp.dst_index);
 
@@ -571,8 +610,8 @@ class CaseParser {
       } else {
         jr::object(*lt, lp, {"partitioned"});
         cp.leader_tracked = LeaderTracked::kPartitioned;
-        cp.partition_axis = jr::integer(jr::required(*lt, lp, "partitioned"), lp + ".partitioned", 0,
-                                        limits::kMaxRank - 1);
+        cp.partition_axis = jr::integer(jr::required(*lt, lp, "partitioned"), lp + ".partitioned",
+                                        0, limits::kMaxRank - 1);
       }
     }
     if (const json* m = jr::member(j, "oob_mode"); m && !m->is_null()) {
@@ -592,22 +631,27 @@ class CaseParser {
     cp.src = jr::identifier(jr::required(src, path + ".src", "alloc"), path + ".src.alloc");
     const Alloc* s = lookup_alloc(cp.src, path + ".src.alloc");
     if (s->kind != AllocKind::kSmem) {
-      throw InputError(path + ".src.alloc", "\"" + cp.src + "\" is a " + to_string(s->kind) +
-                                                " allocation; the source must be an smem allocation");
+      throw InputError(path + ".src.alloc",
+                       "\"" + cp.src + "\" is a " + to_string(s->kind) +
+                           " allocation; the source must be an smem allocation");
     }
-    const Shape src_shape = parse_smem_index(jr::member(src, "index"), path + ".src.index", *s, cp.src_index);
+    const Shape src_shape =
+        parse_smem_index(jr::member(src, "index"), path + ".src.index", *s, cp.src_index);
     const json& dst = jr::required(j, path, "dst");
     jr::object(dst, path + ".dst", {"output", "index"});
     cp.dst = jr::identifier(jr::required(dst, path + ".dst", "output"), path + ".dst.output");
     const ArraySpec& out = lookup_array(c_.outputs, cp.dst, path + ".dst.output", "output");
-    const Shape dst_shape = parse_gmem_index(jr::member(dst, "index"), path + ".dst.index", out, cp.dst_index);
+    const Shape dst_shape =
+        parse_gmem_index(jr::member(dst, "index"), path + ".dst.index", out, cp.dst_index);
     for (const auto& e : cp.dst_index) {
       if (e.dyn_start) {
-        throw InputError(path + ".dst.index", "copy_smem_to_gmem takes static slices and integer indices");
+        throw InputError(path + ".dst.index",
+                         "copy_smem_to_gmem takes static slices and integer indices");
       }
     }
     if (out.dtype != s->dtype || dst_shape != src_shape) {
-      throw InputError(path + ".dst", "the output slice must have the shape and dtype of the smem source");
+      throw InputError(path + ".dst",
+                       "the output slice must have the shape and dtype of the smem source");
     }
     return cp;
   }
@@ -640,9 +684,10 @@ json gmem_index_to_json(const std::vector<IndexEntry>& index) {
     if (e.kind == IndexEntry::Kind::kAt) {
       out.push_back(e.at);
     } else if (e.dyn_start) {
-      out.push_back(json{{"start", json{{"axis", e.dyn_start->axis}, {"mul", e.dyn_start->mul},
-                                        {"add", e.dyn_start->add}}},
-                         {"size", e.size}});
+      out.push_back(json{
+          {"start",
+           json{{"axis", e.dyn_start->axis}, {"mul", e.dyn_start->mul}, {"add", e.dyn_start->add}}},
+          {"size", e.size}});
     } else {
       out.push_back(json{{"start", e.start}, {"size", e.size}});
     }
@@ -693,7 +738,8 @@ json op_to_json(const Op& op) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, RunScoped>) {
           json out{{"op", "run_scoped"}};
-          if (!v.collective_axes.empty()) out["collective_axes"] = axis_names_to_json(v.collective_axes);
+          if (!v.collective_axes.empty())
+            out["collective_axes"] = axis_names_to_json(v.collective_axes);
           json allocs = json::array();
           for (const auto& a : v.allocs) allocs.push_back(alloc_to_json(a));
           out["allocs"] = allocs;
@@ -726,7 +772,8 @@ json op_to_json(const Op& op) {
         } else if constexpr (std::is_same_v<T, BarrierWait>) {
           return json{{"op", "barrier_wait"}, {"barrier", barrier_use_to_json(v.barrier)}};
         } else {
-          return json{{"op", "when"}, {"cond", cond_to_json(v.cond)}, {"body", body_to_json(v.body)}};
+          return json{
+              {"op", "when"}, {"cond", cond_to_json(v.cond)}, {"body", body_to_json(v.body)}};
         }
       },
       op.v);
@@ -816,7 +863,8 @@ Case load_case_file(const std::filesystem::path& file, json* expect) {
     if (expect) *expect = j.is_object() && j.contains("expect") ? j["expect"] : json();
     return c;
   } catch (const InputError& e) {
-    throw InputError(file.string() + ":" + e.path(), std::string(e.what()).substr(e.path().size() + 2));
+    throw InputError(file.string() + ":" + e.path(),
+                     std::string(e.what()).substr(e.path().size() + 2));
   }
 }
 

@@ -104,9 +104,10 @@ struct Filler {
         if (v == 0) v = (hi_ > 0) ? 1 : -1;
         break;
       case FillPattern::kRandom:
-        v = lo_ + static_cast<std::int64_t>(
-                      splitmix64(a_.fill.seed ^ (static_cast<std::uint64_t>(i) * 0xD1B54A32D192ED03ull)) %
-                      static_cast<std::uint64_t>(span_));
+        v = lo_ +
+            static_cast<std::int64_t>(
+                splitmix64(a_.fill.seed ^ (static_cast<std::uint64_t>(i) * 0xD1B54A32D192ED03ull)) %
+                static_cast<std::uint64_t>(span_));
         break;
       case FillPattern::kConstant:
         v = a_.fill.value < lo_ ? lo_ : (a_.fill.value > hi_ ? hi_ : a_.fill.value);
@@ -123,7 +124,8 @@ struct Filler {
       for (std::int64_t i = 0; i < n; ++i) put(i, bits(i));
       return;
     }
-    std::int64_t raw = n > 0 ? lo_ + ((1 - lo_) % span_ + span_) % span_ : 0;  // before the 0 -> 1 rule
+    std::int64_t raw =
+        n > 0 ? lo_ + ((1 - lo_) % span_ + span_) % span_ : 0;  // before the 0 -> 1 rule
     for (std::int64_t i = 0; i < n; ++i) {
       const std::int64_t v = raw == 0 ? (hi_ > 0 ? 1 : -1) : raw;
       put(i, encode_small_int(a_.dtype, v));
@@ -158,7 +160,8 @@ std::uint64_t load_element(const std::vector<std::uint8_t>& buf, DType dtype, st
   return v;
 }
 
-void store_element(std::vector<std::uint8_t>& buf, DType dtype, std::int64_t i, std::uint64_t bits) {
+void store_element(std::vector<std::uint8_t>& buf, DType dtype, std::int64_t i,
+                   std::uint64_t bits) {
   const int width = dtype_bits(dtype);
   if (width == 4) {
     std::uint8_t& b = buf[static_cast<std::size_t>(i / 2)];

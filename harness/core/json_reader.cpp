@@ -38,7 +38,8 @@ const char* type_name(const json& j) {
 
 void object(const json& j, const std::string& path,
             std::initializer_list<std::string_view> allowed) {
-  if (!j.is_object()) throw InputError(path, std::string("expected an object, got ") + type_name(j));
+  if (!j.is_object())
+    throw InputError(path, std::string("expected an object, got ") + type_name(j));
   for (const auto& [key, value] : j.items()) {
     bool ok = false;
     for (auto a : allowed) ok = ok || a == key;
@@ -98,7 +99,8 @@ std::uint64_t unsigned_integer(const json& j, const std::string& path) {
 }
 
 bool boolean(const json& j, const std::string& path) {
-  if (!j.is_boolean()) throw InputError(path, std::string("expected a boolean, got ") + type_name(j));
+  if (!j.is_boolean())
+    throw InputError(path, std::string("expected a boolean, got ") + type_name(j));
   return j.get<bool>();
 }
 
@@ -117,8 +119,9 @@ const std::string& identifier(const json& j, const std::string& path) {
   bool ok = !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_');
   for (char c : s) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
   if (!ok) {
-    throw InputError(path, "\"" + s + "\" is not a name: use letters, digits and _, not starting "
-                                      "with a digit");
+    throw InputError(path, "\"" + s +
+                               "\" is not a name: use letters, digits and _, not starting "
+                               "with a digit");
   }
   return s;
 }

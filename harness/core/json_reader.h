@@ -22,7 +22,8 @@ std::string index_path(const std::string& path, std::size_t i);
 const char* type_name(const json& j);
 
 // The object at `path`, with no keys outside `allowed`.
-void object(const json& j, const std::string& path, std::initializer_list<std::string_view> allowed);
+void object(const json& j, const std::string& path,
+            std::initializer_list<std::string_view> allowed);
 void array(const json& j, const std::string& path, std::size_t max_size);
 
 // The member `key` of the object `j` (already checked with object()), or nullptr if absent.
@@ -37,7 +38,7 @@ const std::string& string(const json& j, const std::string& path, std::size_t ma
 const std::string& identifier(const json& j, const std::string& path);
 
 [[noreturn]] void unknown_choice(const std::string& path, const std::string& value,
-                                const std::vector<std::string_view>& expected);
+                                 const std::vector<std::string_view>& expected);
 
 template <typename Enum, std::size_t N>
 Enum choice(const json& j, const std::string& path,

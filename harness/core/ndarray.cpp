@@ -8,7 +8,8 @@ std::vector<std::int64_t> row_major_strides(const Shape& shape) {
   return s;
 }
 
-void for_each_coord(const Shape& shape, const std::function<void(const std::vector<std::int64_t>&)>& f) {
+void for_each_coord(const Shape& shape,
+                    const std::function<void(const std::vector<std::int64_t>&)>& f) {
   for (auto d : shape) {
     if (d <= 0) return;
   }

@@ -13,7 +13,8 @@ namespace collfuzz {
 std::vector<std::int64_t> row_major_strides(const Shape& shape);
 
 // Calls f(coords) for every coordinate of `shape`, in row-major order.
-void for_each_coord(const Shape& shape, const std::function<void(const std::vector<std::int64_t>&)>& f);
+void for_each_coord(const Shape& shape,
+                    const std::function<void(const std::vector<std::int64_t>&)>& f);
 
 // A GMEM index resolved for one CTA: per source dim, its start and size (size 0 marks a squeezed
 // dim), plus the shape of the result (squeezed dims dropped).

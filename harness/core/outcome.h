@@ -1,6 +1,6 @@
 // The outcome of running a case: a diagnostic, or what every barrier and buffer of every CTA of
-// the modelled cluster saw. The reference and every executor produce this type; docs/outcome-format.md
-// is its JSON form.
+// the modelled cluster saw. The reference and every executor produce this type;
+// docs/outcome-format.md is its JSON form.
 #pragma once
 
 #include <cstdint>
@@ -84,7 +84,7 @@ struct Outcome {
   std::optional<Diagnostic> diagnostic;  // kRejected
   std::vector<CtaRecord> ctas;           // kCompleted, kDeadlock, kTimeout (what was seen)
   std::vector<OutputRecord> outputs;
-  std::string reason;                        // kUnavailable, kCrash, kTimeout
+  std::string reason;                       // kUnavailable, kCrash, kTimeout
   std::map<std::string, std::string> info;  // executor facts: jax_version, device, ...
 
   bool accepted() const {

@@ -62,7 +62,8 @@ void apply_regions(const json& j, const std::string& path, const Case& c, const 
     jr::object(j[r], rp, {"at", "from", "zeros"});
     const json& at_j = jr::required(j[r], rp, "at");
     jr::array(at_j, rp + ".at", shape.size());
-    if (at_j.size() != shape.size()) throw InputError(rp + ".at", "needs one offset per dimension of the buffer");
+    if (at_j.size() != shape.size())
+      throw InputError(rp + ".at", "needs one offset per dimension of the buffer");
     std::vector<std::int64_t> at;
     for (std::size_t i = 0; i < at_j.size(); ++i) {
       at.push_back(jr::integer(at_j[i], jr::index_path(rp + ".at", i), 0, shape[i] - 1));
@@ -85,7 +86,8 @@ void apply_regions(const json& j, const std::string& path, const Case& c, const 
       const std::string& name = jr::identifier(jr::required(from, fp, "input"), fp + ".input");
       src = find_array(c.inputs, name);
       if (!src) throw InputError(fp + ".input", "no input named \"" + name + "\"");
-      if (src->dtype != dtype) throw InputError(fp + ".input", "the input's dtype differs from the buffer's");
+      if (src->dtype != dtype)
+        throw InputError(fp + ".input", "the input's dtype differs from the buffer's");
       std::vector<IndexEntry> index;
       if (const json* ij = jr::member(from, "index")) {
         jr::array(*ij, fp + ".index", src->shape.size());
@@ -97,8 +99,10 @@ void apply_regions(const json& j, const std::string& path, const Case& c, const 
             e.at = jr::integer((*ij)[i], ip, 0, src->shape[i] - 1);
           } else {
             jr::object((*ij)[i], ip, {"start", "size"});
-            e.start = jr::integer(jr::required((*ij)[i], ip, "start"), ip + ".start", 0, src->shape[i] - 1);
-            e.size = jr::integer(jr::required((*ij)[i], ip, "size"), ip + ".size", 1, src->shape[i] - e.start);
+            e.start = jr::integer(jr::required((*ij)[i], ip, "start"), ip + ".start", 0,
+                                  src->shape[i] - 1);
+            e.size = jr::integer(jr::required((*ij)[i], ip, "size"), ip + ".size", 1,
+                                 src->shape[i] - e.start);
           }
           index.push_back(e);
         }
@@ -107,9 +111,11 @@ void apply_regions(const json& j, const std::string& path, const Case& c, const 
       box = slice.shape;
       src_strides = row_major_strides(src->shape);
     }
-    if (box.size() != shape.size()) throw InputError(rp, "the region's rank differs from the buffer's");
+    if (box.size() != shape.size())
+      throw InputError(rp, "the region's rank differs from the buffer's");
     for (std::size_t i = 0; i < box.size(); ++i) {
-      if (at[i] + box[i] > shape[i]) throw InputError(rp, "the region does not fit inside the buffer");
+      if (at[i] + box[i] > shape[i])
+        throw InputError(rp, "the region does not fit inside the buffer");
     }
     for_each_coord(box, [&](const std::vector<std::int64_t>& coord) {
       std::int64_t d = 0;
@@ -192,7 +198,8 @@ json outcome_to_json(const Outcome& o, bool with_bytes) {
   if (!o.info.empty()) out["info"] = o.info;
   if (o.diagnostic) {
     const Diagnostic& d = *o.diagnostic;
-    out["diagnostic"] = json{{"stage", d.stage}, {"exception", d.exception}, {"message", d.message}};
+    out["diagnostic"] =
+        json{{"stage", d.stage}, {"exception", d.exception}, {"message", d.message}};
     if (!d.rule.empty()) out["diagnostic"]["rule"] = d.rule;
     if (!d.op.empty()) out["diagnostic"]["op"] = d.op;
   }
@@ -218,8 +225,11 @@ json outcome_to_json(const Outcome& o, bool with_bytes) {
       cj["barriers"] = bars;
       json waits = json::array();
       for (const auto& w : cta.waits) {
-        waits.push_back(json{{"thread", w.thread}, {"op", w.op}, {"barrier", w.barrier},
-                             {"phase", w.phase}, {"completed", w.completed}});
+        waits.push_back(json{{"thread", w.thread},
+                             {"op", w.op},
+                             {"barrier", w.barrier},
+                             {"phase", w.phase},
+                             {"completed", w.completed}});
       }
       cj["waits"] = waits;
       json bufs = json::array();
@@ -256,7 +266,8 @@ json outcome_to_json(const Outcome& o, bool with_bytes) {
 }
 
 Outcome outcome_from_json(const json& j, const Case& c, const std::string& path) {
-  jr::object(j, path, {"kind", "profile", "executor", "reason", "info", "diagnostic", "ctas", "outputs"});
+  jr::object(j, path,
+             {"kind", "profile", "executor", "reason", "info", "diagnostic", "ctas", "outputs"});
   Outcome o;
   const std::string& kind = jr::string(jr::required(j, path, "kind"), path + ".kind", 32);
   auto k = parse_outcome_kind(kind);
@@ -274,7 +285,8 @@ Outcome outcome_from_json(const json& j, const Case& c, const std::string& path)
   } else {
     o.profile = c.target.profile;
   }
-  if (const json* e = jr::member(j, "executor")) o.executor = jr::string(*e, path + ".executor", 64);
+  if (const json* e = jr::member(j, "executor"))
+    o.executor = jr::string(*e, path + ".executor", 64);
   if (const json* r = jr::member(j, "reason")) o.reason = jr::string(*r, path + ".reason", 1 << 16);
   if (const json* info = jr::member(j, "info")) {
     if (!info->is_object()) throw InputError(path + ".info", "expected an object");
@@ -316,11 +328,13 @@ Outcome outcome_from_json(const json& j, const Case& c, const std::string& path)
         for (std::size_t b = 0; b < bars->size(); ++b) {
           const std::string bp = jr::index_path(cp + ".barriers", b);
           const json& bj = (*bars)[b];
-          jr::object(bj, bp, {"alloc", "index", "count", "arrivals", "armed", "received", "phases",
-                              "pending", "tx"});
+          jr::object(bj, bp,
+                     {"alloc", "index", "count", "arrivals", "armed", "received", "phases",
+                      "pending", "tx"});
           BarrierRecord br;
           br.alloc = jr::identifier(jr::required(bj, bp, "alloc"), bp + ".alloc");
-          if (const json* ix = jr::member(bj, "index")) br.index = jr::integer(*ix, bp + ".index", 0, 1 << 20);
+          if (const json* ix = jr::member(bj, "index"))
+            br.index = jr::integer(*ix, bp + ".index", 0, 1 << 20);
           br.count = opt_int(bj, bp, "count");
           br.arrivals = opt_int(bj, bp, "arrivals");
           br.armed = opt_int(bj, bp, "armed");
@@ -340,8 +354,10 @@ Outcome outcome_from_json(const json& j, const Case& c, const std::string& path)
           WaitRecord wr;
           wr.thread = jr::integer(jr::required(wj, wp, "thread"), wp + ".thread", 0, 63);
           wr.op = jr::string(jr::required(wj, wp, "op"), wp + ".op", 512);
-          if (const json* b = jr::member(wj, "barrier")) wr.barrier = jr::string(*b, wp + ".barrier", 128);
-          if (const json* ph = jr::member(wj, "phase")) wr.phase = jr::integer(*ph, wp + ".phase", 0, 1 << 20);
+          if (const json* b = jr::member(wj, "barrier"))
+            wr.barrier = jr::string(*b, wp + ".barrier", 128);
+          if (const json* ph = jr::member(wj, "phase"))
+            wr.phase = jr::integer(*ph, wp + ".phase", 0, 1 << 20);
           wr.completed = jr::boolean(jr::required(wj, wp, "completed"), wp + ".completed");
           cta.waits.push_back(wr);
         }
@@ -356,12 +372,15 @@ Outcome outcome_from_json(const json& j, const Case& c, const std::string& path)
           br.alloc = jr::identifier(jr::required(bj, bp, "alloc"), bp + ".alloc");
           const Alloc* a = find_alloc(c, br.alloc);
           if (!a || a->kind != AllocKind::kSmem) {
-            throw InputError(bp + ".alloc", "no smem allocation named \"" + br.alloc + "\" in the case");
+            throw InputError(bp + ".alloc",
+                             "no smem allocation named \"" + br.alloc + "\" in the case");
           }
           const std::int64_t n = element_count(a->shape);
           const auto nbytes = static_cast<std::size_t>(packed_bytes(n, a->dtype));
-          if (const json* ob = jr::member(bj, "observed")) br.observed = jr::boolean(*ob, bp + ".observed");
-          if (const json* u = jr::member(bj, "undefined")) br.undefined = jr::boolean(*u, bp + ".undefined");
+          if (const json* ob = jr::member(bj, "observed"))
+            br.observed = jr::boolean(*ob, bp + ".observed");
+          if (const json* u = jr::member(bj, "undefined"))
+            br.undefined = jr::boolean(*u, bp + ".undefined");
           if (const json* h = jr::member(bj, "hex")) {
             br.bytes = from_hex(jr::string(*h, bp + ".hex", 1 << 26), bp + ".hex");
             if (br.bytes.size() != nbytes) {
@@ -373,8 +392,9 @@ Outcome outcome_from_json(const json& j, const Case& c, const std::string& path)
             std::vector<bool> written(static_cast<std::size_t>(n), false);
             apply_regions(*regions, bp + ".regions", c, a->shape, a->dtype, br.bytes, written);
           } else if (br.observed && !br.undefined) {
-            throw InputError(bp, "a buffer needs \"hex\", \"regions\", \"undefined\": true or "
-                                 "\"observed\": false");
+            throw InputError(bp,
+                             "a buffer needs \"hex\", \"regions\", \"undefined\": true or "
+                             "\"observed\": false");
           }
           if (const json* dg = jr::member(bj, "digest"); dg && br.observed && !br.undefined) {
             const std::string& want = jr::string(*dg, bp + ".digest", 64);
@@ -415,7 +435,8 @@ Outcome outcome_from_json(const json& j, const Case& c, const std::string& path)
           r.written.emplace_back(b, e);
         }
       } else {
-        r.bytes = from_hex(jr::string(jr::required(oj, op, "hex"), op + ".hex", 1 << 27), op + ".hex");
+        r.bytes =
+            from_hex(jr::string(jr::required(oj, op, "hex"), op + ".hex", 1 << 27), op + ".hex");
         if (r.bytes.size() != nbytes) throw InputError(op + ".hex", "wrong number of bytes");
         const json& w = jr::required(oj, op, "written");
         jr::array(w, op + ".written", 1 << 20);

@@ -10,7 +10,7 @@
 
 namespace collfuzz::py {
 
-std::string repr_str(const std::string& s);                // 'x'
+std::string repr_str(const std::string& s);                  // 'x'
 std::string tuple_of_ints(std::span<const std::int64_t> v);  // (2,) (2, 1) ()
 std::string list_of_ints(std::span<const std::int64_t> v);   // [3, 64] []
 std::string tuple_of_names(std::span<const AxisName> v);     // ('x', 'y') ('x',) ()

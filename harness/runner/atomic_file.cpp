@@ -18,9 +18,11 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view c
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   const std::filesystem::path tmp =
-      dir / ("." + file.filename().string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++));
+      dir / ("." + file.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
+             std::to_string(counter++));
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot create " + tmp.string() + ": " + std::strerror(errno));
+  if (fd < 0)
+    throw std::runtime_error("cannot create " + tmp.string() + ": " + std::strerror(errno));
   std::size_t done = 0;
   while (done < contents.size()) {
     const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);

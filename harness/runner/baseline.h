@@ -25,7 +25,8 @@ class Baseline {
   static Baseline load(const std::filesystem::path& file);  // throws InputError
 
   // The entries for this case and executor.
-  std::vector<const KnownDivergence*> entries(const std::string& case_name, const std::string& executor) const;
+  std::vector<const KnownDivergence*> entries(const std::string& case_name,
+                                              const std::string& executor) const;
   bool empty() const { return entries_.empty(); }
 
  private:

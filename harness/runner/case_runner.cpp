@@ -45,7 +45,8 @@ CaseReport CaseRunner::run(const Case& c, const nlohmann::json* expect, const st
       stored.executor = "expect";
       Verdict v = compare(c, stored, report.reference, level_);
       v.executor = "reference";
-      for (auto& m : v.mismatches) m.signature = make_signature(m.oracle, m.kind, m.what, "reference");
+      for (auto& m : v.mismatches)
+        m.signature = make_signature(m.oracle, m.kind, m.what, "reference");
       report.stored = std::move(v);
     } else {
       report.stored_skip_reason = "the case stores no expected outcome";
@@ -58,10 +59,12 @@ CaseReport CaseRunner::run(const Case& c, const nlohmann::json* expect, const st
     r.outcome = ex->run(c);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     r.outcome.executor = ex->name();
-    r.verdict = compare(c, reference(c, compare_profile_.value_or(ex->profile())), r.outcome, level_);
+    r.verdict =
+        compare(c, reference(c, compare_profile_.value_or(ex->profile())), r.outcome, level_);
     r.verdict.executor = ex->name();
     if (baseline_) {
-      for (const KnownDivergence* d : baseline_->entries(c.name, ex->name())) r.known.push_back(d->signature);
+      for (const KnownDivergence* d : baseline_->entries(c.name, ex->name()))
+        r.known.push_back(d->signature);
     }
     report.results.push_back(std::move(r));
   }

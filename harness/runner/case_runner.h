@@ -30,9 +30,9 @@ struct ExecutorResult {
 struct CaseReport {
   std::string file;
   std::string name;
-  Outcome reference;                 // for the case's target profile
-  std::optional<Verdict> stored;     // reference vs. the case's `expect`, when checked
-  std::string stored_skip_reason;    // why the stored expectation was not checked
+  Outcome reference;               // for the case's target profile
+  std::optional<Verdict> stored;   // reference vs. the case's `expect`, when checked
+  std::string stored_skip_reason;  // why the stored expectation was not checked
   std::vector<ExecutorResult> results;
 };
 

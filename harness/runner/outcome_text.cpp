@@ -15,8 +15,9 @@ std::string describe_outcome(const Outcome& o) {
   out += "\n";
   if (o.diagnostic) {
     const Diagnostic& d = *o.diagnostic;
-    out += "  " + d.exception + " at stage " + d.stage + (d.rule.empty() ? "" : " [" + d.rule + "]") +
-           (d.op.empty() ? "" : " in " + d.op) + "\n    " + d.message + "\n";
+    out += "  " + d.exception + " at stage " + d.stage +
+           (d.rule.empty() ? "" : " [" + d.rule + "]") + (d.op.empty() ? "" : " in " + d.op) +
+           "\n    " + d.message + "\n";
   }
   if (!o.reason.empty()) out += "  reason: " + o.reason + "\n";
   for (const CtaRecord& c : o.ctas) {
@@ -24,13 +25,15 @@ std::string describe_outcome(const Outcome& o) {
     for (auto x : c.coords) coords += (coords.empty() ? "" : ",") + std::to_string(x);
     out += "  CTA " + std::to_string(c.rank) + " (" + coords + ")\n";
     for (const BarrierRecord& b : c.barriers) {
-      out += "    barrier " + b.alloc + "[" + std::to_string(b.index) + "]: count " + opt(b.count) + ", arrivals " +
-             opt(b.arrivals) + ", armed " + opt(b.armed) + " B, received " + opt(b.received) + " B, phases " +
-             opt(b.phases) + ", open phase: pending " + opt(b.pending) + " tx " + opt(b.tx) + "\n";
+      out += "    barrier " + b.alloc + "[" + std::to_string(b.index) + "]: count " + opt(b.count) +
+             ", arrivals " + opt(b.arrivals) + ", armed " + opt(b.armed) + " B, received " +
+             opt(b.received) + " B, phases " + opt(b.phases) + ", open phase: pending " +
+             opt(b.pending) + " tx " + opt(b.tx) + "\n";
     }
     for (const WaitRecord& w : c.waits) {
-      out += "    thread " + std::to_string(w.thread) + " waits on " + w.barrier + " phase " + std::to_string(w.phase) +
-             " at " + w.op + ": " + (w.completed ? "completes" : "NEVER completes") + "\n";
+      out += "    thread " + std::to_string(w.thread) + " waits on " + w.barrier + " phase " +
+             std::to_string(w.phase) + " at " + w.op + ": " +
+             (w.completed ? "completes" : "NEVER completes") + "\n";
     }
     for (const BufferRecord& b : c.buffers) {
       out += "    buffer " + b.alloc + ": ";
@@ -46,7 +49,8 @@ std::string describe_outcome(const Outcome& o) {
   for (const OutputRecord& r : o.outputs) {
     std::int64_t n = 0;
     for (const auto& [b, e] : r.written) n += e - b;
-    out += "  output " + r.name + ": " + std::to_string(n) + " element(s) written, " + digest_hex(r.bytes) + "\n";
+    out += "  output " + r.name + ": " + std::to_string(n) + " element(s) written, " +
+           digest_hex(r.bytes) + "\n";
   }
   return out;
 }
@@ -54,8 +58,8 @@ std::string describe_outcome(const Outcome& o) {
 std::string describe_verdict(const Verdict& v) {
   if (!v.ran) return v.executor + ": unavailable: " + v.reason + "\n";
   if (v.mismatches.empty()) {
-    return v.executor + ": agrees with the reference (" + std::to_string(v.compared) + " compared, " +
-           std::to_string(v.unobserved) + " unobserved)\n";
+    return v.executor + ": agrees with the reference (" + std::to_string(v.compared) +
+           " compared, " + std::to_string(v.unobserved) + " unobserved)\n";
   }
   std::string out = v.executor + ": " + std::to_string(v.mismatches.size()) + " disagreement(s)\n";
   for (const Mismatch& m : v.mismatches) out += "  " + m.signature + "\n    " + m.detail + "\n";

@@ -17,7 +17,8 @@ std::vector<std::filesystem::path> collect_case_files(const std::vector<std::str
     if (std::filesystem::is_directory(p, ec)) {
       std::vector<std::filesystem::path> found;
       for (const auto& entry : std::filesystem::recursive_directory_iterator(p, ec)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".json") found.push_back(entry.path());
+        if (entry.is_regular_file() && entry.path().extension() == ".json")
+          found.push_back(entry.path());
       }
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
@@ -32,8 +33,8 @@ std::vector<std::filesystem::path> collect_case_files(const std::vector<std::str
 
 namespace {
 
-CheckResult verdict_check(const CaseReport& r, const Verdict& v, const std::vector<std::string>& known,
-                          double seconds) {
+CheckResult verdict_check(const CaseReport& r, const Verdict& v,
+                          const std::vector<std::string>& known, double seconds) {
   CheckResult c{r.file, r.name, v.executor, CheckResult::Status::kPass, "", "", seconds, {}};
   if (!v.ran) {
     c.status = CheckResult::Status::kSkip;
@@ -51,7 +52,8 @@ CheckResult verdict_check(const CaseReport& r, const Verdict& v, const std::vect
     c.status = CheckResult::Status::kFail;
     c.signature = unexpected.front()->signature;
     c.message = unexpected.front()->signature + ": " + unexpected.front()->detail;
-    if (unexpected.size() > 1) c.message += " (+" + std::to_string(unexpected.size() - 1) + " more)";
+    if (unexpected.size() > 1)
+      c.message += " (+" + std::to_string(unexpected.size() - 1) + " more)";
     return c;
   }
   for (const auto& k : known) {
@@ -113,10 +115,17 @@ void classify(const CaseReport& report, ReplaySummary& summary) {
   if (report.stored) {
     push(verdict_check(report, *report.stored, {}, 0));
   } else if (!report.stored_skip_reason.empty()) {
-    push(CheckResult{report.file, report.name, "reference", CheckResult::Status::kSkip, report.stored_skip_reason,
-                     "", 0, {}});
+    push(CheckResult{report.file,
+                     report.name,
+                     "reference",
+                     CheckResult::Status::kSkip,
+                     report.stored_skip_reason,
+                     "",
+                     0,
+                     {}});
   }
-  for (const ExecutorResult& r : report.results) push(verdict_check(report, r.verdict, r.known, r.seconds));
+  for (const ExecutorResult& r : report.results)
+    push(verdict_check(report, r.verdict, r.known, r.seconds));
 }
 
 ReplaySummary replay(const std::vector<std::filesystem::path>& files, CaseRunner& runner,
@@ -131,8 +140,14 @@ ReplaySummary replay(const std::vector<std::filesystem::path>& files, CaseRunner
     } catch (const InputError& e) {
       summary.bad_input = true;
       ++summary.failed;
-      summary.checks.push_back(CheckResult{file.string(), file.stem().string(), "parse",
-                                           CheckResult::Status::kFail, e.what(), "input:bad_case", 0, {}});
+      summary.checks.push_back(CheckResult{file.string(),
+                                           file.stem().string(),
+                                           "parse",
+                                           CheckResult::Status::kFail,
+                                           e.what(),
+                                           "input:bad_case",
+                                           0,
+                                           {}});
     }
     for (std::size_t i = before; i < summary.checks.size(); ++i) on_check(summary.checks[i]);
   }
@@ -143,19 +158,22 @@ void write_junit(const ReplaySummary& summary, const std::filesystem::path& file
   std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   double total = 0;
   for (const auto& c : summary.checks) total += c.seconds;
-  xml += "<testsuites>\n<testsuite name=\"collfuzz-replay\" tests=\"" + std::to_string(summary.checks.size()) +
-         "\" failures=\"" + std::to_string(summary.failed) + "\" skipped=\"" + std::to_string(summary.skipped) +
-         "\" time=\"" + std::to_string(total) + "\">\n";
+  xml += "<testsuites>\n<testsuite name=\"collfuzz-replay\" tests=\"" +
+         std::to_string(summary.checks.size()) + "\" failures=\"" + std::to_string(summary.failed) +
+         "\" skipped=\"" + std::to_string(summary.skipped) + "\" time=\"" + std::to_string(total) +
+         "\">\n";
   for (const auto& c : summary.checks) {
-    xml += "  <testcase classname=\"" + xml_escape(c.executor) + "\" name=\"" + xml_escape(c.case_name) +
-           "\" file=\"" + xml_escape(c.file) + "\" time=\"" + std::to_string(c.seconds) + "\"";
+    xml += "  <testcase classname=\"" + xml_escape(c.executor) + "\" name=\"" +
+           xml_escape(c.case_name) + "\" file=\"" + xml_escape(c.file) + "\" time=\"" +
+           std::to_string(c.seconds) + "\"";
     if (c.status == CheckResult::Status::kPass) {
       xml += "/>\n";
       continue;
     }
     xml += ">\n";
     if (c.status == CheckResult::Status::kFail) {
-      xml += "    <failure message=\"" + xml_escape(c.signature) + "\">" + xml_escape(c.message) + "</failure>\n";
+      xml += "    <failure message=\"" + xml_escape(c.signature) + "\">" + xml_escape(c.message) +
+             "</failure>\n";
     } else {
       xml += "    <skipped message=\"" + xml_escape(c.message) + "\"/>\n";
     }
@@ -166,7 +184,8 @@ void write_junit(const ReplaySummary& summary, const std::filesystem::path& file
 }
 
 std::string summary_line(const ReplaySummary& summary) {
-  std::string line = std::to_string(summary.passed) + " passed, " + std::to_string(summary.failed) + " failed";
+  std::string line =
+      std::to_string(summary.passed) + " passed, " + std::to_string(summary.failed) + " failed";
   if (summary.skipped) line += ", " + std::to_string(summary.skipped) + " skipped";
   return line;
 }

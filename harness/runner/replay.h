@@ -17,8 +17,8 @@ struct CheckResult {
   std::string case_name;
   std::string executor;
   Status status = Status::kPass;
-  std::string message;      // failure or skip reason
-  std::string signature;    // first failing signature
+  std::string message;    // failure or skip reason
+  std::string signature;  // first failing signature
   double seconds = 0;
   std::vector<std::string> signatures;  // every unexpected signature (and stale baseline entries)
 };

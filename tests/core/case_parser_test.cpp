@@ -63,9 +63,7 @@ TEST(CaseParser, MalformedJsonNamesTheFile) {
   const auto dir = std::filesystem::temp_directory_path() / "collfuzz_parser_test";
   std::filesystem::create_directories(dir);
   const auto file = dir / "broken.json";
-  {
-    std::ofstream(file) << "{\"format\": 1, \"name\": ";
-  }
+  { std::ofstream(file) << "{\"format\": 1, \"name\": "; }
   try {
     load_case_file(file);
     FAIL() << "expected an InputError";
@@ -164,7 +162,8 @@ TEST(CaseParser, AxisNamesMustBeIdentifiers) {
 
 TEST(CaseParser, ConditionsUseClusterOrThreadAxes) {
   json j = minimal_case_json();
-  j["program"][0]["body"][1] = {{"op", "when"}, {"cond", {{"axis", "q"}, {"eq", 0}}}, {"body", json::array()}};
+  j["program"][0]["body"][1] = {
+      {"op", "when"}, {"cond", {{"axis", "q"}, {"eq", 0}}}, {"body", json::array()}};
   EXPECT_EQ(error_path(j), "$.program[0].body[1].cond.axis");
   j["program"][0]["body"][1]["cond"] = {{"axis", "x"}, {"eq", 0}, {"ne", 1}};
   EXPECT_EQ(error_path(j), "$.program[0].body[1].cond");
@@ -183,14 +182,16 @@ TEST(CaseParser, StaticSlicesStayInBounds) {
   json j = minimal_case_json();
   j["program"][0]["body"][0]["src"]["index"] = {{{"start", 100}, {"size", 64}}};
   EXPECT_EQ(error_path(j), "$.program[0].body[0].src.index[0]");
-  j["program"][0]["body"][0]["src"]["index"] = {{{"start", {{"axis", "x"}, {"mul", 100}}}, {"size", 64}}};
+  j["program"][0]["body"][0]["src"]["index"] = {
+      {{"start", {{"axis", "x"}, {"mul", 100}}}, {"size", 64}}};
   EXPECT_EQ(error_path(j), "");
 }
 
 TEST(CaseParser, DeepNestingIsBounded) {
   json j = minimal_case_json();
   json body = json::array();
-  for (int i = 0; i < 40; ++i) body = json::array({{{"op", "when"}, {"cond", true}, {"body", body}}});
+  for (int i = 0; i < 40; ++i)
+    body = json::array({{{"op", "when"}, {"cond", true}, {"body", body}}});
   j["program"] = body;
   EXPECT_NE(error_path(j), "");
 }

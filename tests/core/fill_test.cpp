@@ -50,7 +50,7 @@ TEST(Fill, IotaWrapsWithinTheRange) {
   const ArraySpec a = array(DType::kInt4, {20});
   // 1..7, then -8..-1 (0 skipped), then 1...
   EXPECT_EQ(fill_element_bits(a, 6), 7u);
-  EXPECT_EQ(fill_element_bits(a, 7), 0x8u);  // -8
+  EXPECT_EQ(fill_element_bits(a, 7), 0x8u);   // -8
   EXPECT_EQ(fill_element_bits(a, 14), 0xFu);  // -1
   EXPECT_EQ(fill_element_bits(a, 15), 1u);    // 0 became 1
 }
@@ -82,7 +82,8 @@ TEST(Fill, BulkAndPerElementAgree) {
       a.fill.value = -5;
       const auto bytes = fill_bytes(a);
       for (std::int64_t i = 0; i < 70000; i += 97) {
-        ASSERT_EQ(load_element(bytes, a.dtype, i), fill_element_bits(a, i)) << info.name << " element " << i;
+        ASSERT_EQ(load_element(bytes, a.dtype, i), fill_element_bits(a, i))
+            << info.name << " element " << i;
       }
     }
   }

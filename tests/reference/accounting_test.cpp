@@ -20,8 +20,10 @@ std::uint64_t x_at(std::int64_t row, std::int64_t col, std::int64_t cols) {
   return fill_element_bits(a, row * cols + col);
 }
 
-std::uint64_t dst_at(const Outcome& o, std::int64_t rank, std::int64_t row, std::int64_t col, std::int64_t cols = 64) {
-  return load_element(o.ctas.at(static_cast<std::size_t>(rank)).buffers.at(0).bytes, DType::kFloat32, row * cols + col);
+std::uint64_t dst_at(const Outcome& o, std::int64_t rank, std::int64_t row, std::int64_t col,
+                     std::int64_t cols = 64) {
+  return load_element(o.ctas.at(static_cast<std::size_t>(rank)).buffers.at(0).bytes,
+                      DType::kFloat32, row * cols + col);
 }
 
 TEST(Accounting, PlainCopyArmsAndReceivesItsOwnBytes) {
@@ -38,7 +40,8 @@ TEST(Accounting, PlainCopyArmsAndReceivesItsOwnBytes) {
 }
 
 TEST(Accounting, MulticastSplitsRowsAcrossTheGroup) {
-  const Outcome o = outcome_of(make_case(kMeshX2Y1, kAllocs, json::array({copy({{"collective_axes", "x"}}), wait()})));
+  const Outcome o = outcome_of(
+      make_case(kMeshX2Y1, kAllocs, json::array({copy({{"collective_axes", "x"}}), wait()})));
   ASSERT_EQ(o.kind, OutcomeKind::kCompleted);
   for (int r = 0; r < 2; ++r) {
     EXPECT_EQ(*barrier_of(o, r, "bar").armed, 32768);
@@ -50,15 +53,17 @@ TEST(Accounting, MulticastSplitsRowsAcrossTheGroup) {
 
 TEST(Accounting, MulticastOverSizeOneAxisIsPlain) {
   const Outcome plain = outcome_of(make_case(kMeshX2Y1, kAllocs, json::array({copy(), wait()})));
-  const Outcome y = outcome_of(make_case(kMeshX2Y1, kAllocs, json::array({copy({{"collective_axes", "y"}}), wait()})));
+  const Outcome y = outcome_of(
+      make_case(kMeshX2Y1, kAllocs, json::array({copy({{"collective_axes", "y"}}), wait()})));
   EXPECT_EQ(outcome_to_json_for_test(plain), outcome_to_json_for_test(y));
 }
 
 TEST(Accounting, PartitionedLeaderArmsTwiceAndEachCtaHoldsItsHalf) {
-  const json j = make_case(kMeshX2Y1, kAllocs,
-                           json::array({copy({{"collective_axes", "x"}, {"leader_tracked", {{"partitioned", 0}}}}),
-                                        when({{"axis", "x"}, {"eq", 0}}, json::array({wait()}))}),
-                           {256, 64}, "float32", "sm_100a");
+  const json j = make_case(
+      kMeshX2Y1, kAllocs,
+      json::array({copy({{"collective_axes", "x"}, {"leader_tracked", {{"partitioned", 0}}}}),
+                   when({{"axis", "x"}, {"eq", 0}}, json::array({wait()}))}),
+      {256, 64}, "float32", "sm_100a");
   const Outcome o = outcome_of(j);
   ASSERT_EQ(o.kind, OutcomeKind::kCompleted);
   EXPECT_EQ(*barrier_of(o, 0, "bar").armed, 65536);
@@ -72,10 +77,11 @@ TEST(Accounting, PartitionedLeaderArmsTwiceAndEachCtaHoldsItsHalf) {
 }
 
 TEST(Accounting, PartitionedOnDimOne) {
-  const json j = make_case(kMeshX2Y1, kAllocs,
-                           json::array({copy({{"collective_axes", "x"}, {"leader_tracked", {{"partitioned", 1}}}}),
-                                        when({{"axis", "x"}, {"eq", 0}}, json::array({wait()}))}),
-                           {128, 128}, "float32", "sm_100a");
+  const json j = make_case(
+      kMeshX2Y1, kAllocs,
+      json::array({copy({{"collective_axes", "x"}, {"leader_tracked", {{"partitioned", 1}}}}),
+                   when({{"axis", "x"}, {"eq", 0}}, json::array({wait()}))}),
+      {128, 128}, "float32", "sm_100a");
   const Outcome o = outcome_of(j);
   ASSERT_EQ(o.kind, OutcomeKind::kCompleted);
   EXPECT_EQ(dst_at(o, 1, 3, 0), x_at(3, 64, 128));
@@ -83,10 +89,11 @@ TEST(Accounting, PartitionedOnDimOne) {
 }
 
 TEST(Accounting, ReplicatedRoutesEveryCompletionToTheLeader) {
-  const json j = make_case(kMeshX2Y1, kAllocs,
-                           json::array({copy({{"collective_axes", "x"}, {"leader_tracked", "replicated"}}),
-                                        when({{"axis", "x"}, {"eq", 0}}, json::array({wait()}))}),
-                           {128, 64}, "float32", "sm_100a");
+  const json j =
+      make_case(kMeshX2Y1, kAllocs,
+                json::array({copy({{"collective_axes", "x"}, {"leader_tracked", "replicated"}}),
+                             when({{"axis", "x"}, {"eq", 0}}, json::array({wait()}))}),
+                {128, 64}, "float32", "sm_100a");
   const Outcome o = outcome_of(j);
   ASSERT_EQ(o.kind, OutcomeKind::kCompleted);
   EXPECT_EQ(*barrier_of(o, 0, "bar").armed, 65536);
@@ -110,8 +117,8 @@ TEST(Accounting, ClusterOfFourSplitsAcrossDimsForTwoRows) {
 }
 
 TEST(Accounting, PredicateFalseArrivesWithNoBytesAndMovesNothing) {
-  const json j = make_case(kMeshX2Y1, kAllocs,
-                           json::array({copy({{"predicate", {{"axis", "x"}, {"eq", 0}}}}), wait()}));
+  const json j = make_case(
+      kMeshX2Y1, kAllocs, json::array({copy({{"predicate", {{"axis", "x"}, {"eq", 0}}}}), wait()}));
   const Outcome o = outcome_of(j);
   ASSERT_EQ(o.kind, OutcomeKind::kCompleted);
   EXPECT_EQ(*barrier_of(o, 1, "bar").armed, 0);
@@ -134,9 +141,10 @@ TEST(Accounting, OutOfBoundsRowsAreZeroOnTheTensorPath) {
 }
 
 TEST(Deadlocks, LeaderTrackingOnASizeOneAxisNeverBalances) {
-  const json j = make_case(kMeshX2Y1, kAllocs,
-                           json::array({copy({{"collective_axes", "y"}, {"leader_tracked", "replicated"}}), wait()}),
-                           {128, 64}, "float32", "sm_100a");
+  const json j = make_case(
+      kMeshX2Y1, kAllocs,
+      json::array({copy({{"collective_axes", "y"}, {"leader_tracked", "replicated"}}), wait()}),
+      {128, 64}, "float32", "sm_100a");
   const Outcome o = outcome_of(j);
   ASSERT_EQ(o.kind, OutcomeKind::kDeadlock);
   EXPECT_EQ(*barrier_of(o, 0, "bar").armed, 65536);
@@ -145,19 +153,24 @@ TEST(Deadlocks, LeaderTrackingOnASizeOneAxisNeverBalances) {
 }
 
 TEST(Deadlocks, MulticastIssuedByPartOfTheGroup) {
-  const json j = make_case(kMeshX2Y1, kAllocs,
-                           json::array({when({{"axis", "x"}, {"eq", 0}}, json::array({copy({{"collective_axes", "x"}}), wait()}))}));
+  const json j =
+      make_case(kMeshX2Y1, kAllocs,
+                json::array({when({{"axis", "x"}, {"eq", 0}},
+                                  json::array({copy({{"collective_axes", "x"}}), wait()}))}));
   const Outcome o = outcome_of(j);
   ASSERT_EQ(o.kind, OutcomeKind::kDeadlock);
   EXPECT_EQ(*barrier_of(o, 0, "bar").received, 16384);
-  EXPECT_EQ(*barrier_of(o, 1, "bar").received, 16384);  // tx goes negative on a barrier nobody armed
+  EXPECT_EQ(*barrier_of(o, 1, "bar").received,
+            16384);  // tx goes negative on a barrier nobody armed
   EXPECT_EQ(*barrier_of(o, 1, "bar").tx, -16384);
 }
 
 TEST(Deadlocks, NonLeaderWaitingAfterPartitionedCopy) {
-  const json j = make_case(kMeshX2Y1, kAllocs,
-                           json::array({copy({{"collective_axes", "x"}, {"leader_tracked", {{"partitioned", 0}}}}), wait()}),
-                           {256, 64}, "float32", "sm_100a");
+  const json j = make_case(
+      kMeshX2Y1, kAllocs,
+      json::array(
+          {copy({{"collective_axes", "x"}, {"leader_tracked", {{"partitioned", 0}}}}), wait()}),
+      {256, 64}, "float32", "sm_100a");
   const Outcome o = outcome_of(j);
   ASSERT_EQ(o.kind, OutcomeKind::kDeadlock);
   EXPECT_TRUE(o.ctas[0].waits.at(0).completed);
@@ -165,9 +178,11 @@ TEST(Deadlocks, NonLeaderWaitingAfterPartitionedCopy) {
 }
 
 TEST(Interpret, PartitionedGivesEveryCtaTheFirstHalf) {
-  const json j = make_case(kMeshX2Y1, kAllocs,
-                           json::array({copy({{"collective_axes", "x"}, {"leader_tracked", {{"partitioned", 0}}}}), wait()}),
-                           {256, 64}, "float32", "sm_100a", "lane", "interpret");
+  const json j = make_case(
+      kMeshX2Y1, kAllocs,
+      json::array(
+          {copy({{"collective_axes", "x"}, {"leader_tracked", {{"partitioned", 0}}}}), wait()}),
+      {256, 64}, "float32", "sm_100a", "lane", "interpret");
   const Outcome o = outcome_of(j, Profile::kInterpret);
   ASSERT_EQ(o.kind, OutcomeKind::kCompleted);  // every CTA's own barrier gets one arrival
   EXPECT_EQ(dst_at(o, 1, 0, 0), x_at(0, 0, 64));
@@ -177,7 +192,8 @@ TEST(Interpret, PartitionedGivesEveryCtaTheFirstHalf) {
 TEST(Interpret, ThreadAxisRequired) {
   json j = make_case({{"num_threads", 2}, {"thread_name", "wg"}}, kAllocs, json::array({copy()}));
   expect_rejected(j, "interpret.scoped.thread_axis_required",
-                  "Scoped allocation must have the thread axis in its collective axes.", Profile::kInterpret);
+                  "Scoped allocation must have the thread axis in its collective axes.",
+                  Profile::kInterpret);
 }
 
 }  // namespace

@@ -14,7 +14,8 @@ namespace {
 
 std::vector<std::filesystem::path> corpus_files() {
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(COLLFUZZ_SOURCE_DIR) + "/corpus")) {
+  for (const auto& e : std::filesystem::recursive_directory_iterator(
+           std::string(COLLFUZZ_SOURCE_DIR) + "/corpus")) {
     if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
   }
   return files;
@@ -25,13 +26,15 @@ TEST(Corpus, EveryRuleFiresForSomeCase) {
   for (const auto& file : corpus_files()) {
     const Case c = load_case_file(file);
     const Outcome o = predict(c, c.target.profile).outcome;
-    if (o.kind == OutcomeKind::kRejected) fired.emplace(o.diagnostic->rule, file.filename().string());
+    if (o.kind == OutcomeKind::kRejected)
+      fired.emplace(o.diagnostic->rule, file.filename().string());
   }
   std::vector<std::string> missing;
   for (const Rule& r : all_rules()) {
     if (!fired.count(std::string(r.name))) missing.push_back(std::string(r.name));
   }
-  EXPECT_TRUE(missing.empty()) << "rules no corpus case fires: " << ::testing::PrintToString(missing);
+  EXPECT_TRUE(missing.empty()) << "rules no corpus case fires: "
+                               << ::testing::PrintToString(missing);
 }
 
 TEST(Corpus, EveryCaseStoresItsExpectation) {

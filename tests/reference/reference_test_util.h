@@ -15,15 +15,17 @@ namespace collfuzz::testing {
 using nlohmann::json;
 
 // A case: `mesh`, one run_scoped with `allocs` around `body`, input x of `src_shape`.
-inline json make_case(json mesh, json allocs, json body, json src_shape = {128, 64}, std::string dtype = "float32",
-                      std::string arch = "sm_90a", std::string semantics = "lane", std::string profile = "mosaic") {
+inline json make_case(json mesh, json allocs, json body, json src_shape = {128, 64},
+                      std::string dtype = "float32", std::string arch = "sm_90a",
+                      std::string semantics = "lane", std::string profile = "mosaic") {
   if (mesh.is_null()) mesh = json::object();
-  return json{{"format", 1},
-              {"name", "t"},
-              {"mesh", mesh},
-              {"target", {{"arch", arch}, {"semantics", semantics}, {"profile", profile}}},
-              {"inputs", json::array({{{"name", "x"}, {"shape", src_shape}, {"dtype", dtype}}})},
-              {"program", json::array({{{"op", "run_scoped"}, {"allocs", allocs}, {"body", body}}})}};
+  return json{
+      {"format", 1},
+      {"name", "t"},
+      {"mesh", mesh},
+      {"target", {{"arch", arch}, {"semantics", semantics}, {"profile", profile}}},
+      {"inputs", json::array({{{"name", "x"}, {"shape", src_shape}, {"dtype", dtype}}})},
+      {"program", json::array({{{"op", "run_scoped"}, {"allocs", allocs}, {"body", body}}})}};
 }
 
 inline json smem(const char* name, json shape, std::string dtype = "float32") {
@@ -33,12 +35,16 @@ inline json barrier(const char* name, int num_arrivals = 1) {
   return {{"name", name}, {"kind", "barrier"}, {"num_arrivals", num_arrivals}};
 }
 inline json copy(json extra = json::object()) {
-  json c = {{"op", "copy_gmem_to_smem"}, {"src", {{"input", "x"}}}, {"dst", {{"alloc", "dst"}}},
+  json c = {{"op", "copy_gmem_to_smem"},
+            {"src", {{"input", "x"}}},
+            {"dst", {{"alloc", "dst"}}},
             {"barrier", {{"alloc", "bar"}}}};
   for (auto& [k, v] : extra.items()) c[k] = v;
   return c;
 }
-inline json wait(const char* bar = "bar") { return {{"op", "barrier_wait"}, {"barrier", {{"alloc", bar}}}}; }
+inline json wait(const char* bar = "bar") {
+  return {{"op", "barrier_wait"}, {"barrier", {{"alloc", bar}}}};
+}
 inline json when(json cond, json body) { return {{"op", "when"}, {"cond", cond}, {"body", body}}; }
 
 inline Outcome outcome_of(const json& j, Profile profile = Profile::kMosaic) {
@@ -54,7 +60,8 @@ inline void expect_rejected(const json& j, const std::string& rule, const std::s
   EXPECT_EQ(o.diagnostic->message, message);
 }
 
-inline const BarrierRecord& barrier_of(const Outcome& o, std::int64_t rank, const std::string& alloc) {
+inline const BarrierRecord& barrier_of(const Outcome& o, std::int64_t rank,
+                                       const std::string& alloc) {
   for (const auto& b : o.ctas.at(static_cast<std::size_t>(rank)).barriers) {
     if (b.alloc == alloc) return b;
   }

@@ -49,7 +49,8 @@ TEST(RuleTable, DocsEmbedTheTable) {
   ASSERT_NE(begin, std::string::npos);
   ASSERT_NE(end, std::string::npos);
   const std::string table = doc.substr(begin + 21, end - begin - 21);
-  EXPECT_EQ(table, rules_markdown()) << "regenerate the table: build/release/collfuzz rules --markdown";
+  EXPECT_EQ(table, rules_markdown())
+      << "regenerate the table: build/release/collfuzz rules --markdown";
 }
 
 }  // namespace
