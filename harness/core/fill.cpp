@@ -1,5 +1,7 @@
 #include "harness/core/fill.h"
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <tuple>
@@ -172,9 +174,50 @@ void store_element(std::vector<std::uint8_t>& buf, DType dtype, std::int64_t i,
   std::memcpy(buf.data() + i * (width / 8), &bits, static_cast<std::size_t>(width / 8));
 }
 
+namespace {
+
+constexpr std::size_t kNumDTypes = static_cast<std::size_t>(DType::kFloat64) + 1;
+
+// The iota fill depends only on the element index and the dtype, and repeats every `span`
+// elements: the bytes of one period per byte-addressable dtype whose period is at most 64 Ki
+// elements, worked out once (thread-safe static initialisation) and tiled by fill_bytes.
+const std::vector<std::uint8_t>& iota_period(DType dtype) {
+  static const std::array<std::vector<std::uint8_t>, kNumDTypes> periods = [] {
+    std::array<std::vector<std::uint8_t>, kNumDTypes> out;
+    for (std::size_t d = 0; d < kNumDTypes; ++d) {
+      ArraySpec a;
+      a.dtype = static_cast<DType>(d);
+      a.fill.pattern = FillPattern::kIota;
+      const auto [lo, hi] = value_range(a.dtype);
+      const std::int64_t span = hi - lo + 1;
+      const int bits = dtype_bits(a.dtype);
+      if (bits < 8 || span > 65536) continue;
+      std::vector<std::uint8_t> bytes(static_cast<std::size_t>(span * bits / 8));
+      const Filler f(a);
+      f.each(span, [&](std::int64_t i, std::uint64_t b) {
+        std::memcpy(bytes.data() + i * (bits / 8), &b, static_cast<std::size_t>(bits / 8));
+      });
+      out[d] = std::move(bytes);
+    }
+    return out;
+  }();
+  return periods[static_cast<std::size_t>(dtype)];
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> fill_bytes(const ArraySpec& a) {
   const std::int64_t n = element_count(a.shape);
   std::vector<std::uint8_t> out(static_cast<std::size_t>(packed_bytes(n, a.dtype)), 0);
+  if (a.fill.pattern == FillPattern::kIota) {
+    const std::vector<std::uint8_t>& period = iota_period(a.dtype);
+    if (!period.empty()) {
+      for (std::size_t at = 0; at < out.size(); at += period.size()) {
+        std::memcpy(out.data() + at, period.data(), std::min(period.size(), out.size() - at));
+      }
+      return out;
+    }
+  }
   const Filler f(a);
   std::uint8_t* p = out.data();
   switch (dtype_bits(a.dtype)) {

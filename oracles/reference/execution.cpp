@@ -1,11 +1,13 @@
 #include "oracles/reference/execution.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <set>
 
 #include "harness/core/fill.h"
+#include "harness/core/limits.h"
 #include "harness/core/ndarray.h"
 #include "oracles/reference/barrier_model.h"
 #include "oracles/reference/copy_facts.h"
@@ -585,14 +587,26 @@ class Execution {
 
   // ---- copies -------------------------------------------------------------------------------
 
-  // Writes region `region` (dst coords) of `dst_rank`'s destination from the issuer's source
-  // slice, shifted by `shift` along dim `shift_dim` of the slice.
+  // Row-major strides of a shape of at most limits::kMaxRank dims, without an allocation.
+  using Strides = std::array<std::int64_t, limits::kMaxRank>;
+  static Strides strides_of(const Shape& shape) {
+    Strides st{};
+    std::int64_t acc = 1;
+    for (std::size_t i = shape.size(); i-- > 0;) {
+      st[i] = acc;
+      acc *= shape[i];
+    }
+    return st;
+  }
+
+  // The input's bytes, filled once per prediction.
   const std::vector<std::uint8_t>& input_bytes(const ArraySpec& a) {
     auto it = inputs_.find(&a);
     if (it == inputs_.end()) it = inputs_.emplace(&a, fill_bytes(a)).first;
     return it->second;
   }
   std::map<const ArraySpec*, std::vector<std::uint8_t>> inputs_;
+  std::map<const CopyFacts*, bool> bulk_;  // bulk_path per copy, worked out on its first issue
 
   // Writes region `region` (dst coords) of `dst_rank`'s destination from the issuer's source
   // slice, shifted by `shift` along dst dim `shift_dim`. Elements outside the source array are
@@ -605,15 +619,15 @@ class Execution {
     const std::vector<std::uint8_t>& src = input_bytes(*f.src);
     const int bits = static_cast<int>(f.bits_per_element);
     // Leading integer indices of dst select a sub-block of the allocation.
-    const auto alloc_strides = row_major_strides(f.dst->shape);
+    const Strides alloc_strides = strides_of(f.dst->shape);
     std::int64_t d_base = 0;
     for (std::size_t k = 0; k < f.copy->dst_index.size(); ++k)
       d_base += f.copy->dst_index[k] * alloc_strides[k];
-    const auto dst_strides = row_major_strides(f.dst_shape);
-    const auto src_strides = row_major_strides(f.src->shape);
+    const Strides dst_strides = strides_of(f.dst_shape);
+    const Strides src_strides = strides_of(f.src->shape);
     // Per dst dim: the source dim's stride, size and the source index of the region's first row.
     const std::size_t rank = region.size();
-    std::vector<std::int64_t> s_stride(rank), s_size(rank), s_first(rank), box(rank);
+    Strides s_stride{}, s_size{}, s_first{}, box{};
     std::int64_t s_const = 0;
     bool const_in_bounds = true;
     std::size_t k = 0;
@@ -642,7 +656,7 @@ class Execution {
     };
     const std::size_t last = rank - 1;
     const std::int64_t n = box[last];
-    std::vector<std::int64_t> c(rank, 0);
+    Strides c{};
     while (true) {
       std::int64_t s = s_const;
       std::int64_t d = d_base;
@@ -750,7 +764,9 @@ class Execution {
     for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
       if (f.src->shape[i] == 1 && slice.size[i] <= 1) slice.start[i] = 0;
     }
-    const bool bulk = bulk_path(f, tma_shape(f));
+    auto cached = bulk_.find(&f);
+    if (cached == bulk_.end()) cached = bulk_.emplace(&f, bulk_path(f, tma_shape(f))).first;
+    const bool bulk = cached->second;
     const std::int64_t i = group_index(mesh_, f.dims, th.rank);
 
     if (f.leader && f.n == 2) {
