@@ -8,9 +8,17 @@ namespace {
 
 constexpr std::int64_t kMaterialiseBytes = std::int64_t{4} << 20;
 
-bool same_contents(const ArraySpec& a, const ArraySpec& b) {
-  return a.shape == b.shape && a.dtype == b.dtype && a.fill.pattern == b.fill.pattern &&
-         a.fill.seed == b.fill.seed && a.fill.value == b.fill.value;
+// What decides an array's contents, as bytes: its dtype, fill and shape.
+std::string contents_key(const ArraySpec& a) {
+  std::string key;
+  key.reserve(3 + 2 * sizeof(std::int64_t) + a.shape.size() * sizeof(std::int64_t));
+  key.push_back(static_cast<char>(a.dtype));
+  key.push_back(static_cast<char>(a.fill.pattern));
+  const auto put = [&](auto v) { key.append(reinterpret_cast<const char*>(&v), sizeof(v)); };
+  put(a.fill.seed);
+  put(a.fill.value);
+  for (const std::int64_t d : a.shape) put(d);
+  return key;
 }
 
 }  // namespace
@@ -29,17 +37,18 @@ std::uint64_t GmemArray::element(std::int64_t i) const {
 GmemArray GmemInputCache::array(const ArraySpec& spec) {
   const std::int64_t bytes = packed_bytes(element_count(spec.shape), spec.dtype);
   if (bytes > kMaterialiseBytes) return GmemArray(spec, nullptr);
-  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-    if (same_contents(it->spec, spec)) {
-      entries_.splice(entries_.begin(), entries_, it);
-      return GmemArray(spec, entries_.front().bytes);
-    }
+  std::string key = contents_key(spec);
+  if (const auto found = index_.find(key); found != index_.end()) {
+    entries_.splice(entries_.begin(), entries_, found->second);
+    return GmemArray(spec, entries_.front().bytes);
   }
   entries_.push_front(
-      Entry{spec, std::make_shared<const std::vector<std::uint8_t>>(fill_bytes(spec))});
+      Entry{key, std::make_shared<const std::vector<std::uint8_t>>(fill_bytes(spec))});
+  index_.emplace(std::move(key), entries_.begin());
   held_ += bytes;
   while (held_ > budget_ && entries_.size() > 1) {
     held_ -= static_cast<std::int64_t>(entries_.back().bytes->size());
+    index_.erase(entries_.back().key);
     entries_.pop_back();
   }
   return GmemArray(spec, entries_.front().bytes);

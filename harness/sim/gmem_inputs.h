@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <list>
 #include <memory>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "harness/core/case.h"
@@ -38,10 +40,11 @@ class GmemInputCache {
 
  private:
   struct Entry {
-    ArraySpec spec;
+    std::string key;  // shape, dtype and fill: what decides the contents
     std::shared_ptr<const std::vector<std::uint8_t>> bytes;
   };
   std::list<Entry> entries_;  // most recently used first
+  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
   std::int64_t budget_;
   std::int64_t held_ = 0;
 };
