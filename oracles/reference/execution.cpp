@@ -241,6 +241,10 @@ class Execution {
             allocs_[a.name] = &a;
             if (a.kind == AllocKind::kSmem) {
               smem_offset_[a.name] = off;
+              // The layout advances by prod(shape) * bits // 8, as the lowering computes it (0 for
+              // a single int4); the memory modelled still holds the buffer's packed bytes.
+              smem_size_ =
+                  std::max(smem_size_, off + packed_bytes(element_count(a.shape), a.dtype));
               off += align_up(element_count(a.shape) * dtype_bits(a.dtype) / 8, kSmemAlignment);
             } else if (a.kind == AllocKind::kBarrier || a.kind == AllocKind::kClusterBarrier) {
               auto& pool = pools[slot_key(a)];
