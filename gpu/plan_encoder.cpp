@@ -124,7 +124,9 @@ class Encoder {
         const auto& info = p_.buffers[b];
         if (info.smem_offset < 0 || info.bytes < 0 ||
             info.smem_offset + info.bytes > p_.smem_scratch_bytes) {
-          return fail("a buffer outside the SMEM scratch area");
+          return fail(
+              "an SMEM buffer that the layout gives fewer bytes than it holds (prod(shape) * "
+              "bits // 8 rounds an odd int4 count down), or one outside the scratch area");
         }
         buffer_result_.push_back(offset_);
         e_.buffer_meta.push_back(BufferMeta{

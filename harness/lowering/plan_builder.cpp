@@ -69,11 +69,9 @@ class PlanBuilder {
       plan_.barrier_records.push_back(r);
     }
     for (const KernelIr::Buffer& b : ir_.buffers) {
-      const std::int64_t bytes = packed_bytes(element_count(b.alloc->shape), b.alloc->dtype);
-      plan_.buffers.push_back(BufferInfo{intern(b.alloc->name), b.smem_offset, bytes});
-      // The layout gives prod(shape) * bits // 8 bytes (0 for a single int4); the arena the
-      // executors allocate still holds every buffer's packed bytes.
-      plan_.smem_scratch_bytes = std::max(plan_.smem_scratch_bytes, b.smem_offset + bytes);
+      plan_.buffers.push_back(
+          BufferInfo{intern(b.alloc->name), b.smem_offset,
+                     packed_bytes(element_count(b.alloc->shape), b.alloc->dtype)});
     }
     for (const IrScope& s : ir_.scopes) {
       ScopeInfo info;

@@ -99,12 +99,20 @@ class Simulation {
 
   // ---- kernel start: SMEM, mbarrier.init, inputs, outputs --------------------------------------
 
+  // The layout's scratch area, or more where a buffer holds more packed bytes than the layout
+  // gives it (prod(shape) * bits // 8 rounds an odd int4 count down: int4[1] gets 0 bytes).
+  std::int64_t arena_bytes() const {
+    std::int64_t bytes = plan_.smem_scratch_bytes;
+    for (const auto& b : plan_.buffers) bytes = std::max(bytes, b.smem_offset + b.bytes);
+    return bytes;
+  }
+
   void start() {
     ctas_.resize(static_cast<std::size_t>(plan_.num_ctas));
     for (std::size_t rank = 0; rank < ctas_.size(); ++rank) {
       Cta& cta = ctas_[rank];
       cta.smem = &memory_.smem(static_cast<std::int64_t>(rank));
-      cta.smem->reset(plan_.smem_scratch_bytes);
+      cta.smem->reset(arena_bytes());
       cta.mbarriers.resize(plan_.mbarriers.size());
       for (std::size_t i = 0; i < plan_.mbarriers.size(); ++i) {
         const std::int64_t count = plan_.mbarriers[i].arrival_count;
