@@ -852,26 +852,50 @@ class Execution {
                           a->shape.end());
     const ResolvedSlice slice =
         resolve_slice(out->shape, cp.dst_index, [](const std::string&) { return 0; });
-    const auto src_strides = row_major_strides(src_shape);
-    const auto out_strides = row_major_strides(out->shape);
+    const Strides src_strides = strides_of(src_shape);
+    const Strides out_strides = strides_of(out->shape);
     View dst{&outputs_.at(out->name), 0, out->dtype};
-    for_each_coord(src_shape, [&](const std::vector<std::int64_t>& co) {
-      std::int64_t s = base;
-      std::int64_t d = 0;
-      std::size_t k = 0;
-      for (std::size_t i = 0; i < out->shape.size(); ++i) {
-        std::int64_t idx = slice.start[i];
-        if (slice.size[i] != 0) {
-          idx += co[k];
-          s += co[k] * src_strides[k];
-          ++k;
-        }
-        d += idx * out_strides[i];
-      }
+    auto& written = written_.at(out->name);
+    // The output offset of the source's origin, and the output stride each source dim runs along.
+    const std::size_t rank = src_shape.size();
+    Strides along{};
+    std::int64_t d0 = 0;
+    for (std::size_t i = 0, k = 0; i < out->shape.size(); ++i) {
+      d0 += slice.start[i] * out_strides[i];
+      if (slice.size[i] != 0 && k < rank) along[k++] = out_strides[i];
+    }
+    const auto element = [&](std::int64_t s, std::int64_t d) {
       const bool undefined = src.undefined(s);
       dst.store(d, src.load(s), undefined);
-      written_.at(out->name)[static_cast<std::size_t>(d)] = !undefined;
-    });
+      written[static_cast<std::size_t>(d)] = !undefined;
+    };
+    if (rank == 0) {
+      element(base, d0);
+      return;
+    }
+    for (const std::int64_t n : src_shape) {
+      if (n == 0) return;
+    }
+    // Rows along the last source dim, visited in row-major order.
+    const std::size_t last = rank - 1;
+    Strides co{};
+    while (true) {
+      std::int64_t s = base;
+      std::int64_t d = d0;
+      for (std::size_t j = 0; j < last; ++j) {
+        s += co[j] * src_strides[j];
+        d += co[j] * along[j];
+      }
+      for (std::int64_t e = 0; e < src_shape[last]; ++e) element(s + e, d + e * along[last]);
+      std::size_t j = last;
+      while (j > 0) {
+        --j;
+        if (++co[j] < src_shape[j]) break;
+        co[j] = 0;
+        if (j == 0) return;
+      }
+      if (last == 0) return;
+    }
   }
 
   // ---- barrier ops ---------------------------------------------------------------------------
