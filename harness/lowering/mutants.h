@@ -37,7 +37,8 @@ bool mutant_active(Mutant m);
 void set_active_mutant(Mutant m);
 inline constexpr bool kMutantsCompiled = true;
 #else
-constexpr bool mutant_active(Mutant) { return false; }
+// consteval: never emitted, so no build without mutants (not even -O0) carries the seam.
+consteval bool mutant_active(Mutant) { return false; }
 inline constexpr bool kMutantsCompiled = false;
 #endif
 
