@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "harness/campaign/campaign_state.h"
@@ -64,6 +65,7 @@ struct WorkerProcess {
   pid_t pid = -1;
   bool running = false;
   bool killed_for_hang = false;
+  bool killed_at_stop = false;  // still busy (a slow external executor) well after the budget
   std::int64_t last_heartbeat = -1;
   std::chrono::steady_clock::time_point last_progress;
   std::chrono::steady_clock::time_point started;
@@ -169,9 +171,15 @@ int Campaign::run(std::ostream& out, bool terminal) {
   };
 
   auto last_shown = start;
+  // At the budget's end a worker finishes its case; one still busy this long after (a slow
+  // external executor) is killed: its findings are on disk already, and its state from its last
+  // save (at most a second old) resumes it.
+  constexpr auto kStopGrace = std::chrono::seconds(10);
+  std::optional<std::chrono::steady_clock::time_point> stop_since;
   while (true) {
     if (g_interrupted || (deadline && std::chrono::steady_clock::now() >= *deadline))
       board->stop.store(1);
+    if (board->stop.load() && !stop_since) stop_since = std::chrono::steady_clock::now();
     bool any_running = false;
     for (std::int64_t w = 0; w < o.jobs; ++w) {
       WorkerProcess& p = workers[static_cast<std::size_t>(w)];
@@ -190,11 +198,30 @@ int Campaign::run(std::ostream& out, bool terminal) {
           ::kill(p.pid, SIGKILL);
           p.killed_for_hang = true;
         }
+        if (stop_since && now - *stop_since > kStopGrace && !p.killed_for_hang &&
+            !p.killed_at_stop) {
+          ::kill(p.pid, SIGKILL);
+          p.killed_at_stop = true;
+        }
         any_running = true;
         continue;
       }
       p.running = false;
       if (r < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) continue;
+      if (p.killed_at_stop) {
+        // Not a crash: the campaign stopped it. Its last saved state, with the board's counters.
+        WorkerState state = dir.load_worker(w);
+        if (state.next_index < started_from[static_cast<std::size_t>(w)].next_index) {
+          state = started_from[static_cast<std::size_t>(w)];
+        }
+        state.cases = board->slots[w].total_cases.load();
+        state.coverage = board->slots[w].coverage;
+        state.seconds =
+            base_seconds[static_cast<std::size_t>(w)] +
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - p.started).count();
+        dir.save_worker(state);
+        continue;
+      }
       // The worker died: report the case it was on, and start a new worker after that case.
       ++crashes;
       const WorkerSlot& slot = board->slots[w];

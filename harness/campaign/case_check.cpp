@@ -68,7 +68,8 @@ const Outcome& CaseCheck::prediction(const Case& c, Profile p, std::map<Profile,
 }
 
 std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCoverage* coverage,
-                                            std::optional<std::uint64_t> index) {
+                                            std::optional<std::uint64_t> index,
+                                            const std::string* only) {
   std::vector<Mismatch> out;
   std::map<Profile, Outcome> cache;
   if (executors_.empty()) {
@@ -79,6 +80,7 @@ std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCover
   }
   for (std::size_t k = 0; k < executors_.size(); ++k) {
     Executor& ex = *executors_[k];
+    if (only && ex.name() != *only) continue;
     const auto every = static_cast<std::uint64_t>(std::max<std::int64_t>(1, ex.sample_every()));
     if (index && *index % every != 0) continue;
     const Profile p = ex.profile();

@@ -50,8 +50,11 @@ class CaseCheck {
   // the reference's predictions in `coverage` when it is non-null.
   // With a case `index`, an executor whose sample_every() is n runs only when index % n == 0;
   // without one (shrinking, reports) every executor runs.
+  // With `only`, just the executor of that name runs (a shrink candidate needs only the
+  // executor whose signature it keeps: a slow JAX executor is not run on every candidate).
   std::vector<Mismatch> mismatches(const Case& c, generators::RuleCoverage* coverage = nullptr,
-                                   std::optional<std::uint64_t> index = std::nullopt);
+                                   std::optional<std::uint64_t> index = std::nullopt,
+                                   const std::string* only = nullptr);
   // Everything, for a finding's report.
   CaseReportFull full(const Case& c);
 

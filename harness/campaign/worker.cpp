@@ -68,10 +68,16 @@ void Worker::report(const std::string& signature, std::uint64_t index, const Cas
   if (config_.shrink) {
     const auto t0 = std::chrono::steady_clock::now();
     if (slot_) slot_->phase.store(kShrink, std::memory_order_relaxed);
+    // The executor the signature names (its last field); the others need not run per candidate.
+    const std::string executor = signature.substr(signature.rfind(':') + 1);
+    bool known = false;
+    for (const auto& name : check_.executor_names()) known = known || name == executor;
     CaseShrinker shrinker(
         [&](const Case& cand) {
           if (slot_) slot_->heartbeat.fetch_add(1, std::memory_order_relaxed);
-          return has_signature(check_.mismatches(cand), signature);
+          return has_signature(
+              check_.mismatches(cand, nullptr, std::nullopt, known ? &executor : nullptr),
+              signature);
         },
         config_.shrink_limits);
     Case shrunk = shrinker.shrink(generators::generate_shrinkable(config_.seed, index));

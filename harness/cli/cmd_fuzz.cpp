@@ -2,6 +2,7 @@
 // on every executor, disagreements deduplicated by signature, shrunk and written as case files;
 // summary.md and summary.json at the end. Exit 1 if any finding.
 #include <unistd.h>
+#include <algorithm>
 
 #include <iostream>
 
@@ -49,6 +50,9 @@ int cmd_fuzz(const Flags& flags) {
   }
   o.out = flags.out;
   o.executor_options = executor_options(flags);
+  // A worker is killed as hung only after an external executor has had its whole --timeout on
+  // one case (that executor reports the case as a timeout and is restarted; the worker goes on).
+  o.hang_seconds = std::max(o.hang_seconds, o.executor_options.case_timeout_seconds + 30);
   std::cout << "collfuzz fuzz: seed " << o.seed << ", reference vs ";
   if (o.executors.empty()) std::cout << "(no executor available: only the reference runs)";
   for (std::size_t i = 0; i < o.executors.size(); ++i)
