@@ -121,6 +121,10 @@ RC_GTEST_PROP(Properties, TheOrderOfCollectiveAxesDoesNotChangeTheOutcome, ()) {
   const auto a = mosaic_outcomes(c);
   const auto b = mosaic_outcomes(r);
   for (std::size_t k = 0; k < a.size(); ++k) {
+    // An executor that could not run one of the two (unavailable) proves nothing either way.
+    if (a[k].second.kind == OutcomeKind::kUnavailable ||
+        b[k].second.kind == OutcomeKind::kUnavailable)
+      continue;
     const Verdict v = compare(c, a[k].second, b[k].second, DiagnosticLevel::kRule);
     check(v.agrees(), "axis_order_" + a[k].first, c, verdict_text(v));
   }
@@ -137,6 +141,10 @@ RC_GTEST_PROP(Properties, RenamingAxesChangesOnlyTheNamesInMessages, ()) {
   const auto a = mosaic_outcomes(c);
   const auto b = mosaic_outcomes(r);
   for (std::size_t k = 0; k < a.size(); ++k) {
+    // An executor that could not run one of the two (unavailable) proves nothing either way.
+    if (a[k].second.kind == OutcomeKind::kUnavailable ||
+        b[k].second.kind == OutcomeKind::kUnavailable)
+      continue;
     const Verdict v = compare(c, a[k].second, b[k].second, DiagnosticLevel::kRule);
     check(v.agrees(), "axis_renaming_" + a[k].first, c, verdict_text(v));
     if (a[k].second.diagnostic && b[k].second.diagnostic) {
