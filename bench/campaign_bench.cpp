@@ -14,6 +14,7 @@
 #include "harness/campaign/campaign_options.h"
 #include "harness/campaign/case_check.h"
 #include "harness/campaign/worker.h"
+#include "harness/core/allocator.h"
 #include "oracles/reference/reference.h"
 
 namespace collfuzz::campaign {
@@ -48,7 +49,8 @@ void run_campaign(benchmark::State& state, std::vector<std::unique_ptr<Executor>
     ws = worker.run(ws);
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
-  state.SetLabel("reference vs " + std::to_string(check.executors().size()) + " executor(s)");
+  state.SetLabel("reference vs " + std::to_string(check.executors().size()) + " executor(s), " +
+                 allocator_name());
 }
 
 // `collfuzz fuzz --executors reference,sim`: the target (10,000 cases/s on one core).
@@ -94,5 +96,3 @@ BENCHMARK(BM_Simulator)->MinTime(2.0);
 
 }  // namespace
 }  // namespace collfuzz::campaign
-
-BENCHMARK_MAIN();

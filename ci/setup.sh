@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs what collfuzz needs to build on a fresh Debian machine (idempotent): the compilers,
 # CMake and Ninja, and the libraries from Debian's packages (nlohmann-json, CLI11, GoogleTest,
-# RapidCheck, Google Benchmark). Run as root, or with sudo available.
+# RapidCheck, Google Benchmark, mimalloc). Run as root, or with sudo available.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ clang clang-format libclang-rt-dev libgtest-dev libgmock-dev librapidcheck-dev
-          libbenchmark-dev nlohmann-json3-dev libcli11-dev)
+          libbenchmark-dev nlohmann-json3-dev libcli11-dev libmimalloc-dev)
 
 missing=()
 for p in "${packages[@]}"; do

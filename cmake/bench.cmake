@@ -3,9 +3,9 @@
 if(COLLFUZZ_BUILD_BENCH)
   find_package(benchmark QUIET)
   if(benchmark_FOUND)
-    add_executable(collfuzz_bench bench/bench_cases.cpp bench/families.cpp)
+    add_executable(collfuzz_bench bench/bench_cases.cpp bench/families.cpp bench/bench_main.cpp)
     target_link_libraries(collfuzz_bench PRIVATE collfuzz_oracles collfuzz_sim benchmark::benchmark
-                                                 benchmark::benchmark_main collfuzz_warnings)
+                                                 collfuzz_warnings)
   else()
     message(STATUS "Google Benchmark not found: bench/ is not built")
   endif()

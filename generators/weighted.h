@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -37,8 +39,10 @@ rc::Gen<T> weighted_element(std::vector<std::pair<std::size_t, T>> choices) {
     weights.push_back(w);
     values.push_back(std::move(v));
   }
+  // Shared, not captured by value: RapidCheck copies a mapper into every shrinkable it makes.
   return rc::gen::map(detail::weighted_index(std::move(weights)),
-                      [values = std::move(values)](std::size_t i) { return values[i]; });
+                      [values = std::make_shared<const std::vector<T>>(std::move(values))](
+                          std::size_t i) { return (*values)[i]; });
 }
 
 template <typename T>
@@ -50,7 +54,8 @@ rc::Gen<T> weighted_one_of(std::vector<std::pair<std::size_t, rc::Gen<T>>> choic
     gens.push_back(std::move(g));
   }
   return rc::gen::mapcat(detail::weighted_index(std::move(weights)),
-                         [gens = std::move(gens)](std::size_t i) { return gens[i]; });
+                         [gens = std::make_shared<const std::vector<rc::Gen<T>>>(std::move(gens))](
+                             std::size_t i) { return (*gens)[i]; });
 }
 
 // True with `percent` % probability; shrinks to false.

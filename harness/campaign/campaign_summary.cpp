@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "harness/core/allocator.h"
 #include "harness/runner/atomic_file.h"
 
 namespace collfuzz::campaign {
@@ -35,6 +36,7 @@ nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
   j["seed"] = o.seed;
   j["executors"] = o.executors;
   j["jobs"] = o.jobs;
+  j["allocator"] = allocator_name();  // this process's: figures from two machines compare with it
   j["budget"] = {{"seconds", o.seconds}, {"cases", o.cases}};
   j["cases"] = t.cases;
   j["seconds"] = t.seconds;
@@ -71,6 +73,7 @@ std::string summary_markdown(const nlohmann::json& s) {
   md += "| cases run | " + std::to_string(s["cases"].get<std::int64_t>()) + " |\n";
   md += "| seconds | " + fixed(s["seconds"].get<double>(), 1) + " |\n";
   md += "| cases/s | " + fixed(s["cases_per_second"].get<double>(), 0) + " |\n";
+  if (s.contains("allocator")) md += "| allocator | " + s["allocator"].get<std::string>() + " |\n";
   const auto& cov = s["coverage"];
   md += "| rule coverage | " + std::to_string(cov["rules_hit"].get<std::size_t>()) + " of " +
         std::to_string(cov["rules_total"].get<std::size_t>()) +
