@@ -210,7 +210,6 @@ class Execution {
   std::vector<std::int64_t> slot_base_;
   std::int64_t slot_base_total_ = 0;
   std::map<const Op*, CopyFacts> copies_;
-  std::map<const Op*, std::map<std::string, const Alloc*>> op_scope_;
 
   std::vector<Cta> ctas_;
   std::vector<Thread> threads_;
@@ -273,7 +272,6 @@ class Execution {
     };
     walk(c_.program, 0);
     walk_program(c_.program, [&](const Op& op, const Scope& scope) {
-      op_scope_[&op] = scope.allocs;
       if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
         CopyFacts f = copy_facts(op, *cp, c_, scope);
         if (mosaic_) resolve_collective(f, mesh_);  // interpret mode ignores collective axes
@@ -864,6 +862,7 @@ class Execution {
       d0 += slice.start[i] * out_strides[i];
       if (slice.size[i] != 0 && k < rank) along[k++] = out_strides[i];
     }
+    const int bits = dtype_bits(out->dtype);
     const auto element = [&](std::int64_t s, std::int64_t d) {
       const bool undefined = src.undefined(s);
       dst.store(d, src.load(s), undefined);
@@ -886,7 +885,18 @@ class Execution {
         s += co[j] * src_strides[j];
         d += co[j] * along[j];
       }
-      for (std::int64_t e = 0; e < src_shape[last]; ++e) element(s + e, d + e * along[last]);
+      const std::int64_t n = src_shape[last];
+      if (bits >= 8 && dtype_bits(a->dtype) == bits && along[last] == 1 && !src.mem->any_undef) {
+        // A row of whole bytes, every one defined: one copy.
+        const std::int64_t w = bits / 8;
+        std::memcpy(dst.mem->bytes.data() + d * w, src.mem->bytes.data() + src.offset + s * w,
+                    static_cast<std::size_t>(n * w));
+        std::fill_n(dst.mem->undef.begin() + static_cast<std::ptrdiff_t>(d * w), n * w,
+                    std::uint8_t{0});
+        std::fill_n(written.begin() + static_cast<std::ptrdiff_t>(d), n, true);
+      } else {
+        for (std::int64_t e = 0; e < n; ++e) element(s + e, d + e * along[last]);
+      }
       std::size_t j = last;
       while (j > 0) {
         --j;
