@@ -24,6 +24,7 @@ enum class SrcLayout : std::uint8_t {
   kPerCta,             // the leading dim holds one slice per index of an axis (dynamic start)
   kPartlyOutOfBounds,  // a dynamic start that runs past the end for axis index >= 1
   kWhollyOutOfBounds,  // a dynamic start that lies past the end for axis index >= 1
+  kSqueezedSecond,     // the array has an extra dim after its first, indexed with an integer
 };
 
 // A deliberate mistake in the source shape (copy.src_shape).

@@ -50,7 +50,9 @@ Mesh build_mesh(MeshChoice d, bool clean) {
     if (d.names != NameVariant::kReversed) d.names = NameVariant::kPlain;
     if (d.threads != ThreadVariant::kBoth) d.threads = ThreadVariant::kNone;
     if (d.num_threads > 8) d.num_threads = 2;
-    d.thread_name = std::min<std::size_t>(d.thread_name, 1);
+    // A thread axis named like the first cluster axis stays: the compiler accepts the mesh
+    // (interpret mode does not), and a PARTITIONED copy over that name reaches
+    // launch_context.partitioned.size_divides only from an otherwise clean case.
     if (d.grid != GridVariant::kOne && d.grid != GridVariant::kTwo) d.grid = GridVariant::kNone;
     if (d.cluster.size() > 3) d.cluster.resize(3);
     std::int64_t product = 1;

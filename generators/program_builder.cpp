@@ -140,6 +140,9 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
   Shape dst = resolve_shape(plan.shape, plan.dtype, split,
                             std::clamp<std::int64_t>(budget, 512, 64 * 1024));
   if (clean_) align_for_acceptance(dst, plan.dtype, split, mode);
+  // cp.async keeps a squeezed dim where it is: one after a leading 1 passes the squeezed-dims
+  // assert and reaches launch_context.cp_async.squeeze_leading.
+  if (cp_async && plan.layout == SrcLayout::kSqueezedSecond) dst.front() = 1;
   const auto rank = static_cast<std::int64_t>(dst.size());
   std::int64_t partition_axis = 0;
   switch (plan.partition_axis) {
@@ -215,6 +218,16 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
       at.kind = IndexEntry::Kind::kAt;
       at.at = 1;
       index.push_back(at);
+      break;
+    }
+    case SrcLayout::kSqueezedSecond: {
+      in.shape.insert(in.shape.begin() + 1, 2);
+      index.push_back(whole_dim(slice.front()));
+      IndexEntry at;
+      at.kind = IndexEntry::Kind::kAt;
+      at.at = 1;
+      index.push_back(at);
+      for (std::size_t i = 1; i < slice.size(); ++i) index.push_back(whole_dim(slice[i]));
       break;
     }
     case SrcLayout::kMinorSlice: {

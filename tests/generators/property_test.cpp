@@ -191,6 +191,17 @@ RC_GTEST_PROP(Properties, TheBytesReceivedAcrossAMulticastGroupAreNTimesTheChunk
   Case mc = c;
   const CopyGmemToSmem* cp = first_copy(mc);
   RC_PRE(cp && cp->collective_axes.has_value());
+  // Under a thread axis named like a cluster axis the builder cannot guard the issue by thread
+  // index (the name reads the cluster axis): every Pallas thread issues the copy, and each CTA
+  // receives the group's bytes once per thread.
+  const bool shadowed =
+      c.mesh.thread_name &&
+      std::any_of(c.mesh.cluster_names.begin(), c.mesh.cluster_names.end(),
+                  [&](const AxisName& a) { return a == AxisName::plain(*c.mesh.thread_name); });
+  RC_PRE(!shadowed);
+  // Repeated cluster names: the multicast mask spreads past the group (docs/jax-divergences.md).
+  RC_PRE(std::set<AxisName>(c.mesh.cluster_names.begin(), c.mesh.cluster_names.end()).size() ==
+         c.mesh.cluster_names.size());
   std::int64_t n = 1;
   for (std::size_t i = 0; i < c.mesh.cluster.size() && i < c.mesh.cluster_names.size(); ++i)
     n *= c.mesh.cluster[i];
