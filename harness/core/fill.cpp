@@ -245,4 +245,28 @@ std::vector<std::uint8_t> fill_bytes(const ArraySpec& a) {
   return out;
 }
 
+std::shared_ptr<const std::vector<std::uint8_t>> shared_fill_bytes(const ArraySpec& a) {
+  constexpr std::int64_t kMaxBytes = std::int64_t{4} << 20;
+  constexpr std::size_t kKept = 8;
+  struct Kept {
+    DType dtype;
+    Fill fill;
+    Shape shape;
+    std::shared_ptr<const std::vector<std::uint8_t>> bytes;
+  };
+  thread_local std::array<Kept, kKept> kept{};
+  thread_local std::size_t next = 0;
+  for (const Kept& k : kept) {
+    if (k.bytes && k.dtype == a.dtype && k.fill.pattern == a.fill.pattern &&
+        k.fill.seed == a.fill.seed && k.fill.value == a.fill.value && k.shape == a.shape)
+      return k.bytes;
+  }
+  auto bytes = std::make_shared<const std::vector<std::uint8_t>>(fill_bytes(a));
+  if (static_cast<std::int64_t>(bytes->size()) <= kMaxBytes) {
+    kept[next] = Kept{a.dtype, a.fill, a.shape, bytes};
+    next = (next + 1) % kKept;
+  }
+  return bytes;
+}
+
 }  // namespace collfuzz

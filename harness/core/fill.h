@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "harness/core/case.h"
@@ -16,6 +17,10 @@ std::uint64_t fill_element_bits(const ArraySpec& a, std::int64_t i);
 
 // The whole array, packed: little-endian elements; int4/uint4 two per byte, low nibble first.
 std::vector<std::uint8_t> fill_bytes(const ArraySpec& a);
+
+// The same bytes, shared: the last few arrays of at most 4 MiB filled on this thread are kept, so
+// that the reference and an executor checking the same case fill each input once.
+std::shared_ptr<const std::vector<std::uint8_t>> shared_fill_bytes(const ArraySpec& a);
 
 // Reading and writing one element of a packed buffer.
 std::uint64_t load_element(const std::vector<std::uint8_t>& buf, DType dtype, std::int64_t i);

@@ -42,8 +42,7 @@ GmemArray GmemInputCache::array(const ArraySpec& spec) {
     entries_.splice(entries_.begin(), entries_, found->second);
     return GmemArray(spec, entries_.front().bytes);
   }
-  entries_.push_front(
-      Entry{key, std::make_shared<const std::vector<std::uint8_t>>(fill_bytes(spec))});
+  entries_.push_front(Entry{key, shared_fill_bytes(spec)});
   index_.emplace(std::move(key), entries_.begin());
   held_ += bytes;
   while (held_ > budget_ && entries_.size() > 1) {

@@ -604,10 +604,10 @@ class Execution {
   // The input's bytes, filled once per prediction.
   const std::vector<std::uint8_t>& input_bytes(const ArraySpec& a) {
     auto it = inputs_.find(&a);
-    if (it == inputs_.end()) it = inputs_.emplace(&a, fill_bytes(a)).first;
-    return it->second;
+    if (it == inputs_.end()) it = inputs_.emplace(&a, shared_fill_bytes(a)).first;
+    return *it->second;
   }
-  std::map<const ArraySpec*, std::vector<std::uint8_t>> inputs_;
+  std::map<const ArraySpec*, std::shared_ptr<const std::vector<std::uint8_t>>> inputs_;
   std::map<const CopyFacts*, bool> bulk_;  // bulk_path per copy, worked out on its first issue
 
   // Writes region `region` (dst coords) of `dst_rank`'s destination from the issuer's source
