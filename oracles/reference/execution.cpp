@@ -653,8 +653,30 @@ class Execution {
         mosaic_ && (ck_.arch_major() < 9 || (bulk && f.copy->oob_mode != OobMode::kZeros))
             ? Oob::kUndefined
             : Oob::kZero;
+    const int dst_bits = dtype_bits(dst.dtype);
+    const bool same_width = dst_bits == bits && dtype_bits(f.src->dtype) == bits;
+    std::uint8_t* const dbytes = dst.mem->bytes.data() + dst.offset;
+    std::uint8_t* const dundef = dst.mem->undef.data() + dst.offset;
+    // A run of n zero elements from element d, all marked alike.
     const auto out_of_bounds = [&](std::int64_t d, std::int64_t n) {
-      for (std::int64_t e = 0; e < n; ++e) dst.store(d + e, 0, oob == Oob::kUndefined);
+      if (n <= 0) return;
+      const bool undefined = oob == Oob::kUndefined;
+      dst.mem->any_undef = dst.mem->any_undef || undefined;
+      if (same_width && bits >= 8) {
+        const std::int64_t w = bits / 8;
+        std::memset(dbytes + d * w, 0, static_cast<std::size_t>(n * w));
+        std::memset(dundef + d * w, undefined ? 1 : 0, static_cast<std::size_t>(n * w));
+        return;
+      }
+      for (std::int64_t e = d; e < d + n; ++e) {
+        if (same_width && bits == 4) {  // View::store's nibble, inline
+          std::uint8_t& b = dbytes[e / 2];
+          b = (e % 2) ? static_cast<std::uint8_t>(b & 0x0F) : static_cast<std::uint8_t>(b & 0xF0);
+          if (undefined) dundef[e / 2] = 1;
+        } else {
+          dst.store(e, 0, undefined);
+        }
+      }
     };
     const std::size_t last = rank - 1;
     const std::int64_t n = box[last];
@@ -686,6 +708,17 @@ class Execution {
           std::memcpy(dst.mem->bytes.data() + to, src.data() + from, len);
           std::fill_n(dst.mem->undef.begin() + static_cast<std::ptrdiff_t>(to), len,
                       std::uint8_t{0});
+        } else if (same_width && bits == 4) {  // nibbles, as View::store writes them
+          const std::int64_t stride = s_stride[last];
+          for (std::int64_t e = lo; e < hi; ++e) {
+            const std::int64_t si = s + (first + e) * stride;
+            const auto nib = static_cast<std::uint8_t>(
+                (src[static_cast<std::size_t>(si / 2)] >> (si % 2 ? 4 : 0)) & 0xF);
+            const std::int64_t di = d + e;
+            std::uint8_t& b = dbytes[di / 2];
+            b = (di % 2) ? static_cast<std::uint8_t>((b & 0x0F) | (nib << 4))
+                         : static_cast<std::uint8_t>((b & 0xF0) | nib);
+          }
         } else {
           for (std::int64_t e = lo; e < hi; ++e) {
             dst.store(d + e, load_element(src, f.src->dtype, s + (first + e) * s_stride[last]),
@@ -886,14 +919,36 @@ class Execution {
         d += co[j] * along[j];
       }
       const std::int64_t n = src_shape[last];
-      if (bits >= 8 && dtype_bits(a->dtype) == bits && along[last] == 1 && !src.mem->any_undef) {
+      const std::int64_t w = bits / 8;
+      const auto row_defined = [&] {
+        if (!src.mem->any_undef) return true;
+        const auto first_byte = src.mem->undef.begin() + src.offset + s * w;
+        return std::find(first_byte, first_byte + n * w, std::uint8_t{1}) == first_byte + n * w;
+      };
+      if (bits >= 8 && dtype_bits(a->dtype) == bits && along[last] == 1 && row_defined()) {
         // A row of whole bytes, every one defined: one copy.
-        const std::int64_t w = bits / 8;
         std::memcpy(dst.mem->bytes.data() + d * w, src.mem->bytes.data() + src.offset + s * w,
                     static_cast<std::size_t>(n * w));
         std::fill_n(dst.mem->undef.begin() + static_cast<std::ptrdiff_t>(d * w), n * w,
                     std::uint8_t{0});
         std::fill_n(written.begin() + static_cast<std::ptrdiff_t>(d), n, true);
+      } else if (bits == 4 && dtype_bits(a->dtype) == 4) {  // nibbles: element(), inline
+        const std::uint8_t* sb = src.mem->bytes.data() + src.offset;
+        const std::uint8_t* su = src.mem->undef.data() + src.offset;
+        for (std::int64_t e = 0; e < n; ++e) {
+          const std::int64_t si = s + e;
+          const std::int64_t di = d + e * along[last];
+          const auto nib = static_cast<std::uint8_t>((sb[si / 2] >> (si % 2 ? 4 : 0)) & 0xF);
+          const bool undefined = su[si / 2] != 0;
+          std::uint8_t& b = dst.mem->bytes[static_cast<std::size_t>(di / 2)];
+          b = (di % 2) ? static_cast<std::uint8_t>((b & 0x0F) | (nib << 4))
+                       : static_cast<std::uint8_t>((b & 0xF0) | nib);
+          if (undefined) {
+            dst.mem->undef[static_cast<std::size_t>(di / 2)] = 1;
+            dst.mem->any_undef = true;
+          }
+          written[static_cast<std::size_t>(di)] = !undefined;
+        }
       } else {
         for (std::int64_t e = 0; e < n; ++e) element(s + e, d + e * along[last]);
       }
