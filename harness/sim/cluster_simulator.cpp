@@ -391,6 +391,34 @@ class Simulation {
       strides[k] = stride;
       stride *= s.slice.dims[k];
     }
+    // The innermost sliced dim: SMEM runs along it; when it is the array's last dim, so does the
+    // output, and a row of whole bytes moves at once.
+    int inner = -1;
+    for (int k = s.slice.rank - 1; k >= 0 && inner < 0; --k) {
+      if (s.slice.size[k] != 0) inner = k;
+    }
+    if (bits >= 8 && inner >= 0 && inner == s.slice.rank - 1) {
+      const std::int64_t row = s.slice.size[inner];
+      const std::int64_t w = bits / 8;
+      for (std::int64_t j = 0; j < s.elements; j += row) {
+        std::int64_t rem = j;
+        std::int64_t index = 0;
+        for (int k = s.slice.rank - 1; k >= 0; --k) {
+          std::int64_t c = s.slice.start[k];
+          if (s.slice.size[k] != 0) {
+            c += rem % s.slice.size[k];
+            rem /= s.slice.size[k];
+          }
+          index += c * strides[k];
+        }
+        std::memcpy(out.bytes.data() + index * w, src + j * w, static_cast<std::size_t>(row * w));
+        for (std::int64_t e = 0; e < row; ++e) {
+          out.written[static_cast<std::size_t>(index + e)] =
+              cta.smem->undefined(s.smem_offset + (j + e) * w) ? 0 : 1;
+        }
+      }
+      return;
+    }
     for (std::int64_t j = 0; j < s.elements; ++j) {
       std::int64_t rem = j;
       std::int64_t index = 0;
