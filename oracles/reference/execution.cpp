@@ -182,7 +182,7 @@ class Execution {
       m.reset(static_cast<std::size_t>(packed_bytes(element_count(out.shape), out.dtype)));
       std::fill(m.bytes.begin(), m.bytes.end(), std::uint8_t{0});
       outputs_[out.name] = std::move(m);
-      written_[out.name].assign(static_cast<std::size_t>(element_count(out.shape)), false);
+      written_[out.name].assign(static_cast<std::size_t>(element_count(out.shape)), 0);
     }
     for (std::int64_t r = 0; r < nctas; ++r) {
       for (std::int64_t t = 0; t < mesh_.num_threads(); ++t) {
@@ -214,7 +214,7 @@ class Execution {
   std::vector<Cta> ctas_;
   std::vector<Thread> threads_;
   std::map<std::string, Memory> outputs_;
-  std::map<std::string, std::vector<bool>> written_;
+  std::map<std::string, std::vector<std::uint8_t>> written_;  // per output element: 1 written
 
   // ---- static layout ---------------------------------------------------------------------
 
@@ -426,13 +426,15 @@ class Execution {
     return x.barrier_records[it->second];
   }
 
+  static void note_state(BarrierKeyRecord& r, const BarrierModel& b) {
+    r.count = b.count();
+    r.pending = b.pending();
+    r.tx = b.tx();
+  }
   void note_state(std::int64_t rank, const std::string& name, std::int64_t index) {
     BarrierKeyRecord& r = record(rank, name, index);
     if (mosaic_) {
-      const BarrierModel& b = barrier(rank, name, index);
-      r.count = b.count();
-      r.pending = b.pending();
-      r.tx = b.tx();
+      note_state(r, barrier(rank, name, index));
     } else {
       const InterpretBarrier& b = ibarrier(rank, name, index);
       r.count = b.num_arrivals();
@@ -447,14 +449,16 @@ class Execution {
     r.counters.arrivals += arrivals;
     r.counters.armed += bytes;
     if (mosaic_) {
-      r.counters.phases += barrier(rank, name, index).arrive(arrivals, bytes);
-    } else {
-      for (std::int64_t k = 0; k < arrivals; ++k) {
-        bool completed = false;
-        const auto violation = ibarrier(rank, name, index).arrive(completed);
-        r.counters.phases += completed ? 1 : 0;
-        if (violation) raise(*violation, where);
-      }
+      BarrierModel& b = barrier(rank, name, index);
+      r.counters.phases += b.arrive(arrivals, bytes);
+      note_state(r, b);
+      return;
+    }
+    for (std::int64_t k = 0; k < arrivals; ++k) {
+      bool completed = false;
+      const auto violation = ibarrier(rank, name, index).arrive(completed);
+      r.counters.phases += completed ? 1 : 0;
+      if (violation) raise(*violation, where);
     }
     note_state(rank, name, index);
   }
@@ -497,9 +501,10 @@ class Execution {
   void complete_tx(std::int64_t rank, const std::string& name, std::int64_t index,
                    std::int64_t bytes) {
     BarrierKeyRecord& r = record(rank, name, index);
+    BarrierModel& b = barrier(rank, name, index);  // TMA completions: the compiler's barriers
     r.counters.received += bytes;
-    r.counters.phases += barrier(rank, name, index).complete_tx(bytes);
-    note_state(rank, name, index);
+    r.counters.phases += b.complete_tx(bytes);
+    note_state(r, b);
   }
 
   // ---- scopes -------------------------------------------------------------------------------
@@ -931,7 +936,7 @@ class Execution {
                     static_cast<std::size_t>(n * w));
         std::fill_n(dst.mem->undef.begin() + static_cast<std::ptrdiff_t>(d * w), n * w,
                     std::uint8_t{0});
-        std::fill_n(written.begin() + static_cast<std::ptrdiff_t>(d), n, true);
+        std::fill_n(written.begin() + static_cast<std::ptrdiff_t>(d), n, std::uint8_t{1});
       } else if (bits == 4 && dtype_bits(a->dtype) == 4) {  // nibbles: element(), inline
         const std::uint8_t* sb = src.mem->bytes.data() + src.offset;
         const std::uint8_t* su = src.mem->undef.data() + src.offset;
