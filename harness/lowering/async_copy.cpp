@@ -299,6 +299,12 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
              py::tuple_of_ints(box),
          rule_id::kBox256);
   }
+  // _get_tma_desc maps the GMEM element type to a TMA data type (_tma_dma_type): every integer
+  // width and f16, bf16, f32 and the 8-bit floats have one; f64 has none.
+  if (g.dtype == DType::kFloat64) {
+    fail("ValueError", "unsupported TMA dtype " + std::string(dtype_info(g.dtype).mlir),
+         rule_id::kTmaDtype);
+  }
   if (out.view.back().stride != 1) {
     out.descriptor_error =
         "TMA requires the stride of the last dimension after transforming the GMEM reference to be "

@@ -154,6 +154,13 @@ void check_tma(Checker& ck, const CopyFacts& f, Stage stage) {
           return Holes{{"shape", py::tuple_of_ints(chunk)}};
         },
         stage);
+    // _get_tma_desc: the GMEM element type's TMA data type (_tma_dma_type); f64 has none.
+    ck.check(
+        RuleId::kLcTmaDtype, f.src->dtype == DType::kFloat64, where,
+        [&] {
+          return Holes{{"dtype", std::string(dtype_info(f.src->dtype).mlir)}};
+        },
+        stage);
   }
 }
 
