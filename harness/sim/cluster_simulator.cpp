@@ -391,6 +391,19 @@ class Simulation {
       strides[k] = stride;
       stride *= s.slice.dims[k];
     }
+    // The output element that SMEM element j (row-major over the sliced dims) lands on.
+    const auto output_index = [&](std::int64_t j) {
+      std::int64_t index = 0;
+      for (int k = s.slice.rank - 1; k >= 0; --k) {
+        std::int64_t c = s.slice.start[k];
+        if (s.slice.size[k] != 0) {
+          c += j % s.slice.size[k];
+          j /= s.slice.size[k];
+        }
+        index += c * strides[k];
+      }
+      return index;
+    };
     // The innermost sliced dim: SMEM runs along it; when it is the array's last dim, so does the
     // output, and a row of whole bytes moves at once.
     int inner = -1;
@@ -401,16 +414,7 @@ class Simulation {
       const std::int64_t row = s.slice.size[inner];
       const std::int64_t w = bits / 8;
       for (std::int64_t j = 0; j < s.elements; j += row) {
-        std::int64_t rem = j;
-        std::int64_t index = 0;
-        for (int k = s.slice.rank - 1; k >= 0; --k) {
-          std::int64_t c = s.slice.start[k];
-          if (s.slice.size[k] != 0) {
-            c += rem % s.slice.size[k];
-            rem /= s.slice.size[k];
-          }
-          index += c * strides[k];
-        }
+        const std::int64_t index = output_index(j);
         std::memcpy(out.bytes.data() + index * w, src + j * w, static_cast<std::size_t>(row * w));
         for (std::int64_t e = 0; e < row; ++e) {
           out.written[static_cast<std::size_t>(index + e)] =
@@ -420,16 +424,7 @@ class Simulation {
       return;
     }
     for (std::int64_t j = 0; j < s.elements; ++j) {
-      std::int64_t rem = j;
-      std::int64_t index = 0;
-      for (int k = s.slice.rank - 1; k >= 0; --k) {
-        std::int64_t c = s.slice.start[k];
-        if (s.slice.size[k] != 0) {
-          c += rem % s.slice.size[k];
-          rem /= s.slice.size[k];
-        }
-        index += c * strides[k];
-      }
+      const std::int64_t index = output_index(j);
       const bool undefined = cta.smem->undefined(s.smem_offset + packed_byte(bits, j));
       store_packed(out.bytes.data(), bits, index, load_packed(src, bits, j));
       out.written[static_cast<std::size_t>(index)] = undefined ? 0 : 1;
