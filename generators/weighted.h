@@ -14,16 +14,11 @@
 
 #include <rapidcheck.h>
 
+#include "harness/core/fill.h"
+
 namespace collfuzz::generators {
 
 namespace detail {
-
-inline std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finaliser
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 // The number a leaf choice draws from its rc::Random: a hash of the Random's state (its key and
 // the path of splits that led to it, read through RapidCheck's own serialize). Every leaf gets
@@ -37,7 +32,7 @@ inline std::uint64_t leaf_number(const rc::Random& random) {
   for (auto it = state.begin(); it < end; it += 8) {
     std::uint64_t word = 0;
     std::memcpy(&word, &*it, 8);  // past `end`: the zeros the array starts with
-    h = mix64(h ^ word);
+    h = splitmix64(h ^ word);
   }
   return h;
 }

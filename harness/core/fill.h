@@ -27,6 +27,12 @@ std::uint64_t load_element(const std::vector<std::uint8_t>& buf, DType dtype, st
 void store_element(std::vector<std::uint8_t>& buf, DType dtype, std::int64_t i, std::uint64_t bits);
 std::int64_t packed_bytes(std::int64_t elements, DType dtype);
 
-std::uint64_t splitmix64(std::uint64_t x);
+// splitmix64's finaliser (inline: the generators hash with it once per random choice).
+inline std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
 
 }  // namespace collfuzz
