@@ -29,6 +29,11 @@ using properties::mosaic_outcomes;
 using properties::write_failing_case;
 
 // Fails the property (after writing the case) unless `ok`.
+// An executor that could not run one of two cases (unavailable) proves nothing either way.
+bool both_ran(const Outcome& a, const Outcome& b) {
+  return a.kind != OutcomeKind::kUnavailable && b.kind != OutcomeKind::kUnavailable;
+}
+
 void check(bool ok, const std::string& property, const Case& c, const std::string& why) {
   if (ok) return;
   write_failing_case(property, c);
@@ -121,10 +126,7 @@ RC_GTEST_PROP(Properties, TheOrderOfCollectiveAxesDoesNotChangeTheOutcome, ()) {
   const auto a = mosaic_outcomes(c);
   const auto b = mosaic_outcomes(r);
   for (std::size_t k = 0; k < a.size(); ++k) {
-    // An executor that could not run one of the two (unavailable) proves nothing either way.
-    if (a[k].second.kind == OutcomeKind::kUnavailable ||
-        b[k].second.kind == OutcomeKind::kUnavailable)
-      continue;
+    if (!both_ran(a[k].second, b[k].second)) continue;
     const Verdict v = compare(c, a[k].second, b[k].second, DiagnosticLevel::kRule);
     check(v.agrees(), "axis_order_" + a[k].first, c, verdict_text(v));
   }
@@ -141,10 +143,7 @@ RC_GTEST_PROP(Properties, RenamingAxesChangesOnlyTheNamesInMessages, ()) {
   const auto a = mosaic_outcomes(c);
   const auto b = mosaic_outcomes(r);
   for (std::size_t k = 0; k < a.size(); ++k) {
-    // An executor that could not run one of the two (unavailable) proves nothing either way.
-    if (a[k].second.kind == OutcomeKind::kUnavailable ||
-        b[k].second.kind == OutcomeKind::kUnavailable)
-      continue;
+    if (!both_ran(a[k].second, b[k].second)) continue;
     const Verdict v = compare(c, a[k].second, b[k].second, DiagnosticLevel::kRule);
     check(v.agrees(), "axis_renaming_" + a[k].first, c, verdict_text(v));
     if (a[k].second.diagnostic && b[k].second.diagnostic) {
