@@ -20,6 +20,7 @@ endif()
 
 add_library(collfuzz_gpu_host STATIC
   gpu/batch_image.cpp
+  gpu/case_admission.cpp
   gpu/case_pipeline.cpp
   gpu/emulator_backend.cpp
   gpu/input_arena.cpp
@@ -135,4 +136,12 @@ if(COLLFUZZ_BUILD_TESTS)
     target_compile_definitions(collfuzz_gpu_tests PRIVATE COLLFUZZ_HAVE_CUDA)
   endif()
   add_dependencies(collfuzz_gpu_tests collfuzz-cuda-worker collfuzz_fake_cuda_worker)
+  # ci/gpu-differential, emulated, against planted breaks (and a control that must pass).
+  foreach(fault control unavailable silent)
+    add_test(NAME gpu_differential_fault_${fault}
+             COMMAND bash ${CMAKE_SOURCE_DIR}/tests/gpu/gpu_differential_faults.sh
+                     ${CMAKE_BINARY_DIR} ${fault}
+             WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+    set_tests_properties(gpu_differential_fault_${fault} PROPERTIES TIMEOUT 300)
+  endforeach()
 endif()

@@ -6,9 +6,9 @@
 #include <map>
 #include <thread>
 
+#include "gpu/case_admission.h"
 #include "gpu/outcome_decoder.h"
 #include "gpu/parallel_for.h"
-#include "gpu/plan_encoder.h"
 #include "gpu/table_emulator.h"
 #include "harness/lowering/lowering.h"
 
@@ -130,47 +130,24 @@ std::vector<Outcome> CasePipeline::run(const std::vector<Case>& cases) {
 }
 
 void CasePipeline::prepare(const Case& c, Prepared& p) {
-  if (std::string why = backend_.unavailable_reason(); !why.empty()) {
-    p.outcome = outcome(OutcomeKind::kUnavailable, std::move(why));
-    return;
-  }
-  const std::optional<Arch> arch = backend_.target_arch();
-  if (!arch || c.target.arch != *arch) {
-    p.outcome = outcome(OutcomeKind::kUnavailable,
-                        std::string("the case targets ") + to_string(c.target.arch) +
-                            "; this device runs " + (arch ? to_string(*arch) : "no") +
-                            " cases (the CUDA executor never runs a case on another target)");
-    return;
-  }
-  lowering::LoweringResult lowered = lowering::lower_case(c);
-  if (lowered.diagnostic) {
-    if (lowered.diagnostic->stage == "launch") {
-      p.probe = std::move(lowered.diagnostic);  // the device is asked after the parallel part
+  Admission a = admit_case(c, backend_);
+  switch (a.kind) {
+    case Admission::Kind::kRun:
+      p.encoded = std::move(a.encoded);
+      return;
+    case Admission::Kind::kProbeLaunch:
+      p.probe = std::move(a.diagnostic);  // the device is asked after the parallel part
+      return;
+    case Admission::Kind::kRejected: {
+      Outcome o = outcome(OutcomeKind::kRejected, "");
+      o.diagnostic = std::move(a.diagnostic);
+      p.outcome = std::move(o);
       return;
     }
-    p.outcome = outcome(OutcomeKind::kUnavailable, "the shared lowering rejects the case (" +
-                                                       describe(*lowered.diagnostic) +
-                                                       "): there is no plan to run on the device");
-    return;
+    case Admission::Kind::kUnavailable:
+      p.outcome = outcome(OutcomeKind::kUnavailable, std::move(a.reason));
+      return;
   }
-  EncodeResult enc = encode_plan(lowered.plan);
-  if (enc.rejected) {
-    Outcome o = outcome(OutcomeKind::kRejected, "");
-    o.diagnostic = std::move(enc.rejected);
-    p.outcome = std::move(o);
-    return;
-  }
-  if (!enc.encoded) {
-    p.outcome = outcome(OutcomeKind::kUnavailable, "the plan needs " + enc.unavailable);
-    return;
-  }
-  if (enc.encoded->leader_tracked && *arch != Arch::kSm100a) {
-    p.outcome = outcome(OutcomeKind::kUnavailable,
-                        "leader-tracked copies (.cta_group::2) need sm_100a; this device runs " +
-                            std::string(to_string(*arch)));
-    return;
-  }
-  p.encoded = std::move(enc.encoded);
 }
 
 void CasePipeline::probe_lowering_launch(const Case& c, const Diagnostic& predicted, Prepared& p) {

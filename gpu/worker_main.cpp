@@ -6,15 +6,26 @@
 //
 //   collfuzz-cuda-worker [--device N] [--wait-budget-ms MS] [--grace-us US] [--max-batch N]
 //                        [--emulate] [--emulate-arch sm_90a|sm_100a] [--once CASE.json]
+//                        [--declare CASE.json|DIR ...]
+//
+// --declare runs nothing: for each case file (directories searched for *.json) it prints one JSON
+// line saying what the executor would do with the case on this device (gpu/case_admission.h):
+// {"file", "case", "admission": run|probe_launch|rejected|unavailable|bad_case, "reason"}.
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "gpu/case_admission.h"
 #include "gpu/case_pipeline.h"
 #include "gpu/emulator_backend.h"
 #include "gpu/memory_tuning.h"
@@ -39,13 +50,16 @@ struct Args {
   bool emulate = false;
   Arch emulate_arch = Arch::kSm90a;
   std::string once;
+  bool declare = false;
+  std::vector<std::string> declare_paths;
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "collfuzz-cuda-worker: %s\nusage: collfuzz-cuda-worker [--device N] "
                "[--wait-budget-ms MS] [--grace-us US] [--max-batch N] [--emulate] "
-               "[--emulate-arch sm_90a|sm_100a] [--once CASE.json]\n",
+               "[--emulate-arch sm_90a|sm_100a] [--once CASE.json] "
+               "[--declare CASE.json|DIR ...]\n",
                why.c_str());
   std::exit(2);
 }
@@ -80,6 +94,10 @@ Args parse(int argc, char** argv) {
         }
       } else if (arg == "--once") {
         a.once = value();
+      } else if (arg == "--declare") {
+        a.declare = true;
+      } else if (a.declare && arg.rfind("--", 0) != 0) {
+        a.declare_paths.push_back(arg);
       } else {
         usage("unknown argument " + arg);
       }
@@ -88,6 +106,7 @@ Args parse(int argc, char** argv) {
     }
   }
   if (a.wait_budget_ms <= 0 || a.grace_us < 0 || a.max_batch == 0) usage("values out of range");
+  if (a.declare && a.declare_paths.empty()) usage("--declare needs case files or directories");
   return a;
 }
 
@@ -103,6 +122,63 @@ std::unique_ptr<DeviceBackend> make_backend(const Args& a, std::string& unavaila
   unavailable = "collfuzz was built without CUDA (nvcc was not found at configure time)";
   return nullptr;
 #endif
+}
+
+// The case files under `paths` (directories searched recursively for *.json), each sorted.
+std::vector<std::filesystem::path> case_files(const std::vector<std::string>& paths) {
+  std::vector<std::filesystem::path> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(p, ec)) {
+      files.emplace_back(p);
+      continue;
+    }
+    std::vector<std::filesystem::path> found;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(p, ec)) {
+      if (entry.is_regular_file() && entry.path().extension() == ".json") {
+        found.push_back(entry.path());
+      }
+    }
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+// --declare: what the executor would do with each case on this device; nothing runs.
+int declare(const std::vector<std::string>& paths, const DeviceBackend* backend,
+            const std::string& unavailable, FILE* out) {
+  for (const auto& file : case_files(paths)) {
+    nlohmann::json line{{"file", file.string()}};
+    try {
+      const collfuzz::Case c = collfuzz::load_case_file(file);
+      line["case"] = c.name;
+      if (!backend || !unavailable.empty()) {
+        line["admission"] = "unavailable";
+        line["reason"] = unavailable;
+      } else {
+        const Admission a = admit_case(c, *backend);
+        line["admission"] = admission_name(a.kind);
+        if (a.kind == Admission::Kind::kUnavailable) {
+          line["reason"] = a.reason;
+        } else if (a.diagnostic) {
+          line["reason"] = (a.kind == Admission::Kind::kProbeLaunch
+                                ? "the lowering predicts a launch failure, which the device is "
+                                  "asked about: "
+                                : "Mosaic GPU's runtime aborts before the launch: ") +
+                           a.diagnostic->stage + ": " + a.diagnostic->exception + ": " +
+                           a.diagnostic->message;
+        }
+      }
+    } catch (const std::exception& e) {
+      line["case"] = file.stem().string();
+      line["admission"] = "bad_case";
+      line["reason"] = e.what();
+    }
+    std::fprintf(out, "%s\n", line.dump().c_str());
+  }
+  std::fclose(out);
+  return 0;
 }
 
 }  // namespace
@@ -133,6 +209,7 @@ int main(int argc, char** argv) {
   char budget[32];
   std::snprintf(budget, sizeof budget, "%g", args.wait_budget_ms);
   hello.info["wait_budget_ms"] = budget;
+  if (args.declare) return declare(args.declare_paths, backend.get(), unavailable, protocol);
   const RunCases run = [&](const std::vector<collfuzz::Case>& cases) {
     return pipeline->run(cases);
   };

@@ -4,14 +4,25 @@
 // the real worker does), "garbage..." makes it print a line that is not JSON. Otherwise every
 // case completes; its outcome's info carries the process id and the request's size, so that a
 // test can see restarts and batching. With --unavailable the hello says unavailable.
+//
+// Two faults for the GPU check's own tests (tests/gpu/gpu_differential_faults.sh), where it stands
+// in for the real worker of `ci/gpu-differential`:
+//   --emulate-except NAME  runs every case as `collfuzz-cuda-worker --emulate` does (the real
+//                          case pipeline on the CPU emulator), except the case NAME, which it
+//                          answers `unavailable`: a required case made unavailable;
+//   --silent               says hello, reads its requests, and never answers one.
+// --emulate (which ci/gpu-differential passes in emulation) is accepted and changes nothing.
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <thread>
 
+#include "gpu/case_pipeline.h"
+#include "gpu/emulator_backend.h"
 #include "gpu/worker_protocol.h"
 
 using collfuzz::Case;
@@ -21,13 +32,41 @@ using collfuzz::OutcomeKind;
 int main(int argc, char** argv) {
   collfuzz::gpu::WorkerHello hello;
   hello.info["fake"] = "1";
+  bool silent = false;
+  std::string planted_unavailable;
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--unavailable") hello.unavailable = "fake: no device";
+    const std::string arg = argv[i];
+    if (arg == "--unavailable") hello.unavailable = "fake: no device";
+    if (arg == "--silent") silent = true;
+    if (arg == "--emulate-except" && i + 1 < argc) planted_unavailable = argv[++i];
   }
   std::printf("%s\n", collfuzz::gpu::hello_line(hello).c_str());
   std::fflush(stdout);
+  std::string line;
+  if (silent) {
+    while (std::getline(std::cin, line)) {
+    }
+    return 0;
+  }
+  collfuzz::gpu::EmulatorBackend backend;
+  std::unique_ptr<collfuzz::gpu::CasePipeline> pipeline;
+  if (!planted_unavailable.empty()) {
+    pipeline =
+        std::make_unique<collfuzz::gpu::CasePipeline>(backend, collfuzz::gpu::PipelineOptions{});
+  }
   bool exit_after = false;
   const collfuzz::gpu::RunCases run = [&](const std::vector<Case>& cases) {
+    if (pipeline) {
+      std::vector<Outcome> out = pipeline->run(cases);
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        if (cases[i].name != planted_unavailable) continue;
+        out[i] = Outcome{};
+        out[i].executor = "cuda";
+        out[i].kind = OutcomeKind::kUnavailable;
+        out[i].reason = "planted by the fake worker (--emulate-except): not run";
+      }
+      return out;
+    }
     std::vector<Outcome> out;
     bool sticky = false;
     for (const Case& c : cases) {
@@ -59,7 +98,6 @@ int main(int argc, char** argv) {
     exit_after = sticky;
     return out;
   };
-  std::string line;
   while (std::getline(std::cin, line)) {
     const collfuzz::gpu::WorkerResponse response = collfuzz::gpu::handle_request(line, hello, run);
     if (response.line.empty()) continue;
