@@ -122,6 +122,7 @@ if(COLLFUZZ_BUILD_TESTS)
   collfuzz_add_gtest(collfuzz_gpu_tests
     SOURCES
       tests/gpu/batch_image_test.cpp
+      tests/gpu/case_admission_test.cpp
       tests/gpu/case_pipeline_test.cpp
       tests/gpu/cuda_executor_test.cpp
       tests/gpu/emulator_agreement_test.cpp
