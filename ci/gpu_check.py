@@ -254,25 +254,31 @@ def cmd_jax_files(argv) -> int:
   for d in a.dirs:
     for root, _, names in os.walk(d):
       files += [os.path.join(root, n) for n in names if n.endswith(".json")]
-  first, then, left_out = [], [], []
+  # Order: the cases the cuda executor runs, then the others, then those expected to deadlock (on
+  # a GPU each of those costs jax-gpu a whole case timeout and a restart).
+  first, then, last, left_out = [], [], [], []
   for f in sorted(files):
     try:
       case = json.load(open(f, encoding="utf-8"))
       arch, name = case["target"]["arch"], case["name"]
-    except (OSError, ValueError, KeyError, TypeError):
+      deadlock = (case.get("expect") or {}).get("kind") == "deadlock"
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
       then.append(f)  # the replay reports it
       continue
     if a.device_arch and arch != a.device_arch:
       left_out.append({"file": f, "reason": f"targets {arch}; jax-gpu compiles for the device ({a.device_arch})"})
+    elif deadlock:
+      last.append(f)
     elif admission.get(name, {}).get("admission") in ("run", "rejected", "probe_launch"):
       first.append(f)
     else:
       then.append(f)
   with open(a.out, "w", encoding="utf-8") as f:
-    f.writelines(x + "\n" for x in first + then)
+    f.writelines(x + "\n" for x in first + then + last)
   json.dump(left_out, open(a.left_out, "w", encoding="utf-8"), indent=1)
-  print(f"jax-gpu: {len(first) + len(then)} case files ({len(first)} that the cuda executor also runs, "
-        f"first); {len(left_out)} left out for another target", file=sys.stderr)
+  print(f"jax-gpu: {len(first) + len(then) + len(last)} case files ({len(first)} that the cuda executor also "
+        f"runs first, {len(last)} expected to deadlock last); {len(left_out)} left out for another target",
+        file=sys.stderr)
   return 0
 
 
@@ -342,11 +348,16 @@ def cmd_summary(argv) -> int:
   jaxv = load("jax-gpu-verdicts.json") or {}
   bench = load("bench.json") or {}
   rows = [(b["name"], b["items_per_second"]) for b in bench.get("benchmarks", []) if "items_per_second" in b]
-  skipped = [s for s in steps if s["verdict"].startswith(("skipped", "partial"))]
+  skipped = [s for s in steps if s["verdict"] in ("skipped (time)", "partial (time)", "failed (time)")]
+  left_out = [s["step"] + " (" + s["verdict"] + ")" for s in steps
+              if s["verdict"].startswith(("skipped", "unavailable")) and s not in skipped]
+  flaky = [f"{c['count']} {n} ({e})" for e, v in (("cuda", cuda), ("jax-gpu", jaxv))
+           for n, c in sorted(v.get("cases", {}).items()) if c["verdict"] == "flaky"]
   word = {0: "green", 1: "failed", 3: "out of time"}.get(status, f"exit {status}")
   summary = {
       "status": word, "exit": status, "emulated": emulated,
-      "steps": steps, "skipped": [s["step"] for s in skipped],
+      "steps": steps, "cut_for_time": [s["step"] for s in skipped], "left_out": left_out,
+      "flaky": flaky,
       "device": text("device.txt"), "worker_hello": text("worker-hello.json"),
       "versions": load("versions.json"),
       "cuda": {"counts": cuda.get("counts"), "required": cuda.get("required"),
@@ -364,7 +375,14 @@ def cmd_summary(argv) -> int:
     md += ["**EMULATED**: the CUDA worker ran the device tables on the CPU and there is no GPU, so "
            "jax-gpu could not run. Green here means the script, the worker protocol and the binaries "
            "work; nothing below is a GPU result.", ""]
-  md += [f"status: **{word}**" + (f" (skipped or cut for time: {', '.join(summary['skipped'])})" if skipped else ""), "",
+  md += [f"status: **{word}**", ""]
+  if skipped:
+    md += [f"- skipped or cut for lack of time: {', '.join(s['step'] for s in skipped)}"]
+  if left_out:
+    md += [f"- not run here: {', '.join(left_out)}"]
+  if flaky:
+    md += [f"- flaky on the GPU (disagreed, then agreed on some reruns): {'; '.join(flaky)}"]
+  md += ["",
          "| step | verdict | seconds | detail |", "|---|---|---|---|"]
   md += [f"| {s['step']} | {s['verdict']} | {s['seconds']} | {s['detail'].replace('|', '/')} |" for s in steps]
   md += ["", "## Device and versions", "```", summary["device"], summary["worker_hello"], "```", "```",

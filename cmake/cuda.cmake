@@ -138,7 +138,7 @@ if(COLLFUZZ_BUILD_TESTS)
   endif()
   add_dependencies(collfuzz_gpu_tests collfuzz-cuda-worker collfuzz_fake_cuda_worker)
   # ci/gpu-differential, emulated, against planted breaks (and a control that must pass).
-  foreach(fault control unavailable silent)
+  foreach(fault control unavailable silent disagree flaky)
     add_test(NAME gpu_differential_fault_${fault}
              COMMAND bash ${CMAKE_SOURCE_DIR}/tests/gpu/gpu_differential_faults.sh
                      ${CMAKE_BINARY_DIR} ${fault}

@@ -5,12 +5,15 @@
 // case completes; its outcome's info carries the process id and the request's size, so that a
 // test can see restarts and batching. With --unavailable the hello says unavailable.
 //
-// Two faults for the GPU check's own tests (tests/gpu/gpu_differential_faults.sh), where it stands
-// in for the real worker of `ci/gpu-differential`:
-//   --emulate-except NAME  runs every case as `collfuzz-cuda-worker --emulate` does (the real
-//                          case pipeline on the CPU emulator), except the case NAME, which it
-//                          answers `unavailable`: a required case made unavailable;
-//   --silent               says hello, reads its requests, and never answers one.
+// Faults for the GPU check's own tests (tests/gpu/gpu_differential_faults.sh), where it stands in
+// for the real worker of `ci/gpu-differential`. The first three run every case as
+// `collfuzz-cuda-worker --emulate` does (the real case pipeline on the CPU emulator), except the
+// case NAME:
+//   --emulate-except NAME      answered `unavailable`: a required case made unavailable;
+//   --disagree NAME            answered `crash` every time: a case that disagrees on the GPU;
+//   --disagree-sometimes NAME  answered `crash` the 1st, 3rd, 5th... time this process sees it
+//                              (and run the other times): a flaky case;
+//   --silent                   says hello, reads its requests, and never answers one.
 // --emulate (which ci/gpu-differential passes in emulation) is accepted and changes nothing.
 #include <unistd.h>
 
@@ -34,11 +37,17 @@ int main(int argc, char** argv) {
   hello.info["fake"] = "1";
   bool silent = false;
   std::string planted_unavailable;
+  std::string planted_disagreement;
+  bool sometimes = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--unavailable") hello.unavailable = "fake: no device";
     if (arg == "--silent") silent = true;
     if (arg == "--emulate-except" && i + 1 < argc) planted_unavailable = argv[++i];
+    if ((arg == "--disagree" || arg == "--disagree-sometimes") && i + 1 < argc) {
+      planted_disagreement = argv[++i];
+      sometimes = arg == "--disagree-sometimes";
+    }
   }
   std::printf("%s\n", collfuzz::gpu::hello_line(hello).c_str());
   std::fflush(stdout);
@@ -50,20 +59,28 @@ int main(int argc, char** argv) {
   }
   collfuzz::gpu::EmulatorBackend backend;
   std::unique_ptr<collfuzz::gpu::CasePipeline> pipeline;
-  if (!planted_unavailable.empty()) {
+  if (!planted_unavailable.empty() || !planted_disagreement.empty()) {
     pipeline =
         std::make_unique<collfuzz::gpu::CasePipeline>(backend, collfuzz::gpu::PipelineOptions{});
   }
+  int disagreement_seen = 0;
   bool exit_after = false;
   const collfuzz::gpu::RunCases run = [&](const std::vector<Case>& cases) {
     if (pipeline) {
       std::vector<Outcome> out = pipeline->run(cases);
       for (std::size_t i = 0; i < cases.size(); ++i) {
-        if (cases[i].name != planted_unavailable) continue;
-        out[i] = Outcome{};
-        out[i].executor = "cuda";
-        out[i].kind = OutcomeKind::kUnavailable;
-        out[i].reason = "planted by the fake worker (--emulate-except): not run";
+        if (cases[i].name == planted_unavailable) {
+          out[i] = Outcome{};
+          out[i].executor = "cuda";
+          out[i].kind = OutcomeKind::kUnavailable;
+          out[i].reason = "planted by the fake worker (--emulate-except): not run";
+        }
+        if (cases[i].name == planted_disagreement && (!sometimes || disagreement_seen++ % 2 == 0)) {
+          out[i] = Outcome{};
+          out[i].executor = "cuda";
+          out[i].kind = OutcomeKind::kCrash;
+          out[i].reason = "planted by the fake worker (--disagree): a wrong answer";
+        }
       }
       return out;
     }

@@ -9,6 +9,10 @@
 #                `unavailable`: the check exits 1 and names the case
 #   silent       the stand-in says hello and never answers: the check exits 1 within a bound,
 #                saying the worker did not answer
+#   disagree     the stand-in answers one required case wrongly every time: it is rerun 5 times,
+#                and the check exits 1 with "failed 5/5"
+#   flaky        ... wrongly every other time: the check passes and lists it "flaky 3/5"; with
+#                COLLFUZZ_GPU_FAIL_ON_FLAKY=1 it fails
 # The JAX steps, the benchmarks and the campaign are left out (COLLFUZZ_GPU_SKIP); ci/test runs
 # the whole check.
 set -uo pipefail
@@ -46,8 +50,13 @@ case $fault in
     export COLLFUZZ_CUDA_WORKER_ARGS="--silent"
     limit_s=60
     ;;
+  disagree) export COLLFUZZ_CUDA_WORKER_ARGS="--disagree $planted_case" ;;
+  flaky)
+    export COLLFUZZ_CUDA_WORKER_ARGS="--disagree-sometimes $planted_case"
+    expect_rc=0
+    ;;
   *)
-    echo "usage: $0 BUILD_DIR control|unavailable|silent" >&2
+    echo "usage: $0 BUILD_DIR control|unavailable|silent|disagree|flaky" >&2
     exit 2
     ;;
 esac
@@ -80,6 +89,17 @@ case $fault in
   silent)
     check "grep -q 'did not answer' $work/check/summary.md" "summary.md does not say the worker did not answer"
     check "grep -q $'^planted\tfailed' $work/check/steps.tsv" "the planted step did not fail"
+    ;;
+  disagree)
+    check "grep -q \"failed 5/5: $planted_case\" $work/check/summary.md" "summary.md does not say failed 5/5"
+    check "grep -q $'^replay cuda\tfailed' $work/check/steps.tsv" "the cuda replay step did not fail"
+    ;;
+  flaky)
+    # The first replay's process sees the case once (wrong); the reruns' process sees it 5 times.
+    check "grep -q \"flaky 3/5: $planted_case\" $work/check/summary.md" "summary.md does not say flaky 3/5"
+    COLLFUZZ_GPU_FAIL_ON_FLAKY=1 "$root/ci/gpu-differential" "$work/strict" 0 > "$work/strict.txt" 2>&1
+    strict_rc=$?
+    check "((strict_rc == 1))" "COLLFUZZ_GPU_FAIL_ON_FLAKY=1: exit $strict_rc, expected 1"
     ;;
 esac
 if ((failures)); then
