@@ -345,13 +345,14 @@ def cmd_summary(argv) -> int:
     if len(parts) == 4:
       steps.append({"step": parts[0], "verdict": parts[1], "seconds": int(parts[2]), "detail": parts[3]})
   cuda = load("cuda-verdicts.json") or {}
-  jaxv = load("jax-gpu-verdicts.json") or {}
+  jx = "jax-lower" if os.path.exists(os.path.join(out, "jax-lower-verdicts.json")) else "jax-gpu"
+  jaxv = load(f"{jx}-verdicts.json") or {}
   bench = load("bench.json") or {}
   rows = [(b["name"], b["items_per_second"]) for b in bench.get("benchmarks", []) if "items_per_second" in b]
   skipped = [s for s in steps if s["verdict"] in ("skipped (time)", "partial (time)", "failed (time)")]
   left_out = [s["step"] + " (" + s["verdict"] + ")" for s in steps
               if s["verdict"].startswith(("skipped", "unavailable")) and s not in skipped]
-  flaky = [f"{c['count']} {n} ({e})" for e, v in (("cuda", cuda), ("jax-gpu", jaxv))
+  flaky = [f"{c['count']} {n} ({e})" for e, v in (("cuda", cuda), (jx, jaxv))
            for n, c in sorted(v.get("cases", {}).items()) if c["verdict"] == "flaky"]
   word = {0: "green", 1: "failed", 3: "out of time"}.get(status, f"exit {status}")
   summary = {
@@ -362,7 +363,7 @@ def cmd_summary(argv) -> int:
       "versions": load("versions.json"),
       "cuda": {"counts": cuda.get("counts"), "required": cuda.get("required"),
                "problems": cuda.get("problems")},
-      "jax_gpu": {"counts": jaxv.get("counts"), "problems": jaxv.get("problems")},
+      jx.replace("-", "_"): {"counts": jaxv.get("counts"), "problems": jaxv.get("problems")},
       "planted": load("planted.json"), "campaign": load("campaign/summary.json"),
       "benchmarks": [{"name": n, "items_per_second": r} for n, r in rows],
   }
@@ -411,12 +412,12 @@ def cmd_summary(argv) -> int:
         md.append(f"- {len(names)} x {r}: {', '.join(names[:10])}{more}")
 
   cuda["file"] = "cuda-verdicts.json"
-  jaxv["file"] = "jax-gpu-verdicts.json"
+  jaxv["file"] = f"{jx}-verdicts.json"
   per_case("cuda: corpus replay (reference, sim, cuda)", cuda)
-  per_case("jax-gpu: corpus replay", jaxv)
-  left_out = load("jax-gpu-left-out.json") or []
+  per_case(f"{jx}: corpus replay", jaxv)
+  left_out = load(f"{jx}-left-out.json") or []
   if left_out:
-    md.extend(["", f"{len(left_out)} case files left out of jax-gpu's replay: they target another "
+    md.extend(["", f"{len(left_out)} case files left out of {jx}'s replay: they target another "
                f"arch than the device's ({', '.join(os.path.basename(x['file'])[:-5] for x in left_out[:10])}"
                f"{' ...' if len(left_out) > 10 else ''})"])
   md += ["", "## Planted expect_tx mismatch", "", "```", json.dumps(summary["planted"], indent=1), "```", "",
