@@ -142,9 +142,11 @@ void expect_dies_with_parent(bool forked_middle) {
   parent.wait();
   // A program started directly dies with its parent (its own children are its business); a
   // forked collfuzz process (a campaign worker) takes its executors' whole groups with it.
+  const pid_t own_child = pids[1];
   if (!forked_middle) pids.resize(1);
   for (pid_t p : pids)
     EXPECT_TRUE(eventually([&] { return !alive(p); })) << "pid " << p << " survived";
+  if (!forked_middle) ::kill(own_child, SIGKILL);
 }
 
 TEST(ChildProcess, ProgramDiesWithItsParent) { expect_dies_with_parent(false); }
