@@ -3,7 +3,7 @@
 #  1. kill -9 of the supervisor leaves no process behind (workers, executors, their children);
 #  2. a second campaign, or a --resume, on a --out in use exits 2 and names the holder;
 #  3. kill -9 of one worker is a worker crash (restarted, counted), not a finding, and the
-#     executor group it left is killed;
+#     executor group it left is killed; a worker killed at the budget's end leaves none either;
 #  4. SIGHUP stops a campaign like Ctrl-C: summary written, no process left;
 #  5. a full disk (fault injection: $COLLFUZZ_FAULT_DISK_FULL) stops the campaign with exit 3, no
 #     restart loop, no claim without its finding, and the state saved before intact;
@@ -50,6 +50,8 @@ left_over() {
   echo "$n"
 }
 none_left() { [ "$(left_over)" -eq 0 ]; }
+pid_files_at_least() { [ "$(ls "$work/pids" | wc -l)" -ge "$1" ]; }
+has_child() { [ -n "$(pgrep -P "$1")" ]; }
 
 # A fake JAX python (tests/process/fake_executor.py) that starts a sleep of its own, so that an
 # executor's process group is there to be left behind.
@@ -64,7 +66,7 @@ out=$work/killed
 leader=$!
 leaders+=("$leader")
 wait_for 60 state_saved "$out" || fail "1: the workers saved no state"
-wait_for 30 test "$(ls "$work/pids" | wc -l)" -ge 2 || fail "1: the executors did not start"
+wait_for 30 pid_files_at_least 2 || fail "1: the executors did not start"
 kill -9 "$leader"
 wait "$leader" 2> /dev/null
 wait_for 5 none_left || fail "1: $(left_over) processes left 5 s after kill -9 of the supervisor"
@@ -104,7 +106,7 @@ leaders+=("$leader")
 wait_for 60 state_saved "$out" || fail "3: the workers saved no state"
 worker=$(pgrep -P "$leader" | head -1)
 [ -n "$worker" ] || fail "3: no worker found"
-wait_for 30 test -n "$(pgrep -P "$worker")" || fail "3: the worker started no executor"
+wait_for 30 has_child "$worker" || fail "3: the worker started no executor"
 executor=$(pgrep -P "$worker" | head -1)
 wait_for 30 test -f "$work/pids/$executor" || fail "3: the executor wrote no pid file"
 sleeper=$(cut -d' ' -f2 "$work/pids/$executor")
@@ -119,6 +121,20 @@ ls "$out"/findings/ | grep -q SIGKILL && fail "3: the killed worker was stored a
 grep -q '"worker_crashes": [1-9]' "$out/summary.json" || fail "3: the worker crash is not counted"
 wait_for 5 none_left || fail "3: $(left_over) processes left after the campaign"
 echo "3: kill -9 of a worker: restarted, counted, no finding, its executor group gone"
+
+# --- 3b. a worker still busy at the budget's end ----------------------------------------------
+rm -f "$work"/pids/*
+out=$work/busy
+# The fake executor never answers its first case (--timeout is far away): at the budget's end the
+# worker is killed after the grace period, and its executor's group must go with it.
+FAKE_EXECUTOR_MODE=slow "$collfuzz" fuzz --executors jax-interpret --slow-every 1 --seconds 2 \
+  --timeout 600 --jobs 1 --out "$out" > "$work/3b.log" 2>&1 &
+leader=$!
+leaders+=("$leader")
+wait_for 60 pid_files_at_least 1 || fail "3b: the executor did not start"
+wait "$leader"
+wait_for 5 none_left || fail "3b: $(left_over) processes left after a worker was killed at the budget's end"
+echo "3b: a worker killed at the budget's end leaves no executor process"
 
 # --- 4. SIGHUP -----------------------------------------------------------------------------------
 out=$work/hup

@@ -9,6 +9,8 @@ $FAKE_EXECUTOR_MODE says:
   no-hello   says nothing and sleeps
   long-line  answers request 1 with a line of $FAKE_LINE_BYTES bytes (no newline until the end)
   slow       like ok, but never answers request 1
+  reject     answers every request with a `rejected` outcome (a disagreement with the reference
+             wherever it predicts something else: findings for the kill-and-resume figure)
 With $FAKE_PIDS_DIR set, it starts a `sleep` child (in its own process group) and writes
 "<its pid> <the sleep's pid>" to $FAKE_PIDS_DIR/<its pid>, so that tests can tell whether the
 group of an executor that was killed is gone.
@@ -41,6 +43,11 @@ for line in sys.stdin:
     rid = json.loads(line)["id"]
     answer = json.dumps({"id": rid, "outcome": {"kind": "unavailable",
                                                 "reason": f"fake answer {rid}"}}) + "\n"
+    if mode == "reject":
+        answer = json.dumps({"id": rid, "outcome": {
+            "kind": "rejected", "profile": "interpret", "executor": "fake",
+            "diagnostic": {"stage": "trace", "exception": "ValueError",
+                           "message": "fake rejection", "rule": "", "op": ""}}}) + "\n"
     if rid == 1 and mode == "garbage":
         out.write("this is not JSON\n")
     if rid == 1 and mode == "wrong-id":
