@@ -99,7 +99,7 @@ echo "2: a second campaign and a --resume on a --out in use exit 2 naming the ho
 rm -f "$work"/pids/*
 out=$work/worker
 # Only the fake executor (it answers unavailable): no finding can come from the cases.
-"$collfuzz" fuzz --executors jax-interpret --slow-every 1 --seconds 12 --jobs 2 --out "$out" \
+"$collfuzz" fuzz --executors jax-interpret --slow-every 1 --seconds 120 --jobs 2 --out "$out" \
   > "$work/3.log" 2>&1 &
 leader=$!
 leaders+=("$leader")
@@ -113,6 +113,9 @@ sleeper=$(cut -d' ' -f2 "$work/pids/$executor")
 kill -9 "$worker"
 gone() { [ ! -e "/proc/$1" ] || grep -q '^[^)]*) Z' "/proc/$1/stat" 2> /dev/null; }
 wait_for 10 gone "$sleeper" || fail "3: the killed worker's executor group (sleep $sleeper) is still alive"
+restarted() { pgrep -P "$leader" | grep -qvx "$1"; [ "$(pgrep -P "$leader" | wc -l)" -ge 2 ]; }
+wait_for 30 restarted "$worker" || fail "3: the killed worker was not restarted"
+kill -INT "$leader"
 wait "$leader"
 rc=$?
 [ "$rc" -le 1 ] || fail "3: the campaign exited $rc after a worker was killed: $(cat "$work/3.log")"
@@ -127,7 +130,7 @@ rm -f "$work"/pids/*
 out=$work/busy
 # The fake executor never answers its first case (--timeout is far away): at the budget's end the
 # worker is killed after the grace period, and its executor's group must go with it.
-FAKE_EXECUTOR_MODE=slow "$collfuzz" fuzz --executors jax-interpret --slow-every 1 --seconds 2 \
+FAKE_EXECUTOR_MODE=slow "$collfuzz" fuzz --executors jax-interpret --slow-every 1 --seconds 5 \
   --timeout 600 --jobs 1 --out "$out" > "$work/3b.log" 2>&1 &
 leader=$!
 leaders+=("$leader")
