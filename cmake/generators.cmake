@@ -124,4 +124,7 @@ if(COLLFUZZ_BUILD_TESTS)
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/process/campaign_faults_test.sh $<TARGET_FILE:collfuzz>
                    ${CMAKE_SOURCE_DIR})
   set_tests_properties(collfuzz_campaign_faults PROPERTIES TIMEOUT 600)
+  collfuzz_add_gtest(collfuzz_campaign_hang_tests
+    SOURCES tests/process/campaign_hang_test.cpp
+    LIBS collfuzz_campaign)
 endif()
