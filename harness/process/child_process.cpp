@@ -86,8 +86,11 @@ bool ChildProcess::spawn(const std::vector<std::string>& argv, int stderr_fd,
       ::dup2(null, 2);
     }
     ::execv(args[0], args.data());
-    const std::string msg = std::string("exec ") + args[0] + ": " + std::strerror(errno) + "\n";
-    [[maybe_unused]] const auto n = ::write(2, msg.data(), msg.size());
+    // Only async-signal-safe calls between fork and exec (the parent may have threads).
+    const char* reason = std::strerror(errno);
+    for (const char* part : {"exec ", static_cast<const char*>(args[0]), ": ", reason, "\n"}) {
+      [[maybe_unused]] const auto n = ::write(2, part, std::strlen(part));
+    }
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also here, so that the group exists before anyone signals it
