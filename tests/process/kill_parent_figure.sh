@@ -1,5 +1,9 @@
 #!/bin/bash
-# processes left 5 s after kill -9 of the supervisor, with the real JAX interpret executor
+# Processes left 5 s after kill -9 of a campaign's supervisor (docs/reliability-processes.md), with
+# the real JAX interpret executor (.venv-jax): the supervisor, its 2 workers and their 2 JAX
+# processes are counted before the kill, and those still alive 5 s after it. Whatever is left is
+# then killed by its pid.
+# Usage: kill_parent_figure.sh <collfuzz binary>
 collfuzz=$1
 out=$(mktemp -d)/campaign
 "$collfuzz" fuzz --executors sim,jax-interpret --slow-every 1 --seconds 300 --jobs 2 --out "$out" > /dev/null 2>&1 &
