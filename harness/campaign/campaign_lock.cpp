@@ -18,7 +18,7 @@ namespace {
 int open_lock_file(const std::filesystem::path& out, bool create) {
   const auto file = CampaignLock::file(out);
   const int fd =
-      ::open(file.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0), 0644);
+      ::open(file.c_str(), (create ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0 && (create || errno != ENOENT))
     throw std::runtime_error("cannot open " + file.string() + ": " + std::strerror(errno));
   return fd;
