@@ -24,6 +24,7 @@ target_link_libraries(collfuzz PRIVATE collfuzz_generators)
 
 add_library(collfuzz_campaign STATIC
   harness/campaign/campaign.cpp
+  harness/campaign/campaign_lock.cpp
   harness/campaign/campaign_options.cpp
   harness/campaign/campaign_state.cpp
   harness/campaign/campaign_summary.cpp
@@ -112,6 +113,18 @@ if(COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)
     harness/executors/sim_executor.cpp
     harness/runner/atomic_file.cpp
   )
-  target_link_libraries(collfuzz_bugfind PRIVATE collfuzz_generators collfuzz_oracles collfuzz_sim_mutants CLI11::CLI11
+  target_link_libraries(collfuzz_bugfind PRIVATE collfuzz_generators collfuzz_oracles collfuzz_process collfuzz_sim_mutants CLI11::CLI11
                                                  collfuzz_warnings)
+endif()
+
+# Campaign faults and process hygiene (issue 10): kill -9 of the supervisor or of a worker,
+# SIGHUP, the lock on --out, a full disk.
+if(COLLFUZZ_BUILD_TESTS)
+  add_test(NAME collfuzz_campaign_faults
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/process/campaign_faults_test.sh $<TARGET_FILE:collfuzz>
+                   ${CMAKE_SOURCE_DIR})
+  set_tests_properties(collfuzz_campaign_faults PROPERTIES TIMEOUT 600)
+  collfuzz_add_gtest(collfuzz_campaign_hang_tests
+    SOURCES tests/process/campaign_hang_test.cpp
+    LIBS collfuzz_campaign)
 endif()

@@ -12,6 +12,15 @@ add_library(collfuzz_core STATIC
 target_include_directories(collfuzz_core PUBLIC ${CMAKE_SOURCE_DIR})
 target_link_libraries(collfuzz_core PUBLIC nlohmann_json::nlohmann_json PRIVATE collfuzz_warnings)
 
+# Child processes (below the executors, which start programs, and the campaign, which forks).
+add_library(collfuzz_process STATIC
+  harness/process/child_process.cpp
+  harness/process/log_file.cpp
+  harness/process/process_groups.cpp
+)
+target_include_directories(collfuzz_process PUBLIC ${CMAKE_SOURCE_DIR})
+target_link_libraries(collfuzz_process PRIVATE collfuzz_warnings)
+
 add_library(collfuzz_reference STATIC
   oracles/reference/barrier_rules.cpp
   oracles/reference/copy_facts.cpp
@@ -45,7 +54,7 @@ add_library(collfuzz_executors STATIC
   harness/executors/reference_executor.cpp
   harness/executors/registry.cpp
 )
-target_link_libraries(collfuzz_executors PUBLIC collfuzz_oracles PRIVATE collfuzz_warnings)
+target_link_libraries(collfuzz_executors PUBLIC collfuzz_oracles collfuzz_process PRIVATE collfuzz_warnings)
 target_compile_definitions(collfuzz_executors PRIVATE COLLFUZZ_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 
 add_library(collfuzz_runner STATIC

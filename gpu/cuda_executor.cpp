@@ -30,12 +30,6 @@ bool has_nvidia_device_node() {
   return false;
 }
 
-std::string log_path() {
-  return (std::filesystem::temp_directory_path() /
-          ("collfuzz-cuda-worker-" + std::to_string(::getpid()) + ".log"))
-      .string();
-}
-
 }  // namespace
 
 std::vector<std::string> default_worker_argv() {
@@ -88,7 +82,7 @@ Outcome CudaExecutor::failed(OutcomeKind kind, std::string reason) const {
 
 bool CudaExecutor::ensure_started(std::string& why_not) {
   if (worker_ && worker_->running()) return true;
-  worker_ = std::make_unique<WorkerProcess>(options_.worker_argv, log_path());
+  worker_ = std::make_unique<WorkerProcess>(options_.worker_argv, options_.log_dir);
   if (!worker_->start(why_not)) return false;
   std::string hello_line;
   const auto read = worker_->read_line(options_.startup_timeout_s, hello_line);
@@ -266,6 +260,7 @@ std::unique_ptr<Executor> make_cuda_executor(const ExecutorOptions& options) {
   gpu::CudaExecutorOptions o;
   o.worker_argv = gpu::default_worker_argv();
   o.request_timeout_s = options.case_timeout_seconds;
+  o.log_dir = options.log_dir;
   return std::make_unique<gpu::CudaExecutor>(std::move(o));
 }
 

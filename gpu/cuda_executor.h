@@ -24,6 +24,7 @@ struct CudaExecutorOptions {
   double startup_timeout_s = 60;
   std::size_t max_request_cases = 1024;
   bool require_device_node = true;  // say unavailable when /dev has no NVIDIA GPU
+  std::string log_dir;              // the worker's stderr log ("": a private temporary directory)
 };
 
 class CudaExecutor final : public Executor {

@@ -1,49 +1,49 @@
-// A child process spoken to in lines: started with pipes on its stdin and stdout, in its own
-// process group, its stderr appended to a log file; lines are read with a deadline; killing it
-// kills its whole group and reaps it. The CUDA executor's worker runs in one.
+// The CUDA executor's worker process: a process::ChildProcess (its own process group, killed with
+// its parent and reaped with its group) spoken to in lines, its stderr in a process::LogFile (in
+// `log_dir`, a campaign's logs directory, or a private temporary directory).
 #pragma once
 
 #include <sys/types.h>
 
-#include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "harness/process/child_process.h"
+#include "harness/process/log_file.h"
 
 namespace collfuzz::gpu {
 
 class WorkerProcess {
  public:
-  WorkerProcess(std::vector<std::string> argv, std::string log_path);
-  ~WorkerProcess();
+  // Lines longer than this are a protocol error (the outcomes' bytes travel outside the lines).
+  static constexpr std::size_t kMaxLineBytes = std::size_t{64} << 20;
+
+  WorkerProcess(std::vector<std::string> argv, const std::string& log_dir);
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
   bool start(std::string& why_not);
-  bool running() const { return pid_ > 0; }
-  bool write_line(const std::string& line);
+  bool running() const { return child_.running(); }
+  bool write_line(const std::string& line) { return child_.write_line(line); }
 
   enum class Read { kLine, kTimeout, kEof };
+  // A line over kMaxLineBytes reads as kEof (the worker is then killed and restarted).
   Read read_line(double seconds, std::string& line);
   // Exactly `n` bytes (what follows a line in the binary framing); kLine when they came.
   Read read_bytes(std::size_t n, double seconds, std::string& out);
 
-  void kill();
+  void kill() { child_.stop(); }
   // The last `bytes` of its stderr log, for crash reports.
-  std::string stderr_tail(std::size_t bytes = 1200) const;
-  const std::string& log_path() const { return log_path_; }
+  std::string stderr_tail(std::size_t bytes = 1200) const { return log_.tail(bytes); }
+  const std::string& log_path() const { return log_.path(); }
 
  private:
-  // Reads what is available within the deadline into buffer_; false on timeout or EOF.
-  bool fill(std::chrono::steady_clock::time_point deadline, Read& why);
+  static Read convert(process::ChildProcess::Read r);
 
   std::vector<std::string> argv_;
-  std::string log_path_;
-  pid_t pid_ = -1;
-  int to_child_ = -1;
-  int from_child_ = -1;
-  std::string buffer_;
-  std::size_t scanned_ = 0;  // bytes of buffer_ known to hold no newline
-  bool eof_ = false;
+  process::LogFile log_;
+  process::ChildProcess child_;
 };
 
 }  // namespace collfuzz::gpu

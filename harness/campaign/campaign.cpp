@@ -9,6 +9,7 @@
 #include <optional>
 #include <thread>
 
+#include "harness/campaign/campaign_lock.h"
 #include "harness/campaign/campaign_state.h"
 #include "harness/campaign/campaign_summary.h"
 #include "harness/campaign/crash_report.h"
@@ -17,6 +18,8 @@
 #include "harness/campaign/worker.h"
 #include "harness/campaign/worker_board.h"
 #include "harness/core/errors.h"
+#include "harness/process/child_process.h"
+#include "harness/runner/atomic_file.h"
 
 namespace collfuzz::campaign {
 namespace {
@@ -24,7 +27,8 @@ namespace {
 volatile std::sig_atomic_t g_interrupted = 0;
 void on_interrupt(int) { g_interrupted = 1; }
 
-// Restores the previous handlers of SIGINT and SIGTERM when the campaign ends.
+// SIGINT, SIGTERM and SIGHUP (a closed terminal) stop the campaign as its budget's end does;
+// the previous handlers are restored when it ends.
 class InterruptHandler {
  public:
   InterruptHandler() {
@@ -34,10 +38,12 @@ class InterruptHandler {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int_);
     sigaction(SIGTERM, &sa, &old_term_);
+    sigaction(SIGHUP, &sa, &old_hup_);
   }
   ~InterruptHandler() {
     sigaction(SIGINT, &old_int_, nullptr);
     sigaction(SIGTERM, &old_term_, nullptr);
+    sigaction(SIGHUP, &old_hup_, nullptr);
   }
   InterruptHandler(const InterruptHandler&) = delete;
   InterruptHandler& operator=(const InterruptHandler&) = delete;
@@ -45,6 +51,7 @@ class InterruptHandler {
  private:
   struct sigaction old_int_ {};
   struct sigaction old_term_ {};
+  struct sigaction old_hup_ {};
 };
 
 std::vector<std::unique_ptr<Executor>> make_executors(const CampaignOptions& o) {
@@ -61,8 +68,8 @@ std::int64_t count_claims(const std::filesystem::path& dir) {
   return n;
 }
 
-struct WorkerProcess {
-  pid_t pid = -1;
+struct WorkerRun {
+  process::ChildProcess child;
   bool running = false;
   bool killed_for_hang = false;
   bool killed_at_stop = false;  // still busy (a slow external executor) well after the budget
@@ -70,6 +77,34 @@ struct WorkerProcess {
   std::chrono::steady_clock::time_point last_progress;
   std::chrono::steady_clock::time_point started;
 };
+
+// Saves a stopped worker's state; a full disk is noted (the campaign then stops), not thrown.
+void save_or_note_disk_full(const CampaignDirectory& dir, const WorkerState& state,
+                            std::string& disk_full) {
+  try {
+    dir.save_worker(state);
+  } catch (const DiskFullError& e) {
+    if (disk_full.empty()) disk_full = e.what();
+  }
+}
+
+// The body of a worker process.
+int run_worker(const CampaignOptions& o, std::int64_t w,
+               const std::optional<std::chrono::steady_clock::time_point>& deadline,
+               const CampaignDirectory& dir, WorkerBoard& board, const WorkerState& saved) {
+  CaseCheck check(make_executors(o), o.level);
+  FindingsStore worker_store(dir.findings());
+  WorkerConfig config;
+  config.seed = o.seed;
+  config.worker = w;
+  config.jobs = o.jobs;
+  config.case_limit = o.cases;
+  config.deadline = deadline;
+  config.shrink = o.shrink;
+  Worker worker(config, check, &worker_store, &dir, &board.slots[w], &board.stop);
+  worker.run(saved);
+  return kExitOk;
+}
 
 }  // namespace
 
@@ -81,9 +116,22 @@ int Campaign::run(std::ostream& out, bool terminal) {
     throw InputError("--jobs", "expected 1 to " + std::to_string(kMaxJobs) + " worker processes");
   }
   const CampaignDirectory dir(o.out);
+  // Nothing in the directory is touched before the lock is held.
+  const CampaignLock lock(dir.out());
   std::filesystem::create_directories(dir.out() / "state");
   FindingsStore store(dir.findings());
-  dir.save_options(o);
+  if (const int orphans = store.remove_orphan_claims(); orphans > 0) {
+    out << "collfuzz fuzz: removed " << orphans
+        << " claim(s) without a finding (left by a process that was killed while reporting)\n";
+  }
+  if (o.executor_options.log_dir.empty())
+    o.executor_options.log_dir = (dir.out() / "logs").string();
+  try {
+    dir.save_options(o);
+  } catch (const DiskFullError& e) {
+    out << "collfuzz fuzz: the disk is full: " << e.what() << "\n";
+    return kExitInternal;
+  }
 
   const CampaignTotals before = merge_worker_states(dir, o.jobs);
   std::optional<std::chrono::steady_clock::time_point> deadline;
@@ -96,9 +144,10 @@ int Campaign::run(std::ostream& out, bool terminal) {
 
   SharedMemory<WorkerBoard> board;
   const InterruptHandler interrupts;
-  std::vector<WorkerProcess> workers(static_cast<std::size_t>(o.jobs));
-  std::vector<pid_t> reporters;
+  std::vector<WorkerRun> workers(static_cast<std::size_t>(o.jobs));
+  std::vector<process::ChildProcess> reporters;
   std::int64_t crashes = 0;
+  std::string disk_full;  // the first disk-full error: the campaign stops
 
   std::vector<double> base_seconds(static_cast<std::size_t>(o.jobs), 0.0);
   // The worker continues from `saved` (the child inherits it); its counters live on the board.
@@ -108,36 +157,28 @@ int Campaign::run(std::ostream& out, bool terminal) {
     board->slots[w].coverage = saved.coverage;
     board->slots[w].total_cases.store(saved.cases);
     base_seconds[static_cast<std::size_t>(w)] = saved.seconds;
-    std::cout.flush();
-    const pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-    if (pid == 0) {
-      int code = 0;
-      try {
-        std::signal(SIGINT, SIG_IGN);  // the supervisor stops workers through the board
-        std::signal(SIGTERM, SIG_DFL);
-        CaseCheck check(make_executors(o), o.level);
-        FindingsStore worker_store(dir.findings());
-        WorkerConfig config;
-        config.seed = o.seed;
-        config.worker = w;
-        config.jobs = o.jobs;
-        config.case_limit = o.cases;
-        config.deadline = deadline;
-        config.shrink = o.shrink;
-        Worker worker(config, check, &worker_store, &dir, &board->slots[w], &board->stop);
-        worker.run(saved);
-      } catch (const std::exception& e) {
-        std::cerr << "collfuzz: worker " << w << ": " << e.what() << "\n";
-        code = 3;
-      }
-      std::cout.flush();
-      ::_exit(code);
-    }
-    WorkerProcess& p = workers[static_cast<std::size_t>(w)];
-    p.pid = pid;
+    WorkerRun& p = workers[static_cast<std::size_t>(w)];
+    std::string why_not;
+    const bool forked = p.child.fork(
+        [&]() -> int {
+          std::signal(SIGINT, SIG_IGN);  // the supervisor stops workers through the board
+          // Its executors' groups, where the supervisor can kill them if this process dies.
+          process::use_group_table(&board->slots[w].groups);
+          try {
+            return run_worker(o, w, deadline, dir, *board, saved);
+          } catch (const DiskFullError& e) {
+            std::cerr << "collfuzz: worker " << w << ": " << e.what() << "\n";
+            return kWorkerExitDiskFull;
+          } catch (const std::exception& e) {
+            std::cerr << "collfuzz: worker " << w << ": " << e.what() << "\n";
+            return kExitInternal;
+          }
+        },
+        why_not);
+    if (!forked) throw std::runtime_error(why_not);
     p.running = true;
     p.killed_for_hang = false;
+    p.killed_at_stop = false;
     p.last_heartbeat = -1;
     p.last_progress = std::chrono::steady_clock::now();
     p.started = p.last_progress;
@@ -182,11 +223,10 @@ int Campaign::run(std::ostream& out, bool terminal) {
     if (board->stop.load() && !stop_since) stop_since = std::chrono::steady_clock::now();
     bool any_running = false;
     for (std::int64_t w = 0; w < o.jobs; ++w) {
-      WorkerProcess& p = workers[static_cast<std::size_t>(w)];
+      WorkerRun& p = workers[static_cast<std::size_t>(w)];
       if (!p.running) continue;
-      int status = 0;
-      const pid_t r = ::waitpid(p.pid, &status, WNOHANG);
-      if (r == 0) {
+      const std::optional<int> exit = p.child.poll_exit();
+      if (!exit) {
         // Still running: is it making progress?
         const std::int64_t hb = board->slots[w].heartbeat.load(std::memory_order_relaxed);
         const auto now = std::chrono::steady_clock::now();
@@ -195,46 +235,35 @@ int Campaign::run(std::ostream& out, bool terminal) {
           p.last_progress = now;
         } else if (!p.killed_for_hang &&
                    now - p.last_progress > std::chrono::duration<double>(o.hang_seconds)) {
-          ::kill(p.pid, SIGKILL);
+          p.child.signal_group(SIGKILL);
           p.killed_for_hang = true;
         }
         if (stop_since && now - *stop_since > kStopGrace && !p.killed_for_hang &&
             !p.killed_at_stop) {
-          ::kill(p.pid, SIGKILL);
+          p.child.signal_group(SIGKILL);
           p.killed_at_stop = true;
         }
         any_running = true;
         continue;
       }
+      const int status = *exit;
       p.running = false;
-      if (r < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) continue;
-      if (p.killed_at_stop) {
-        // Not a crash: the campaign stopped it. Its last saved state, with the board's counters.
-        WorkerState state = dir.load_worker(w);
-        if (state.next_index < started_from[static_cast<std::size_t>(w)].next_index) {
-          state = started_from[static_cast<std::size_t>(w)];
-        }
-        state.cases = board->slots[w].total_cases.load();
-        state.coverage = board->slots[w].coverage;
-        state.seconds =
-            base_seconds[static_cast<std::size_t>(w)] +
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - p.started).count();
-        dir.save_worker(state);
+      // Whatever the worker started and left behind (an executor's group when it was killed)
+      // goes with it.
+      process::kill_groups(board->slots[w].groups);
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+      if (WIFEXITED(status) && WEXITSTATUS(status) == kWorkerExitDiskFull) {
+        // Not a crash, and no restart: nothing more can be saved. Its state file is the last
+        // one it saved.
+        if (disk_full.empty()) disk_full = "worker " + std::to_string(w) + " could not save";
+        board->stop.store(1);
         continue;
       }
-      // The worker died: report the case it was on, and start a new worker after that case.
-      ++crashes;
+      // The worker's state: the counters from the board (always current), the rest from its
+      // last save; one that died before its first save left the file older than what it
+      // started from.
       const WorkerSlot& slot = board->slots[w];
-      CrashEvent crash;
-      crash.index = slot.current_index.load();
-      crash.phase = slot.phase.load();
-      crash.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-      crash.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-      crash.hang = p.killed_for_hang;
-      crash.worker = w;
-      // Its state: the counters from the board (always current), the rest from its last save.
       WorkerState state = dir.load_worker(w);
-      // A worker that died before its first save left the file older than what it started from.
       if (state.next_index < started_from[static_cast<std::size_t>(w)].next_index) {
         state = started_from[static_cast<std::size_t>(w)];
       }
@@ -243,6 +272,22 @@ int Campaign::run(std::ostream& out, bool terminal) {
       state.seconds =
           base_seconds[static_cast<std::size_t>(w)] +
           std::chrono::duration<double>(std::chrono::steady_clock::now() - p.started).count();
+      if (p.killed_at_stop) {
+        // Not a crash: the campaign stopped it. Its last saved state, with the board's counters.
+        save_or_note_disk_full(dir, state, disk_full);
+        continue;
+      }
+      // The worker died: a worker crash, counted; a reporter reruns the case it was on and
+      // reports it as a finding only when the rerun dies the same way (a worker killed from
+      // outside is not one). A new worker continues after that case.
+      ++crashes;
+      CrashEvent crash;
+      crash.index = slot.current_index.load();
+      crash.phase = slot.phase.load();
+      crash.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+      crash.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+      crash.hang = p.killed_for_hang;
+      crash.worker = w;
       state.next_index = crash.index + static_cast<std::uint64_t>(o.jobs);
       ++state.crashes;
       const std::string signature = crash_signature(crash, o.executors);
@@ -256,7 +301,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
         spawn(w, state);
         any_running = true;
       } else {
-        dir.save_worker(state);
+        save_or_note_disk_full(dir, state, disk_full);
       }
     }
     if (std::chrono::steady_clock::now() - last_shown > std::chrono::milliseconds(250)) {
@@ -266,10 +311,10 @@ int Campaign::run(std::ostream& out, bool terminal) {
     if (!any_running) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  for (pid_t pid : reporters) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+  for (auto& reporter : reporters) {
+    const int status = reporter.wait();
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kWorkerExitDiskFull && disk_full.empty())
+      disk_full = "a crash reporter could not save";
   }
   const ProgressSnapshot last = snapshot();
   progress.finish(last);
@@ -278,7 +323,22 @@ int Campaign::run(std::ostream& out, bool terminal) {
   totals.run_cases = last.cases;
   totals.run_seconds = last.seconds;
   const auto findings = store.load_all();
-  write_summary(dir, o, totals, findings);
+  if (disk_full.empty()) {
+    try {
+      write_summary(dir, o, totals, findings);
+    } catch (const DiskFullError& e) {
+      disk_full = e.what();
+    }
+  }
+  if (!disk_full.empty()) {
+    // Every file written before is intact (each write is atomic); a claim whose finding could
+    // not be written was given up. Nothing was restarted.
+    store.remove_orphan_claims();
+    out << "collfuzz fuzz: stopped: the disk is full (" << disk_full << "). " << totals.cases
+        << " cases and " << findings.size() << " findings saved before are kept in "
+        << dir.out().string() << "; free some space, then --resume continues the campaign.\n";
+    return kExitInternal;
+  }
   out << "collfuzz fuzz: " << totals.cases << " cases in "
       << static_cast<std::int64_t>(totals.seconds) << " s, " << totals.coverage.rules_hit() << "/"
       << totals.coverage.rules_reachable() << " rules hit, " << findings.size()

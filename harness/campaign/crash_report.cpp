@@ -13,6 +13,9 @@
 #include "harness/campaign/finding_report.h"
 #include "harness/campaign/findings_store.h"
 #include "harness/campaign/isolated_loop.h"
+#include "harness/campaign/worker_board.h"
+#include "harness/core/errors.h"
+#include "harness/runner/atomic_file.h"
 #include "oracles/verdict.h"
 
 namespace collfuzz::campaign {
@@ -37,34 +40,46 @@ std::string phase_name(std::uint32_t phase, const std::vector<std::string>& exec
 
 // Whether checking `c` in a child process dies the way the worker did.
 bool dies_the_same_way(CaseCheck& check, const Case& c, int signal, int exit_status) {
-  std::cout.flush();
-  const pid_t pid = ::fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    try {
-      check.mismatches(c);
-    } catch (...) {
-      ::_exit(3);
-    }
-    ::_exit(0);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return false;
-  }
+  process::ChildProcess child;
+  std::string why_not;
+  if (!child.fork(
+          [&] {
+            check.mismatches(c);
+            return 0;
+          },
+          why_not))
+    return false;
+  const int status = child.wait();
   if (signal) return WIFSIGNALED(status) && WTERMSIG(status) == signal;
   return WIFEXITED(status) && WEXITSTATUS(status) == exit_status && exit_status != 0;
 }
 
+void write_finding(const CampaignOptions& o, FindingsStore& store, CaseCheck& check,
+                   const CrashEvent& crash, const std::string& signature, const Case& c);
+
 void report(const CampaignOptions& o, const CampaignDirectory& dir, const CrashEvent& crash) {
   const std::string signature = crash_signature(crash, o.executors);
   FindingsStore store(dir.findings());
-  if (!store.claim(signature)) return;
   std::vector<std::unique_ptr<Executor>> executors;
   for (const auto& name : o.executors) executors.push_back(make_executor(name, o.executor_options));
   CaseCheck check(std::move(executors), o.level);
 
   Case c = generators::generate_case(o.seed, crash.index);
+  // Not the case's fault unless it does it again (a hang was already given its whole budget).
+  if (!crash.hang && !dies_the_same_way(check, c, crash.signal, crash.exit_status)) return;
+  if (!store.claim(signature)) return;
+  try {
+    write_finding(o, store, check, crash, signature, c);
+  } catch (const DiskFullError&) {
+    // A claim without its finding would block the signature for good.
+    if (!std::filesystem::exists(store.dir() / (FindingsStore::slug(signature) + ".outcomes.json")))
+      store.unclaim(signature);
+    throw;
+  }
+}
+
+void write_finding(const CampaignOptions& o, FindingsStore& store, CaseCheck& check,
+                   const CrashEvent& crash, const std::string& signature, const Case& c) {
   const FoundAt at{c.name, o.seed, crash.index, crash.worker, 0};
   nlohmann::json outcomes;
   outcomes["crash"] = {{"signal", crash.signal ? signal_name(crash.signal) : ""},
@@ -109,21 +124,29 @@ std::string crash_signature(const CrashEvent& crash, const std::vector<std::stri
   return make_signature("crash", how, phase_name(crash.phase, executors), "worker");
 }
 
-pid_t spawn_crash_reporter(const CampaignOptions& options, const CampaignDirectory& dir,
-                           const CrashEvent& crash) {
-  std::cout.flush();
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  int code = 0;
-  try {
-    std::signal(SIGINT, SIG_IGN);
-    report(options, dir, crash);
-  } catch (const std::exception& e) {
-    std::cerr << "collfuzz: reporting the crash on case " << crash.index << ": " << e.what()
-              << "\n";
-    code = 3;
-  }
-  ::_exit(code);
+process::ChildProcess spawn_crash_reporter(const CampaignOptions& options,
+                                           const CampaignDirectory& dir, const CrashEvent& crash) {
+  process::ChildProcess child;
+  std::string why_not;
+  const bool forked = child.fork(
+      [&] {
+        std::signal(SIGINT, SIG_IGN);
+        try {
+          report(options, dir, crash);
+        } catch (const DiskFullError& e) {
+          std::cerr << "collfuzz: reporting the crash on case " << crash.index << ": " << e.what()
+                    << "\n";
+          return kWorkerExitDiskFull;
+        } catch (const std::exception& e) {
+          std::cerr << "collfuzz: reporting the crash on case " << crash.index << ": " << e.what()
+                    << "\n";
+          return kExitInternal;
+        }
+        return kExitOk;
+      },
+      why_not);
+  if (!forked) std::cerr << "collfuzz: cannot report the crash: " << why_not << "\n";
+  return child;
 }
 
 }  // namespace collfuzz::campaign

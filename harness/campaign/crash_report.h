@@ -1,6 +1,9 @@
-// A worker process that died (a signal, an abnormal exit) or hung, reported as a finding: the case
-// it was on is regenerated, written with the crash's signature, and shrunk with every candidate
-// run in a process of its own (a crashing candidate must not take the shrinker down).
+// A worker process that died (a signal, an abnormal exit) or hung, reported as a finding when the
+// case it was on is to blame: the case is regenerated and rerun in a process of its own; only when
+// that rerun dies the same way (a hang: always) is it written with the crash's signature, and
+// shrunk with every candidate run in a process of its own (a crashing candidate must not take the
+// shrinker down). A worker killed from outside (kill -9, the OOM killer once memory is back) is a
+// worker crash the summary counts, not a finding.
 #pragma once
 
 #include <sys/types.h>
@@ -11,6 +14,7 @@
 
 #include "harness/campaign/campaign_options.h"
 #include "harness/campaign/campaign_state.h"
+#include "harness/process/child_process.h"
 
 namespace collfuzz::campaign {
 
@@ -27,8 +31,9 @@ struct CrashEvent {
 // generate, reference, compare, shrink, or an executor's name.
 std::string crash_signature(const CrashEvent& crash, const std::vector<std::string>& executors);
 
-// Forks the reporter; returns its pid (the supervisor waits for it before the summary).
-pid_t spawn_crash_reporter(const CampaignOptions& options, const CampaignDirectory& dir,
-                           const CrashEvent& crash);
+// Forks the reporter (the supervisor waits for it before the summary). It exits with
+// kWorkerExitDiskFull when the disk is full.
+process::ChildProcess spawn_crash_reporter(const CampaignOptions& options,
+                                           const CampaignDirectory& dir, const CrashEvent& crash);
 
 }  // namespace collfuzz::campaign

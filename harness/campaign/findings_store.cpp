@@ -37,15 +37,51 @@ bool FindingsStore::claim(const std::string& signature) {
   if (seen_.count(signature)) return false;
   seen_.insert(signature);
   const auto claim_file = dir_ / (slug(signature) + ".claim");
+  if (disk_full_injected()) {
+    seen_.erase(signature);
+    throw_write_error("cannot create " + claim_file.string(), ENOSPC);
+  }
   const int fd = ::open(claim_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     if (errno == EEXIST) return false;
-    throw std::runtime_error("cannot create " + claim_file.string() + ": " + std::strerror(errno));
+    const int err = errno;
+    seen_.erase(signature);
+    throw_write_error("cannot create " + claim_file.string(), err);
   }
   const std::string text = signature + "\n";
-  [[maybe_unused]] const auto n = ::write(fd, text.data(), text.size());
+  const auto n = ::write(fd, text.data(), text.size());
+  const int err = n == static_cast<ssize_t>(text.size()) ? 0 : (n < 0 ? errno : ENOSPC);
   ::close(fd);
+  if (err != 0) {
+    ::unlink(claim_file.c_str());
+    seen_.erase(signature);
+    throw_write_error("cannot write " + claim_file.string(), err);
+  }
   return true;
+}
+
+void FindingsStore::unclaim(const std::string& signature) {
+  std::error_code ec;
+  std::filesystem::remove(dir_ / (slug(signature) + ".claim"), ec);
+  seen_.erase(signature);
+}
+
+int FindingsStore::remove_orphan_claims() {
+  std::vector<std::filesystem::path> orphans;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() == ".claim") {
+      const auto outcomes = dir_ / (e.path().stem().string() + ".outcomes.json");
+      if (!std::filesystem::exists(outcomes, ec)) orphans.push_back(e.path());
+    } else if (name.starts_with(".") && name.find(".tmp.") != std::string::npos) {
+      // A temporary file of a write that a killed process left half done.
+      std::filesystem::remove(e.path(), ec);
+    }
+  }
+  int removed = 0;
+  for (const auto& p : orphans) removed += std::filesystem::remove(p, ec) ? 1 : 0;
+  return removed;
 }
 
 void FindingsStore::write(const std::string& signature, const Case& c,

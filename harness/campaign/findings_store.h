@@ -29,8 +29,14 @@ class FindingsStore {
   explicit FindingsStore(std::filesystem::path dir);
 
   // True when this process may report `signature`: nobody (in any process, in any earlier run of
-  // the campaign) has claimed it. Cheap for signatures seen before.
+  // the campaign) has claimed it. Cheap for signatures seen before. Throws DiskFullError (and
+  // leaves no claim) when the claim cannot be written.
   bool claim(const std::string& signature);
+  // Gives a claim up (its finding could not be written): a later run may report it.
+  void unclaim(const std::string& signature);
+  // Removes claims without a finding beside them (a process killed, or the disk full, between
+  // the claim and the finding's files); returns how many. Only while no other process writes.
+  int remove_orphan_claims();
 
   // Writes the case file and the outcomes file of `signature` (replacing earlier versions).
   void write(const std::string& signature, const Case& c, const nlohmann::json& outcomes);

@@ -2,6 +2,7 @@
 
 #include "generators/case_stream.h"
 #include "harness/campaign/finding_report.h"
+#include "harness/runner/atomic_file.h"
 
 namespace collfuzz::campaign {
 namespace {
@@ -126,8 +127,17 @@ WorkerState Worker::run(WorkerState state) {
     const double t = since(started_);
     for (const auto& m : ms) {
       ++state.signatures[m.signature];
-      if (store_ ? store_->claim(m.signature) : state.signatures[m.signature] == 1)
-        report(m.signature, index, c, t);
+      if (store_ ? store_->claim(m.signature) : state.signatures[m.signature] == 1) {
+        try {
+          report(m.signature, index, c, t);
+        } catch (const DiskFullError&) {
+          // A claim without its finding would block the signature for good.
+          if (store_ && !std::filesystem::exists(
+                            store_->dir() / (FindingsStore::slug(m.signature) + ".outcomes.json")))
+            store_->unclaim(m.signature);
+          throw;
+        }
+      }
     }
     state.next_index += jobs;
     ++state.cases;

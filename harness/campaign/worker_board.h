@@ -8,6 +8,7 @@
 
 #include "generators/rule_coverage.h"
 #include "harness/campaign/campaign_options.h"
+#include "harness/process/process_groups.h"
 
 namespace collfuzz::campaign {
 
@@ -25,7 +26,14 @@ struct WorkerSlot {
   std::atomic<std::uint32_t> profiles{
       0};  // bit p: profile p was predicted (RuleCoverage::profile_bits)
   std::atomic<std::int64_t> heartbeat{0};  // bumped by every case and every shrink candidate
+  // The process groups of the executors the worker started: the supervisor kills what is left
+  // of them when the worker dies (killed as hung, at the budget's end, or by anyone).
+  process::GroupTable groups;
 };
+
+// A worker's exit status when the disk is full: the campaign stops (exit 3) instead of
+// restarting it.
+inline constexpr int kWorkerExitDiskFull = 75;
 
 struct WorkerBoard {
   std::atomic<int> stop{0};

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "harness/campaign/campaign.h"
+#include "harness/campaign/campaign_lock.h"
 #include "harness/campaign/campaign_state.h"
 #include "harness/cli/commands.h"
 #include "harness/core/errors.h"
@@ -16,6 +17,8 @@ namespace collfuzz::cli {
 int cmd_fuzz(const Flags& flags) {
   campaign::CampaignOptions o;
   const campaign::CampaignDirectory dir(flags.out);
+  // A campaign running on this --out (or its orphaned workers) is named before anything else.
+  campaign::CampaignLock::check_free(flags.out);
   if (flags.seconds < 0) throw InputError("--seconds", "expected seconds >= 0");
   if (flags.cases < 0) throw InputError("--cases", "expected a count >= 0");
   if (flags.resume) {

@@ -43,6 +43,7 @@ struct ExecutorOptions {
   std::string python;                  // JAX executors: the interpreter (default: .venv-jax)
   std::string repo_root;               // where harness/jax lives
   std::int64_t slow_every = 0;         // campaigns: override the slow executors' sample_every()
+  std::string log_dir;  // external executors' stderr logs ("": a private temporary directory)
 };
 
 struct ExecutorInfo {

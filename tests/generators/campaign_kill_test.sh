@@ -19,7 +19,11 @@ done
 sleep 1
 kill -9 -- "-$leader" 2> /dev/null || kill -9 "$leader"
 wait "$leader" 2> /dev/null
-sleep 0.5
+# The workers die with the supervisor; the directory stays locked until the last one is gone.
+for _ in $(seq 1 100); do
+  flock -n "$out/campaign.lock" true && break
+  sleep 0.1
+done
 
 for f in "$out"/findings/*.json; do
   [ -e "$f" ] || continue
