@@ -13,6 +13,7 @@
 #include "harness/campaign/finding_report.h"
 #include "harness/campaign/findings_store.h"
 #include "harness/campaign/isolated_loop.h"
+#include "harness/core/build_info.h"
 #include "oracles/verdict.h"
 
 namespace collfuzz::campaign {
@@ -71,6 +72,7 @@ void report(const CampaignOptions& o, const CampaignDirectory& dir, const CrashE
                        {"exit_status", crash.exit_status},
                        {"hang", crash.hang},
                        {"phase", phase_name(crash.phase, o.executors)}};
+  outcomes["collfuzz"] = {{"version", collfuzz_version()}, {"commit", collfuzz_commit()}};
   outcomes["found"] = {{"case", at.case_name},
                        {"seed", at.seed},
                        {"index", at.index},
