@@ -1,12 +1,25 @@
 #!/usr/bin/env bash
-# Creates .venv-jax at the repository root with the JAX executor's pinned requirements
-# (harness/jax/requirements.txt). Idempotent: a venv whose recorded requirements match is kept.
+# Creates a venv at the repository root with the JAX executor's pinned requirements for one JAX
+# version (harness/jax/requirements-VERSION.txt):
+#   ci/setup-jax.sh            -> .venv-jax            (JAX 0.11.2, the default)
+#   ci/setup-jax.sh 0.12.0.1   -> .venv-jax-0.12.0.1
+# Idempotent: a venv whose recorded requirements match is kept.
 # The last line on stdout is the venv's python. Needs Python >= 3.12 (jax 0.11 requires it).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-venv="$root/.venv-jax"
-req="$root/harness/jax/requirements.txt"
+default_version="0.11.2"
+version="${1:-$default_version}"
+req="$root/harness/jax/requirements-$version.txt"
+if [[ ! -f "$req" ]]; then
+  echo "setup-jax: error: no pinned requirements for JAX $version ($req); known: $(cd "$root/harness/jax" && ls requirements-*.txt | sed 's/requirements-//; s/\.txt$//' | tr '\n' ' ')" >&2
+  exit 2
+fi
+if [[ "$version" == "$default_version" ]]; then
+  venv="$root/.venv-jax"
+else
+  venv="$root/.venv-jax-$version"
+fi
 stamp="$venv/.collfuzz-requirements.sha256"
 
 log() { echo "setup-jax: $*" >&2; }

@@ -1,15 +1,25 @@
 # Libraries, one per layer: core (case, outcome) <- reference <- oracles <- executors <- cli.
 add_library(collfuzz_core STATIC
   harness/core/allocator.cpp
+  harness/core/build_info.cpp
   harness/core/case_json.cpp
   harness/core/dtype.cpp
   harness/core/fill.cpp
+  harness/core/jax_version.cpp
   harness/core/json_reader.cpp
   harness/core/ndarray.cpp
   harness/core/outcome_json.cpp
   harness/core/pyrepr.cpp
 )
 target_include_directories(collfuzz_core PUBLIC ${CMAKE_SOURCE_DIR})
+# The version and git commit, regenerated at every build (cmake/build_info.cmake).
+add_custom_target(collfuzz_build_info
+  COMMAND ${CMAKE_COMMAND} -DSRC=${CMAKE_SOURCE_DIR} -DVERSION=${PROJECT_VERSION}
+          -DOUT=${CMAKE_BINARY_DIR}/generated/collfuzz_build_info.h -P ${CMAKE_SOURCE_DIR}/cmake/build_info.cmake
+  BYPRODUCTS ${CMAKE_BINARY_DIR}/generated/collfuzz_build_info.h
+  COMMENT "collfuzz version and git commit")
+add_dependencies(collfuzz_core collfuzz_build_info)
+target_include_directories(collfuzz_core PRIVATE ${CMAKE_BINARY_DIR}/generated)
 target_link_libraries(collfuzz_core PUBLIC nlohmann_json::nlohmann_json PRIVATE collfuzz_warnings)
 
 # Child processes (below the executors, which start programs, and the campaign, which forks).

@@ -16,4 +16,10 @@ doc_path = root / "docs/rules.md"
 doc = doc_path.read_text()
 begin = doc.index("<!-- rules:begin -->\n") + len("<!-- rules:begin -->\n")
 end = doc.index("<!-- rules:end -->")
-doc_path.write_text(doc[:begin] + table + doc[end:])
+doc = doc[:begin] + table + doc[end:]
+# The rows that changed between JAX releases (collfuzz rules --markdown --changes).
+changes = subprocess.run([binary, "rules", "--markdown", "--changes"], check=True, capture_output=True,
+                         text=True).stdout
+begin = doc.index("<!-- rule-changes:begin -->\n") + len("<!-- rule-changes:begin -->\n")
+end = doc.index("<!-- rule-changes:end -->")
+doc_path.write_text(doc[:begin] + changes + doc[end:])

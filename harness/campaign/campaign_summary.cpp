@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "harness/core/allocator.h"
+#include "harness/core/build_info.h"
 #include "harness/runner/atomic_file.h"
 
 namespace collfuzz::campaign {
@@ -33,6 +34,7 @@ CampaignTotals merge_worker_states(const CampaignDirectory& dir, std::int64_t jo
 nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
                             const std::vector<FindingRecord>& f) {
   nlohmann::json j;
+  j["collfuzz"] = {{"version", collfuzz_version()}, {"commit", collfuzz_commit()}};
   j["seed"] = o.seed;
   j["executors"] = o.executors;
   j["jobs"] = o.jobs;
@@ -65,6 +67,8 @@ nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
 std::string summary_markdown(const nlohmann::json& s) {
   std::string md = "# collfuzz campaign summary\n\n";
   md += "| | |\n|---|---|\n";
+  md += "| collfuzz | " + s["collfuzz"].value("version", std::string("?")) + " (commit " +
+        s["collfuzz"].value("commit", std::string("?")) + ") |\n";
   md += "| seed | " + std::to_string(s["seed"].get<std::uint64_t>()) + " |\n";
   std::string ex;
   for (const auto& e : s["executors"]) ex += (ex.empty() ? "" : ", ") + e.get<std::string>();

@@ -14,6 +14,7 @@
 #include "harness/campaign/findings_store.h"
 #include "harness/campaign/isolated_loop.h"
 #include "harness/campaign/worker_board.h"
+#include "harness/core/build_info.h"
 #include "harness/core/errors.h"
 #include "harness/runner/atomic_file.h"
 #include "oracles/verdict.h"
@@ -86,6 +87,7 @@ void write_finding(const CampaignOptions& o, FindingsStore& store, CaseCheck& ch
                        {"exit_status", crash.exit_status},
                        {"hang", crash.hang},
                        {"phase", phase_name(crash.phase, o.executors)}};
+  outcomes["collfuzz"] = {{"version", collfuzz_version()}, {"commit", collfuzz_commit()}};
   outcomes["found"] = {{"case", at.case_name},
                        {"seed", at.seed},
                        {"index", at.index},

@@ -1,5 +1,6 @@
 #include "harness/campaign/finding_report.h"
 
+#include "harness/core/build_info.h"
 #include "harness/core/case_json.h"
 #include "harness/core/outcome_json.h"
 
@@ -15,6 +16,7 @@ nlohmann::json finding_report(const std::string& signature, const FoundAt& at,
                               const ShrinkStats* shrink_stats) {
   nlohmann::json j;
   j["signature"] = signature;
+  j["collfuzz"] = {{"version", collfuzz_version()}, {"commit", collfuzz_commit()}};
   j["found"] = {{"case", at.case_name},
                 {"seed", at.seed},
                 {"index", at.index},

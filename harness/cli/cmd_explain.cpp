@@ -13,7 +13,7 @@
 namespace collfuzz::cli {
 
 int cmd_explain(const Flags& flags, const std::string& case_file) {
-  const Case c = load_case_file(case_file);
+  const Case c = with_jax_flag(load_case_file(case_file), parse_jax_flag(flags.jax));
   if (flags.plan) {
     // The lowering follows the compiler (profile mosaic) only.
     const lowering::LoweringResult lowered = lowering::lower_case(c);
@@ -51,7 +51,7 @@ int cmd_explain(const Flags& flags, const std::string& case_file) {
   }
   std::cout << "Case " << c.name << ", predicting " << to_string(profile) << " ("
             << to_string(c.target.arch) << ", " << to_string(c.target.semantics)
-            << " semantics); rules follow JAX " << kRulesJaxVersion << ".\n\n";
+            << " semantics); rules follow JAX " << to_string(c.target.jax) << ".\n\n";
   std::string last_stage;
   int n = 0;
   for (const auto& s : p.steps) {

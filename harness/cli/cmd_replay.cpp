@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "harness/cli/commands.h"
+#include "harness/core/build_info.h"
 #include "harness/core/errors.h"
 #include "harness/runner/atomic_file.h"
 #include "harness/runner/baseline.h"
@@ -21,6 +22,7 @@ int cmd_replay(const Flags& flags, const std::vector<std::string>& paths) {
   if (!baseline_file.empty()) baseline = Baseline::load(baseline_file);
   const auto files = collect_case_files(paths);
   CaseRunner runner(executors, executor_options(flags), parse_level_flag(flags.level), &baseline);
+  runner.pin_jax(parse_jax_flag(flags.jax));
   if (!flags.compare_profile.empty())
     runner.compare_against(parse_profile_flag(flags.compare_profile, Profile::kMosaic));
   const ReplaySummary summary = replay(files, runner, [&](const CheckResult& c) {
@@ -46,11 +48,16 @@ int cmd_replay(const Flags& flags, const std::vector<std::string>& paths) {
                    {"message", c.message},
                    {"signature", c.signature},
                    {"signatures", c.signatures},
-                   {"seconds", c.seconds}});
+                   {"seconds", c.seconds},
+                   {"collfuzz", collfuzz_version_line()},
+                   {"jax_version", c.jax_version},
+                   {"judged_jax", c.judged_jax}});
     }
     write_file_atomically(flags.json_out, j.dump(2) + "\n");
   }
-  std::cout << summary_line(summary) << "\n";
+  std::cout << summary_line(summary) << "\n" << collfuzz_version_line() << "\n";
+  for (const auto& [executor, versions] : summary.executor_versions)
+    std::cout << executor << ": " << versions << "\n";
   if (summary.bad_input) return kExitBadInput;
   return summary.failed ? kExitMismatch : kExitOk;
 }

@@ -10,9 +10,13 @@
 namespace collfuzz::cli {
 
 int cmd_rules(const Flags& flags) {
+  // --jax V: only the rules that hold in release V (rules.def since/until).
+  const std::optional<JaxVersion> jax = parse_jax_flag(flags.jax);
+  const auto listed = [&](const Rule& r) { return !jax || rule_holds(r, *jax); };
   if (flags.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const Rule& r : all_rules()) {
+      if (!listed(r)) continue;
       out.push_back({{"id", r.name},
                      {"stage", to_string(r.stage)},
                      {"exception", r.exception},
@@ -20,16 +24,21 @@ int cmd_rules(const Flags& flags) {
                      {"section", r.section},
                      {"profiles", to_string(r.profiles)},
                      {"basis", to_string(r.basis)},
-                     {"summary", r.summary}});
+                     {"summary", r.summary},
+                     {"since", r.since},
+                     {"until", r.until}});
     }
     std::cout << out.dump(2) << "\n";
     return 0;
   }
   if (flags.markdown) {
-    std::cout << rules_markdown();
+    std::cout << (flags.changes ? rule_changes_markdown()
+                  : jax         ? rules_markdown(*jax)
+                                : rules_markdown());
     return 0;
   }
   for (const Rule& r : all_rules()) {
+    if (!listed(r)) continue;
     std::cout << r.name << " [" << to_string(r.stage) << ", " << to_string(r.profiles) << "] "
               << r.exception << ": " << r.message << "\n    " << r.summary << "\n";
   }

@@ -3,11 +3,13 @@
 #include <iostream>
 
 #include "harness/cli/commands.h"
+#include "harness/core/build_info.h"
 #include "harness/core/case_json.h"
 #include "harness/core/errors.h"
 #include "harness/core/outcome_json.h"
 #include "harness/runner/case_runner.h"
 #include "harness/runner/outcome_text.h"
+#include "harness/runner/replay.h"
 #include "oracles/reference/reference.h"
 
 namespace collfuzz::cli {
@@ -16,6 +18,8 @@ int cmd_run(const Flags& flags, const std::vector<std::string>& cases) {
   std::vector<std::string> executors = {"reference"};
   if (!flags.executors.empty()) executors = parse_executor_list(flags.executors);
   CaseRunner runner(executors, executor_options(flags), parse_level_flag(flags.level));
+  const std::optional<JaxVersion> jax = parse_jax_flag(flags.jax);
+  runner.pin_jax(jax);
   if (!flags.compare_profile.empty())
     runner.compare_against(parse_profile_flag(flags.compare_profile, Profile::kMosaic));
   bool any_mismatch = false;
@@ -24,10 +28,14 @@ int cmd_run(const Flags& flags, const std::vector<std::string>& cases) {
     nlohmann::json expect;
     const Case c = load_case_file(file, &expect);
     const Profile profile = parse_profile_flag(flags.profile, c.target.profile);
-    const Outcome predicted = predict(c, profile).outcome;
+    const Outcome predicted = predict(with_jax_flag(c, jax), profile).outcome;
     CaseReport report = runner.run(c, &expect, file);
     if (flags.json) {
-      nlohmann::json j{{"case", c.name}, {"file", file}, {"reference", outcome_to_json(predicted)}};
+      nlohmann::json j{{"case", c.name},
+                       {"file", file},
+                       {"collfuzz", collfuzz_version_line()},
+                       {"jax", to_string(with_jax_flag(c, jax).target.jax)},
+                       {"reference", outcome_to_json(predicted)}};
       nlohmann::json ex = nlohmann::json::array();
       for (const auto& r : report.results) {
         nlohmann::json vj{
@@ -36,15 +44,25 @@ int cmd_run(const Flags& flags, const std::vector<std::string>& cases) {
         for (const auto& m : r.verdict.mismatches)
           ms.push_back({{"signature", m.signature}, {"detail", m.detail}});
         vj["mismatches"] = ms;
+        vj["versions"] = executor_versions(r.outcome);
+        vj["judged_jax"] = r.judged_jax;
+        vj["version_mismatch"] = r.version_mismatch;
+        if (!r.verdict.ran) vj["reason"] = r.verdict.reason;
         vj["outcome"] = outcome_to_json(r.outcome);
         ex.push_back(vj);
       }
       j["executors"] = ex;
       all.push_back(j);
     } else {
-      std::cout << "== " << c.name << " (" << file << ")\n" << describe_outcome(predicted);
-      for (const auto& r : report.results)
+      std::cout << "== " << c.name << " (" << file << "), JAX "
+                << to_string(with_jax_flag(c, jax).target.jax) << ", " << collfuzz_version_line()
+                << "\n"
+                << describe_outcome(predicted);
+      for (const auto& r : report.results) {
+        if (const std::string v = executor_versions(r.outcome); !v.empty())
+          std::cout << r.executor << " runs " << v << " (judged by JAX " << r.judged_jax << ")\n";
         std::cout << describe_outcome(r.outcome) << describe_verdict(r.verdict);
+      }
     }
     if (report.stored && !report.stored->agrees()) {
       any_mismatch = true;

@@ -1,6 +1,7 @@
 // The subcommands of `collfuzz`. Each returns the process exit code (errors.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,9 @@ int cmd_fuzz(const Flags& flags);
 ExecutorOptions executor_options(const Flags& flags);
 Profile parse_profile_flag(const std::string& value, Profile fallback);
 DiagnosticLevel parse_level_flag(const std::string& value);
+// --jax: empty -> nullopt; an unknown release -> InputError naming --jax.
+std::optional<JaxVersion> parse_jax_flag(const std::string& value);
+// The case as --jax judges it (target.jax pinned to the flag's release).
+Case with_jax_flag(Case c, const std::optional<JaxVersion>& v);
 
 }  // namespace collfuzz::cli

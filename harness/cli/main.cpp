@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "harness/cli/commands.h"
+#include "harness/core/build_info.h"
 #include "harness/core/errors.h"
 
 int main(int argc, char** argv) {
@@ -15,6 +16,9 @@ int main(int argc, char** argv) {
       "made, "
       "2 bad input, 3 internal error."};
   app.require_subcommand(1);
+  app.set_version_flag("--version", collfuzz_version_line() + "\nmodels JAX " +
+                                        known_jax_versions_list() + " (default " +
+                                        to_string(kDefaultJaxVersion) + ")");
   Flags flags;
   std::vector<std::string> cases;
   std::string one_case;

@@ -10,6 +10,7 @@
 
 #include "harness/core/axis_name.h"
 #include "harness/core/dtype.h"
+#include "harness/core/jax_version.h"
 
 namespace collfuzz {
 
@@ -37,6 +38,11 @@ struct Target {
   Semantics semantics = Semantics::kWarpgroup;
   Entry entry = Entry::kKernel;
   Profile profile = Profile::kMosaic;
+  // The JAX release the case is judged by. `jax_pinned`: the case names it (target.jax) or --jax
+  // set it; an unpinned case is judged by each executor's own JAX release (its hello), and by
+  // kDefaultJaxVersion where no executor says.
+  JaxVersion jax = kDefaultJaxVersion;
+  bool jax_pinned = false;
 };
 
 // ---------------------------------------------------------------------------------------------

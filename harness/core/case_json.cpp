@@ -200,7 +200,7 @@ class CaseParser {
   }
 
   void parse_target(const json& j, const std::string& path) {
-    jr::object(j, path, {"arch", "semantics", "entry", "profile"});
+    jr::object(j, path, {"arch", "semantics", "entry", "profile", "jax"});
     Target& t = c_.target;
     t.arch = jr::choice(jr::required(j, path, "arch"), path + ".arch", kArchs);
     if (const json* s = jr::member(j, "semantics"))
@@ -208,6 +208,10 @@ class CaseParser {
     if (const json* e = jr::member(j, "entry")) t.entry = jr::choice(*e, path + ".entry", kEntries);
     if (const json* p = jr::member(j, "profile"))
       t.profile = jr::choice(*p, path + ".profile", kProfiles);
+    if (const json* v = jr::member(j, "jax")) {
+      t.jax = require_jax_version(jr::string(*v, path + ".jax", 32), path + ".jax");
+      t.jax_pinned = true;
+    }
     if (t.entry == Entry::kPallasCall &&
         (!c_.mesh.cluster.empty() || !c_.mesh.cluster_names.empty() ||
          !c_.mesh.grid_names.empty() || c_.mesh.num_threads || c_.mesh.thread_name)) {
@@ -816,6 +820,7 @@ json case_to_json(const Case& c) {
                        {"semantics", name_of(c.target.semantics, kSemantics)},
                        {"entry", name_of(c.target.entry, kEntries)},
                        {"profile", name_of(c.target.profile, kProfiles)}};
+  if (c.target.jax_pinned) out["target"]["jax"] = to_string(c.target.jax);
   auto arrays = [](const std::vector<ArraySpec>& v, bool with_fill) {
     json arr = json::array();
     for (const auto& a : v) {

@@ -20,7 +20,10 @@ import time
 PROTOCOL = "collfuzz-executor/1"
 NAMES = {"interpret": "jax-interpret", "gpu": "jax-gpu", "lower": "jax-lower"}
 PROFILES = {"interpret": "interpret", "gpu": "mosaic", "lower": "mosaic"}
-PINNED = "0.11.2"
+# The JAX releases collfuzz models (harness/core/jax_version.h; ci/setup-jax.sh VERSION makes a
+# venv for each). Another release runs, with a warning: collfuzz reports its outcomes as a version
+# mismatch.
+MODELLED = ("0.11.2", "0.12.0.1")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -43,6 +46,20 @@ def _versions() -> dict:
     except metadata.PackageNotFoundError:
       out[pkg + "_version"] = None
   return out
+
+
+def _cuda_driver_version() -> str | None:
+  """The CUDA driver's version from /proc (no import of JAX needed), or None without one."""
+  try:
+    with open("/proc/driver/nvidia/version", encoding="utf-8") as f:
+      first = f.readline()
+  except OSError:
+    return None
+  parts = first.split()
+  for i, p in enumerate(parts):
+    if p == "Module" and i + 1 < len(parts):
+      return parts[i + 1]
+  return first.strip() or None
 
 
 def _availability(mode: str, versions: dict) -> tuple[str | None, str]:
@@ -89,9 +106,9 @@ def main(argv=None) -> int:
   t0 = time.monotonic()
   versions = _versions()
   reason, backend = _availability(mode, versions)
-  if reason is None and versions["jax_version"] != PINNED:
-    print(f"collfuzz_jax: warning: jax {versions['jax_version']} is not the pinned {PINNED}",
-          file=sys.stderr)
+  if reason is None and versions["jax_version"] not in MODELLED:
+    print(f"collfuzz_jax: warning: jax {versions['jax_version']} is not a release collfuzz models "
+          f"({', '.join(MODELLED)})", file=sys.stderr)
 
   hello = {"hello": PROTOCOL, "name": name}
   if reason is not None:
@@ -99,6 +116,9 @@ def main(argv=None) -> int:
   else:
     hello["profile"] = profile
     hello["info"] = {**versions, "backend": backend}
+  # The versions this executor runs, whether or not it can run here (docs/external-executor-protocol.md).
+  hello["versions"] = {"jax": versions.get("jax_version"), "jaxlib": versions.get("jaxlib_version"),
+                       "cuda_driver": _cuda_driver_version()}
 
   executor = None
   if args.once is None:

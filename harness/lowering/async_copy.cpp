@@ -92,7 +92,13 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
   if (!req.collective.empty() && req.cp_async) {
     fail("ValueError", "Only the TMA implementation supports collective copies", "");
   }
-  if (req.leader_tracked == LeaderTracked::kPartitioned) {
+  if (req.jax.leader_not_collective_first && req.leader_tracked != LeaderTracked::kNone &&
+      req.collective.empty()) {
+    fail("ValueError", "Only collective loads can be leader-tracked",
+         rule_id::kLeaderNotCollective);
+  }
+  if (req.leader_tracked == LeaderTracked::kPartitioned &&
+      (!req.jax.leader_not_collective_first || out.collective_size > 1)) {
     // np.where(np.cumsum(~np.array(is_squeezed)) == axis + 1)[0][0]
     int dim = -1;
     std::int64_t seen = 0;
@@ -192,7 +198,7 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
   }
 
   // _prepare_tma.
-  for (std::size_t i = 0; i + 1 < rank; ++i) {
+  for (std::size_t i = 0; i + 1 < rank && !req.jax.strides_checked_after_split; ++i) {
     if (strides[i] * bits % 128 != 0) {
       fail("ValueError",
            "async_copy requires all GMEM strides except the last one to be a multiple of 16 bytes",
@@ -266,8 +272,17 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
            rule_id::kMulticastSplit);
     }
   }
-  if (out.view.empty()) fail("IndexError", "list index out of range", rule_id::kRank0);
-  const std::int64_t minor_bits = out.view.back().box * bits;
+  // 0.12.0.1: _check_tma_strides_and_swizzle, after the split; a rank-0 slice's minor dim is 1.
+  for (std::size_t i = 0; i + 1 < rank && req.jax.strides_checked_after_split; ++i) {
+    if (strides[i] * bits % 128 != 0) {
+      fail("ValueError",
+           "Async copies require all GMEM strides except the last one to be a multiple of 16 bytes",
+           rule_id::kGmemStridesAfterSplit);
+    }
+  }
+  if (out.view.empty() && !req.jax.strides_checked_after_split)
+    fail("IndexError", "list index out of range", rule_id::kRank0);
+  const std::int64_t minor_bits = (out.view.empty() ? 1 : out.view.back().box) * bits;
   if (minor_bits % 128 != 0) {
     fail("ValueError",
          "Async copies require the number of bits copied along the last dimension to be divisible "

@@ -16,6 +16,7 @@
 
 #include "harness/core/case.h"
 #include "harness/lowering/cluster_geometry.h"
+#include "harness/lowering/jax_facts.h"
 #include "harness/lowering/lowering_error.h"
 #include "harness/lowering/plan.h"
 
@@ -33,6 +34,7 @@ struct AsyncCopyRequest {
   OobMode oob_mode = OobMode::kZeros;
   Stage stage = Stage::kLower;
   std::string op;  // JSON path, for diagnostics
+  JaxFacts jax;    // the case's JAX release (harness/lowering/jax_facts.h)
 };
 
 // One dimension of the GMEM view the transfer uses (after the transforms): its coordinate is a

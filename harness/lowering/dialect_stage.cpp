@@ -29,7 +29,7 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
     for (const IrOp& op : ir.ops) {
       if (op.kind == IrKind::kCopy) {
         IrCopy& ic = ir.copies[static_cast<std::size_t>(op.index)];
-        ic.shape = prepare_async_copy(load_request(ic, Stage::kDialect), geometry);
+        ic.shape = prepare_async_copy(load_request(c, ic, Stage::kDialect), geometry);
       } else if (op.kind == IrKind::kStore) {
         IrStore& is = ir.stores[static_cast<std::size_t>(op.index)];
         is.shape = prepare_async_copy(store_request(c, is, Stage::kDialect), geometry);

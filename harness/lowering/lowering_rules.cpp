@@ -4,14 +4,16 @@
 
 #include "harness/core/pyrepr.h"
 #include "harness/lowering/case_lookup.h"
+#include "harness/lowering/jax_facts.h"
 #include "harness/lowering/lowering_error.h"
 #include "harness/lowering/mutants.h"
 #include "harness/lowering/rule_ids.h"
 
 namespace collfuzz::lowering {
 
-AsyncCopyRequest load_request(const IrCopy& ic, Stage stage) {
+AsyncCopyRequest load_request(const Case& c, const IrCopy& ic, Stage stage) {
   AsyncCopyRequest r;
+  r.jax = jax_facts(c.target.jax);
   r.gmem = ic.src;
   r.index = &ic.copy->src_index;
   r.smem_shape = ic.dst_shape;
@@ -28,6 +30,7 @@ AsyncCopyRequest load_request(const IrCopy& ic, Stage stage) {
 
 AsyncCopyRequest store_request(const Case& c, const IrStore& is, Stage stage) {
   AsyncCopyRequest r;
+  r.jax = jax_facts(c.target.jax);
   r.gmem = &c.outputs[static_cast<std::size_t>(is.output)];
   r.index = &is.copy->dst_index;
   r.smem_shape = is.src_shape;
@@ -264,8 +267,19 @@ class Lowerer {
                   py::tuple_of_names(*cp.collective_axes),
               rule_id::kLeaderOneAxis, op.path);
       }
-      if (geometry_.num_ctas() != 2) {
-        const auto& cl = geometry_.cuda();
+      const auto& cl = geometry_.cuda();
+      if (jax_facts(c_.target.jax).leader_on_last_axis_size_2) {
+        if (ic.collective != std::vector<int>{0} || cl[0] != 2) {
+          raise(Stage::kLower, "NotImplementedError",
+                "Partitioned loads only supported along the last cluster dimension " +
+                    (c_.mesh.cluster_names.empty() ? std::string("?")
+                                                   : c_.mesh.cluster_names.front().str()) +
+                    " if it has size 2. Got collective_axes=" +
+                    py::tuple_of_names(*cp.collective_axes) + " and cluster size " +
+                    py::tuple_of_ints(std::vector<std::int64_t>(cl.rbegin(), cl.rend())) + ".",
+                rule_id::kLeaderLastAxis, op.path);
+        }
+      } else if (geometry_.num_ctas() != 2) {
         raise(Stage::kLower, "NotImplementedError",
               "Partitioned loads only supported for clusters of size 2. Got cluster size " +
                   py::tuple_of_ints(std::vector<std::int64_t>(cl.begin(), cl.end())) + ".",
@@ -322,7 +336,7 @@ class Lowerer {
         }
         check_single_barrier(op, *cp.barrier, *ic.barrier->alloc);  // barrier.arrive_expect_tx
       }
-      ic.shape = prepare_async_copy(load_request(ic, Stage::kLower), geometry_);
+      ic.shape = prepare_async_copy(load_request(c_, ic, Stage::kLower), geometry_);
     } else if (!ic.cp_async) {
       check_single_barrier(op, *cp.barrier, *ic.barrier->alloc);  // barrier.as_barrier_memref()
     }

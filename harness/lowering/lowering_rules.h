@@ -16,7 +16,7 @@
 namespace collfuzz::lowering {
 
 // How the Pallas rules call LaunchContext.async_copy for a load and for a store.
-AsyncCopyRequest load_request(const IrCopy& copy, Stage stage);
+AsyncCopyRequest load_request(const Case& c, const IrCopy& copy, Stage stage);
 AsyncCopyRequest store_request(const Case& c, const IrStore& store, Stage stage);
 
 KernelIr lower_kernel(const Case& c, const TracedBody& kernel, const ClusterGeometry& geometry,

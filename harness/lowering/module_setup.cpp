@@ -1,6 +1,7 @@
 #include "harness/lowering/module_setup.h"
 
 #include "harness/core/pyrepr.h"
+#include "harness/lowering/jax_facts.h"
 #include "harness/lowering/lowering_error.h"
 #include "harness/lowering/mutants.h"
 #include "harness/lowering/rule_ids.h"
@@ -40,6 +41,19 @@ ModuleLayout set_up_module(const Case& c, const Resources& rs, const ClusterGeom
           "Mosaic GPU kernel exceeds available shared memory: smem_bytes=" + std::to_string(bytes) +
               " > max_smem_bytes=" + std::to_string(max_smem),
           rule_id::kSmemCapacity, "");
+  }
+  // 0.12.0.1: 16 CTA barriers, one per warpgroup and one CTA-wide reserved; collfuzz allocates
+  // no CTA barrier of its own.
+  if (jax_facts(c.target.jax).cta_barrier_budget) {
+    const std::int64_t warpgroups = c.mesh.num_threads.value_or(1);
+    const std::int64_t available = 16 - (1 + warpgroups);
+    if (available < 0) {
+      raise(Stage::kModule, "ValueError",
+            "Too many CTA barriers requested: 0 requested, but only " + std::to_string(available) +
+                " available (" + std::to_string(warpgroups) +
+                " warpgroup barriers and 1 CTA-wide barrier reserved).",
+            rule_id::kCtaBarrierBudget, "");
+    }
   }
   // _construct_smem_reftree: one barrier memref per element of rs.barriers, initialised in order.
   std::int64_t offset = m.smem_scratch_bytes;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "harness/core/fill.h"
+#include "harness/lowering/jax_facts.h"
 #include "harness/lowering/kernel_trace.h"
 #include "harness/lowering/mutants.h"
 
@@ -193,8 +194,11 @@ class PlanBuilder {
     } else {
       // ArriveExpectTxOp's lowering: a constant byte count divisible by 128 is spread over the
       // lanes; anything else (a non-constant select on the predicate) goes to one lane.
+      // 0.12.0.1 passes the constant byte count (the predicate guards the arrive instead).
       const std::optional<bool> folded =
-          ic.copy->predicate ? constant_condition(*ic.copy->predicate) : std::optional<bool>(true);
+          !ic.copy->predicate || jax_facts(c_.target.jax).predicate_gates_arrive
+              ? std::optional<bool>(true)
+              : constant_condition(*ic.copy->predicate);
       if (folded) {
         const std::int64_t total = *folded ? bytes : 0;
         if (total % kWarpgroupLanes == 0 || mutant_active(Mutant::kExpectTxTruncated)) {
@@ -220,7 +224,10 @@ class PlanBuilder {
       const bool first_block =
           !ic.leader_tracked ||
           geometry_.cluster_idx(r, std::span<const int>(ic.collective.data(), 1)) == 0;
-      if (first_block || mutant_active(Mutant::kNonLeaderBarrierArmed)) arm(ic, path, mb, pred);
+      // 0.12.0.1 arms under `when(predicate)`: a predicated-off copy does not arrive at all.
+      const bool arrives = pred || !jax_facts(c_.target.jax).predicate_gates_arrive;
+      if ((first_block || mutant_active(Mutant::kNonLeaderBarrierArmed)) && arrives)
+        arm(ic, path, mb, pred);
     }
     const AsyncCopyShape& shape = *ic.shape;
     LoadOp load;

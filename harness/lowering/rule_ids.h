@@ -39,6 +39,12 @@ inline constexpr std::string_view kCopyUnknownAxis = "lower.copy.unknown_cluster
 inline constexpr std::string_view kIntegerBytes = "lower.copy.integer_bytes";
 inline constexpr std::string_view kLeaderOneAxis = "copy.leader_tracked.one_axis";
 inline constexpr std::string_view kLeaderCluster2 = "copy.leader_tracked.cluster_size_2";
+inline constexpr std::string_view kLeaderLastAxis = "copy.leader_tracked.last_axis_size_2";
+inline constexpr std::string_view kLeaderNotCollective =
+    "launch_context.leader_tracked.not_collective";
+inline constexpr std::string_view kGmemStridesAfterSplit =
+    "launch_context.gmem_strides_16b.after_split";
+inline constexpr std::string_view kCtaBarrierBudget = "module.cta_barriers.budget";
 inline constexpr std::string_view kCpAsyncBarrier = "lower.cp_async.barrier";
 inline constexpr std::string_view kCpAsyncCollective = "lower.cp_async.collective";
 inline constexpr std::string_view kCpAsyncOob = "lower.cp_async.oob_mode";
@@ -108,6 +114,10 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kIntegerBytes,
                                             kLeaderOneAxis,
                                             kLeaderCluster2,
+                                            kLeaderLastAxis,
+                                            kLeaderNotCollective,
+                                            kGmemStridesAfterSplit,
+                                            kCtaBarrierBudget,
                                             kCpAsyncBarrier,
                                             kCpAsyncCollective,
                                             kCpAsyncOob,

@@ -28,19 +28,47 @@ const Outcome& CaseRunner::reference(const Case& c, Profile profile) {
     cache_.clear();
     cached_case_ = &c;
   }
-  auto it = cache_.find(profile);
-  if (it == cache_.end()) it = cache_.emplace(profile, predict(c, profile).outcome).first;
+  const auto key = std::make_pair(profile, c.target.jax);
+  auto it = cache_.find(key);
+  if (it == cache_.end()) it = cache_.emplace(key, predict(c, profile).outcome).first;
   return it->second;
 }
 
-CaseReport CaseRunner::run(const Case& c, const nlohmann::json* expect, const std::string& file) {
+namespace {
+// The JAX release an executor's outcome says it ran (its hello's info.jax_version), if any.
+const std::string* executor_jax(const Outcome& o) {
+  auto it = o.info.find("jax_version");
+  return it == o.info.end() || it->second.empty() || it->second == "null" ? nullptr : &it->second;
+}
+}  // namespace
+
+CaseReport CaseRunner::run(const Case& original, const nlohmann::json* expect,
+                           const std::string& file) {
   cached_case_ = nullptr;
+  // --jax: the case is judged by that release; its stored outcome, when pinned to another
+  // release, says nothing about this one.
+  Case pinned;
+  const Case* judged = &original;
+  std::string expect_skip;
+  if (jax_override_ && (!original.target.jax_pinned || original.target.jax != *jax_override_)) {
+    if (original.target.jax_pinned) {
+      expect_skip = std::string("the stored outcome is for JAX ") + to_string(original.target.jax) +
+                    ", the run is for JAX " + to_string(*jax_override_);
+    }
+    pinned = original;
+    pinned.target.jax = *jax_override_;
+    pinned.target.jax_pinned = true;
+    judged = &pinned;
+  }
+  const Case& c = *judged;
   CaseReport report;
   report.file = file;
   report.name = c.name;
   report.reference = reference(c, c.target.profile);
   if (check_reference_) {
-    if (expect && !expect->is_null()) {
+    if (!expect_skip.empty()) {
+      report.stored_skip_reason = expect_skip;
+    } else if (expect && !expect->is_null()) {
       Outcome stored = outcome_from_json(*expect, c, file + ":$.expect");
       stored.executor = "expect";
       Verdict v = compare(c, stored, report.reference, level_);
@@ -59,8 +87,36 @@ CaseReport CaseRunner::run(const Case& c, const nlohmann::json* expect, const st
     r.outcome = ex->run(c);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     r.outcome.executor = ex->name();
-    r.verdict =
-        compare(c, reference(c, compare_profile_.value_or(ex->profile())), r.outcome, level_);
+    // The executor's JAX release picks the reference it is held against; a case pinned to
+    // another release is a version mismatch, not a divergence.
+    Case as_run;
+    const Case* against = &c;
+    if (const std::string* v = executor_jax(r.outcome)) {
+      r.jax_version = *v;
+      const auto ev = parse_jax_version(*v);
+      if (!ev) {
+        r.version_mismatch = true;
+        r.verdict.reason = "version mismatch: the executor runs JAX " + *v +
+                           ", which collfuzz does not model (" + known_jax_versions_list() + ")";
+      } else if (c.target.jax_pinned && *ev != c.target.jax) {
+        r.version_mismatch = true;
+        r.verdict.reason = std::string("version mismatch: the case is pinned to JAX ") +
+                           to_string(c.target.jax) + ", the executor runs JAX " + *v;
+      } else if (*ev != c.target.jax) {
+        as_run = c;
+        as_run.target.jax = *ev;
+        against = &as_run;
+      }
+    }
+    r.judged_jax = to_string(against->target.jax);
+    if (r.version_mismatch) {
+      r.verdict.executor = ex->name();
+      r.verdict.ran = false;
+      report.results.push_back(std::move(r));
+      continue;
+    }
+    r.verdict = compare(*against, reference(*against, compare_profile_.value_or(ex->profile())),
+                        r.outcome, level_);
     r.verdict.executor = ex->name();
     if (baseline_) {
       for (const KnownDivergence* d : baseline_->entries(c.name, ex->name()))

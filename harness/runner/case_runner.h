@@ -25,6 +25,11 @@ struct ExecutorResult {
   Verdict verdict;
   std::vector<std::string> known;  // signatures the baseline lists as expected divergences
   double seconds = 0;
+  // The JAX release the executor said it runs (its hello's jax_version), and the one its outcome
+  // was judged by; empty for executors without one (reference, sim, cuda).
+  std::string jax_version;
+  std::string judged_jax;
+  bool version_mismatch = false;  // the case is pinned to another JAX release: not compared
 };
 
 struct CaseReport {
@@ -44,6 +49,8 @@ class CaseRunner {
 
   // Hold every executor against the reference's prediction for `profile` rather than its own.
   void compare_against(std::optional<Profile> profile) { compare_profile_ = profile; }
+  // Judge every case by this JAX release (--jax), as if its target.jax named it.
+  void pin_jax(std::optional<JaxVersion> v) { jax_override_ = v; }
   ~CaseRunner();
 
   CaseReport run(const Case& c, const nlohmann::json* expect, const std::string& file);
@@ -56,8 +63,9 @@ class CaseRunner {
   DiagnosticLevel level_;
   const Baseline* baseline_;
   std::optional<Profile> compare_profile_;
+  std::optional<JaxVersion> jax_override_;
   const Case* cached_case_ = nullptr;
-  std::map<Profile, Outcome> cache_;
+  std::map<std::pair<Profile, JaxVersion>, Outcome> cache_;
 };
 
 }  // namespace collfuzz

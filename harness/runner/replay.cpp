@@ -4,6 +4,7 @@
 #include <fstream>
 #include <set>
 
+#include "harness/core/build_info.h"
 #include "harness/core/case_json.h"
 #include "harness/core/errors.h"
 #include "harness/runner/atomic_file.h"
@@ -35,7 +36,8 @@ namespace {
 
 CheckResult verdict_check(const CaseReport& r, const Verdict& v,
                           const std::vector<std::string>& known, double seconds) {
-  CheckResult c{r.file, r.name, v.executor, CheckResult::Status::kPass, "", "", seconds, {}};
+  CheckResult c{r.file, r.name, v.executor, CheckResult::Status::kPass, "", "", seconds,
+                {},     "",     ""};
   if (!v.ran) {
     c.status = CheckResult::Status::kSkip;
     c.message = v.reason;
@@ -122,10 +124,29 @@ void classify(const CaseReport& report, ReplaySummary& summary) {
                      report.stored_skip_reason,
                      "",
                      0,
-                     {}});
+                     {},
+                     "",
+                     ""});
   }
-  for (const ExecutorResult& r : report.results)
-    push(verdict_check(report, r.verdict, r.known, r.seconds));
+  for (const ExecutorResult& r : report.results) {
+    CheckResult c = verdict_check(report, r.verdict, r.known, r.seconds);
+    c.jax_version = r.jax_version;
+    c.judged_jax = r.judged_jax;
+    if (const std::string v = executor_versions(r.outcome); !v.empty())
+      summary.executor_versions[r.executor] = v;
+    push(std::move(c));
+  }
+}
+
+std::string executor_versions(const Outcome& o) {
+  std::string out;
+  for (const char* key : {"jax_version", "jaxlib_version", "cuda_driver_version"}) {
+    auto it = o.info.find(key);
+    if (it == o.info.end() || it->second.empty() || it->second == "null") continue;
+    if (!out.empty()) out += ", ";
+    out += std::string(key).substr(0, std::string(key).size() - 8) + " " + it->second;
+  }
+  return out;
 }
 
 ReplaySummary replay(const std::vector<std::filesystem::path>& files, CaseRunner& runner,
@@ -147,7 +168,9 @@ ReplaySummary replay(const std::vector<std::filesystem::path>& files, CaseRunner
                                            e.what(),
                                            "input:bad_case",
                                            0,
-                                           {}});
+                                           {},
+                                           "",
+                                           ""});
     }
     for (std::size_t i = before; i < summary.checks.size(); ++i) on_check(summary.checks[i]);
   }
@@ -162,6 +185,17 @@ void write_junit(const ReplaySummary& summary, const std::filesystem::path& file
          std::to_string(summary.checks.size()) + "\" failures=\"" + std::to_string(summary.failed) +
          "\" skipped=\"" + std::to_string(summary.skipped) + "\" time=\"" + std::to_string(total) +
          "\">\n";
+  // Provenance: collfuzz's version and commit, and each executor's versions.
+  xml += "  <properties>\n";
+  xml += "    <property name=\"collfuzz.version\" value=\"" + xml_escape(collfuzz_version()) +
+         "\"/>\n";
+  xml +=
+      "    <property name=\"collfuzz.commit\" value=\"" + xml_escape(collfuzz_commit()) + "\"/>\n";
+  for (const auto& [executor, versions] : summary.executor_versions) {
+    xml += "    <property name=\"executor." + xml_escape(executor) + "\" value=\"" +
+           xml_escape(versions) + "\"/>\n";
+  }
+  xml += "  </properties>\n";
   for (const auto& c : summary.checks) {
     xml += "  <testcase classname=\"" + xml_escape(c.executor) + "\" name=\"" +
            xml_escape(c.case_name) + "\" file=\"" + xml_escape(c.file) + "\" time=\"" +

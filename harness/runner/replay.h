@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct CheckResult {
   std::string signature;  // first failing signature
   double seconds = 0;
   std::vector<std::string> signatures;  // every unexpected signature (and stale baseline entries)
+  std::string jax_version;  // the JAX release the executor runs (its hello), if it has one
+  std::string judged_jax;   // the release whose reference judged it
 };
 
 struct ReplaySummary {
@@ -29,6 +32,8 @@ struct ReplaySummary {
   int failed = 0;
   int skipped = 0;
   bool bad_input = false;
+  // Each executor's versions as its outcomes report them ("jax 0.12.0.1, jaxlib 0.12.0.1").
+  std::map<std::string, std::string> executor_versions;
 };
 
 // Case files under `paths` (files as given; directories searched recursively for *.json),
@@ -42,6 +47,8 @@ ReplaySummary replay(const std::vector<std::filesystem::path>& files, CaseRunner
                      const std::function<void(const CheckResult&)>& on_check);
 
 void write_junit(const ReplaySummary& summary, const std::filesystem::path& file);
+// "jax 0.12.0.1, jaxlib 0.12.0.1" from an executor outcome's info; empty without versions.
+std::string executor_versions(const Outcome& o);
 
 // The closing line: "N passed, N failed" (", N skipped" when any were skipped).
 std::string summary_line(const ReplaySummary& summary);

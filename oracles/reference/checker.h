@@ -43,6 +43,7 @@ class Checker {
   void check(RuleId id, bool violated, const std::string& where, HolesFn&& holes,
              std::optional<Stage> stage = std::nullopt) {
     const Rule& r = rule(id);
+    if (!rule_holds(r, jax())) return;  // a rule of another JAX release (rules.def since/until)
     const Stage s = stage.value_or(r.stage);
     if (log_) log_->push_back(ExplainStep{id, s, where, violated});
     if (!violated) return;
@@ -58,6 +59,8 @@ class Checker {
 
   bool lane() const { return c.target.semantics == Semantics::kLane; }
   int arch_major() const { return collfuzz::arch_major(c.target.arch); }
+  JaxVersion jax() const { return c.target.jax; }
+  bool jax_at_least(JaxVersion v) const { return at_least(jax(), v); }
 
  private:
   std::vector<ExplainStep>* log_;

@@ -35,6 +35,16 @@ void check_copy_lowering(Checker& ck, const Op& op, const CopyGmemToSmem& cp, co
     ck.check(RuleId::kLowerCopyLeaderCluster2, cl[0] * cl[1] * cl[2] != 2, op.path, [&] {
       return Holes{{"cluster", py::tuple_of_ints(std::vector<std::int64_t>(cl.begin(), cl.end()))}};
     });
+    // 0.12.0.1: the axis must be CUDA x (the last cluster name) and have size 2. The message names
+    // the first declared cluster name and prints the cluster row-major (cuda_cluster reversed).
+    const bool on_x2 = f.dims == std::vector<int>{0} && cl[0] == 2;
+    ck.check(RuleId::kLowerCopyLeaderLastAxis, !on_x2, op.path, [&] {
+      return Holes{
+          {"axis", ck.c.mesh.cluster_names.empty() ? std::string("?")
+                                                   : ck.c.mesh.cluster_names.front().str()},
+          {"axes", py::tuple_of_names(*cp.collective_axes)},
+          {"cluster", py::tuple_of_ints(std::vector<std::int64_t>(cl.rbegin(), cl.rend()))}};
+    });
   }
 
   // Step 4: the implementation follows the architecture.

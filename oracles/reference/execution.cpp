@@ -472,6 +472,10 @@ class Execution {
     const CopyGmemToSmem& cp = *f.copy;
     const std::string& name = cp.barrier->alloc;
     const std::int64_t index = cp.barrier->index.value_or(0);
+    // 0.12.0.1 guards the arrive.expect_tx with the predicate (rules.md, "JAX versions"): a
+    // predicated-off copy does not arrive, and the byte count is a constant.
+    const bool gated = at_least(c_.target.jax, JaxVersion::k0_12_0_1);
+    if (gated && !pred) return;
     const std::int64_t total = pred ? bytes : 0;
     if (!f.barrier->orders_tensor_core || !mosaic_ || barrier(rank, name, index).pending() >= 128) {
       arrive(rank, name, index, f.barrier->orders_tensor_core ? 128 : 1, total, f.op->path);
@@ -483,7 +487,7 @@ class Execution {
     std::int64_t other = total / 128;
     if (c_.target.semantics == Semantics::kWarpgroup) {
       const std::optional<bool> folded =
-          cp.predicate ? static_value(*cp.predicate) : std::optional<bool>(true);
+          cp.predicate && !gated ? static_value(*cp.predicate) : std::optional<bool>(true);
       if (!folded || total % 128 != 0) {
         lane0 = total;
         other = 0;

@@ -82,9 +82,16 @@ void check_tma(Checker& ck, const CopyFacts& f, Stage stage) {
   std::vector<std::int64_t> slice = full_slice(f);
 
   // _prepare_async_copy: a partitioned load names a dst dim, is collective, and splits evenly.
+  // 0.12.0.1 checks any leader-tracked copy for a collective first, and finds the partitioned dim
+  // only when the collective size exceeds 1.
+  const bool v012 = ck.jax_at_least(JaxVersion::k0_12_0_1);
+  if (f.leader_tracked != LeaderTracked::kNone)
+    ck.check(RuleId::kLcLeaderNotCollective, f.dims.empty(), where, stage);
   if (f.leader_tracked == LeaderTracked::kPartitioned) {
-    ck.check(RuleId::kLcPartitionedAxis,
-             f.partition_axis >= static_cast<std::int64_t>(f.src_shape.size()), where, stage);
+    if (!v012 || f.n > 1) {
+      ck.check(RuleId::kLcPartitionedAxis,
+               f.partition_axis >= static_cast<std::int64_t>(f.src_shape.size()), where, stage);
+    }
     ck.check(RuleId::kLcPartitionedNotCollective, f.dims.empty(), where, stage);
     if (f.n > 1) {
       std::size_t p = 0;  // the partitioned dim among the array's dims
@@ -136,8 +143,11 @@ void check_tma(Checker& ck, const CopyFacts& f, Stage stage) {
         stage);
   }
 
+  // 0.12.0.1 checks the strides here (after the rank and the multicast split), and a rank-0
+  // slice has a minor dim of 1 instead of an IndexError.
+  ck.check(RuleId::kLcGmemStridesAfterSplit, !strides_ok, where, stage);
   ck.check(RuleId::kLcRank0, chunk.empty(), where, stage);
-  const std::int64_t minor_bits = chunk.back() * f.bits_per_element;
+  const std::int64_t minor_bits = (chunk.empty() ? 1 : chunk.back()) * f.bits_per_element;
   ck.check(
       RuleId::kLcMinorBits, minor_bits % 128 != 0, where,
       [&] {

@@ -32,7 +32,7 @@ Prediction predict(const Case& c, Profile profile, bool explain) {
     p.outcome.executor = "reference";
     p.outcome.diagnostic = r.diagnostic;
   }
-  p.outcome.info["rules_jax_version"] = kRulesJaxVersion;
+  p.outcome.info["rules_jax_version"] = to_string(c.target.jax);
   return p;
 }
 

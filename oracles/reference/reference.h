@@ -18,6 +18,7 @@ struct Prediction {
 Prediction predict(const Case& c, Profile profile, bool explain = false);
 
 // The JAX version whose behaviour the rule table follows.
+// The release a case is judged by when nothing pins one (harness/core/jax_version.h).
 inline constexpr const char* kRulesJaxVersion = "0.11.2";
 
 }  // namespace collfuzz

@@ -190,6 +190,15 @@ void check_resources(Checker& ck) {
     return Holes{{"bytes", std::to_string(smem_bytes)}, {"max", std::to_string(max_smem)}};
   });
 
+  // 0.12.0.1: one hardware CTA barrier per warpgroup and one CTA-wide are reserved of 16; collfuzz
+  // allocates no CTA barrier of its own, so only the reservation can overflow.
+  const std::int64_t warpgroups = ck.c.mesh.num_threads.value_or(1);
+  const std::int64_t available = 16 - (1 + warpgroups);
+  ck.check(RuleId::kModuleCtaBarrierBudget, available < 0, "kernel", [&] {
+    return Holes{
+        {"n", "0"}, {"available", std::to_string(available)}, {"wg", std::to_string(warpgroups)}};
+  });
+
   for (const auto& [key, count] : rs.barriers.items) {
     if (key.cluster && key.leader_tracked) {
       ck.check(RuleId::kModuleLeaderOneDim, key.num_dims != 1, key.where);

@@ -10,9 +10,16 @@ using enum RuleProfiles;
 using enum RuleMatch;
 using enum RuleBasis;
 
+// A row may end with a since and an until (JAX releases); both default to empty.
+constexpr Rule make_rule(RuleId id, std::string_view name, Stage stage, std::string_view exc,
+                         std::string_view msg, std::string_view section, RuleProfiles profiles,
+                         RuleMatch match, RuleBasis basis, std::string_view summary,
+                         std::string_view since = {}, std::string_view until = {}) {
+  return Rule{id, name, stage, exc, msg, section, profiles, match, basis, summary, since, until};
+}
+
 constexpr std::array<Rule, static_cast<std::size_t>(RuleId::kCount)> kRules = {{
-#define COLLFUZZ_RULE(Enum, name, stage, exc, msg, section, profiles, match, basis, summary) \
-  Rule{RuleId::Enum, name, stage, exc, msg, section, profiles, match, basis, summary},
+#define COLLFUZZ_RULE(Enum, ...) make_rule(RuleId::Enum, __VA_ARGS__),
 #include "oracles/reference/rules.def"
 #undef COLLFUZZ_RULE
 }};
@@ -84,20 +91,55 @@ const Rule* find_rule(std::string_view name) {
   return nullptr;
 }
 
-std::string rules_markdown() {
-  std::string out =
-      "| id | stage | raised by | exception | message | spec | basis "
-      "|\n|---|---|---|---|---|---|---|\n";
+bool rule_holds(const Rule& r, JaxVersion v) { return jax_version_in_range(v, r.since, r.until); }
+
+namespace {
+std::string jax_range(const Rule& r) {
+  if (r.since.empty() && r.until.empty()) return "all";
+  std::string out;
+  if (!r.since.empty()) out += ">= " + std::string(r.since);
+  if (!r.until.empty()) out += std::string(out.empty() ? "" : ", ") + "< " + std::string(r.until);
+  return out;
+}
+}  // namespace
+
+std::string rule_changes_markdown() {
+  std::string out = "| id | JAX | exception | message |\n|---|---|---|---|\n";
   for (const Rule& r : kRules) {
+    if (r.since.empty() && r.until.empty()) continue;
+    std::string msg(r.message);
+    for (std::size_t i = 0; (i = msg.find('|', i)) != std::string::npos; i += 2)
+      msg.replace(i, 1, "\\|");
+    out += "| `" + std::string(r.name) + "` | " + jax_range(r) + " | " + std::string(r.exception) +
+           " | `" + msg + "` |\n";
+  }
+  return out;
+}
+
+namespace {
+std::string rules_markdown_of(const std::optional<JaxVersion>& only);
+}  // namespace
+
+std::string rules_markdown() { return rules_markdown_of(std::nullopt); }
+std::string rules_markdown(JaxVersion v) { return rules_markdown_of(v); }
+
+namespace {
+std::string rules_markdown_of(const std::optional<JaxVersion>& only) {
+  std::string out =
+      "| id | stage | raised by | exception | message | spec | basis | JAX "
+      "|\n|---|---|---|---|---|---|---|---|\n";
+  for (const Rule& r : kRules) {
+    if (only && !rule_holds(r, *only)) continue;
     std::string msg(r.message);
     for (std::size_t i = 0; (i = msg.find('|', i)) != std::string::npos; i += 2)
       msg.replace(i, 1, "\\|");
     out += "| `" + std::string(r.name) + "` | " + to_string(r.stage) + " | " +
            to_string(r.profiles) + " | " + std::string(r.exception) + " | `" + msg + "` | " +
-           std::string(r.section) + " | " + to_string(r.basis) + " |\n";
+           std::string(r.section) + " | " + to_string(r.basis) + " | " + jax_range(r) + " |\n";
   }
   return out;
 }
+}  // namespace
 
 std::string fill_template(std::string_view tmpl, const Holes& holes) {
   std::string out;

@@ -52,7 +52,13 @@ struct Rule {
   RuleMatch match;
   RuleBasis basis;
   std::string_view summary;
+  // The JAX releases in which the rule holds, [since, until); empty = unbounded (rules.def).
+  std::string_view since;
+  std::string_view until;
 };
+
+// Whether rule `r` holds in JAX release `v` (its since/until).
+bool rule_holds(const Rule& r, JaxVersion v);
 
 const Rule& rule(RuleId id);
 std::span<const Rule> all_rules();
@@ -62,6 +68,10 @@ const char* to_string(RuleBasis b);
 
 // The rule table as Markdown (docs/rules.md embeds it; a test keeps the two in step).
 std::string rules_markdown();
+// Only the rules that hold in JAX release `v`.
+std::string rules_markdown(JaxVersion v);
+// The rules that changed between JAX releases (rows with a since or until) as Markdown.
+std::string rule_changes_markdown();
 
 using Holes = std::vector<std::pair<std::string_view, std::string>>;
 // Fills {name} holes of a template. A hole without a value is left as is.

@@ -1,7 +1,7 @@
 // Every rule of rules.def fires on the generated cases: 100,000 cases of a fixed seed, each
-// predicted for both profiles, hit every rule id (docs/fuzzing.md: how the generators are weighted
-// to reach each). The predictions run in a child process, so that a reference that crashes on a
-// case is reported with the case's name instead of ending the test.
+// predicted for both profiles and every modelled JAX release, hit every rule id (docs/fuzzing.md:
+// how the generators are weighted to reach each). The predictions run in a child process, so that a
+// reference that crashes on a case is reported with the case's name instead of ending the test.
 #include <gtest/gtest.h>
 
 #include "generators/case_stream.h"
@@ -19,9 +19,13 @@ constexpr std::uint64_t kCases = 100000;
 TEST(RuleCoverage, OneHundredThousandCasesOfAFixedSeedHitEveryRule) {
   campaign::SharedMemory<RuleCoverage> coverage;
   const auto crashes = campaign::run_isolated(0, kCases, [&](std::uint64_t i) {
-    const Case c = generate_case(kSeed, i);
-    for (Profile p : {Profile::kMosaic, Profile::kInterpret})
-      coverage->record(p, predict(c, p).outcome);
+    // Every modelled JAX release: a rule of one release only (rules.def since/until) fires there.
+    Case c = generate_case(kSeed, i);
+    for (JaxVersion v : known_jax_versions()) {
+      c.target.jax = v;
+      for (Profile p : {Profile::kMosaic, Profile::kInterpret})
+        coverage->record(p, predict(c, p).outcome);
+    }
   });
   std::string missing;
   for (RuleId id : coverage->rules_never_fired()) missing += " " + std::string(rule(id).name);

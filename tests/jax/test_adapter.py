@@ -17,6 +17,11 @@ ADAPTER = os.path.join(ROOT, "harness", "jax")
 sys.path.insert(0, ADAPTER)
 
 import numpy as np  # noqa: E402
+from importlib import metadata  # noqa: E402
+
+# The JAX release of the python running these tests (they run on each modelled release:
+# .venv-jax for 0.11.2, .venv-jax-0.12.0.1 for 0.12.0.1).
+JAX_VERSION = metadata.version("jax")
 
 import cfjax_case  # noqa: E402
 import cfjax_fill  # noqa: E402
@@ -248,7 +253,7 @@ class InterpretTest(unittest.TestCase):
     (o,) = out["outputs"]
     self.assertEqual(o["written"], [[128, 256]])
     self.assertEqual(o["hex"][128 * 8:256 * 8], x)
-    self.assertEqual(out["info"]["jax_version"], "0.11.2")
+    self.assertEqual(out["info"]["jax_version"], JAX_VERSION)
 
   def test_subset_of_issuers_and_sentinel(self):
     c = mc_case(outputs=[])
@@ -329,7 +334,10 @@ class ProtocolTest(unittest.TestCase):
     self.assertEqual(hello["hello"], "collfuzz-executor/1")
     self.assertEqual(hello["name"], "jax-interpret")
     self.assertEqual(hello["profile"], "interpret")
-    self.assertEqual(hello["info"]["jax_version"], "0.11.2")
+    self.assertEqual(hello["info"]["jax_version"], JAX_VERSION)
+    self.assertIn(JAX_VERSION, ("0.11.2", "0.12.0.1"))  # a release collfuzz models
+    self.assertEqual(hello["versions"]["jax"], JAX_VERSION)
+    self.assertEqual(hello["versions"]["jaxlib"], JAX_VERSION)
     self.assertEqual(hello["info"]["backend"], "cpu")
     self.assertEqual([r["id"] for r in responses], [7, None, 8, None])
     self.assertEqual([r["outcome"]["kind"] for r in responses], ["completed", "crash", "crash", "crash"])

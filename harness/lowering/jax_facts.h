@@ -1,0 +1,41 @@
+// The facts of the lowering and the simulator that depend on the JAX release (target.jax): one
+// flag per behaviour change, keyed by version in one place. The reference checker states the
+// same changes as since/until rows of oracles/reference/rules.def; docs/rules.md lists them.
+#pragma once
+
+#include "harness/core/jax_version.h"
+
+namespace collfuzz::lowering {
+
+struct JaxFacts {
+  // copy_gmem_to_smem, leader-tracked: the collective axis must be CUDA x (the last cluster
+  // name) with size 2 (0.11.2: the whole cluster has 2 CTAs), with a new message.
+  bool leader_on_last_axis_size_2 = false;
+  // _prepare_async_copy checks any leader-tracked copy (PARTITIONED or REPLICATED) for a
+  // collective first ("... can be leader-tracked"), and finds the partitioned dim only when the
+  // collective size exceeds 1 (0.11.2: partitioned dim first, then "... can be partitioned").
+  bool leader_not_collective_first = false;
+  // _prepare_tma checks the 16-byte GMEM strides after the rank and the multicast split, with a
+  // new message; a rank-0 slice has a minor dim of 1 (0.11.2: IndexError).
+  bool strides_checked_after_split = false;
+  // _lower_as_gpu_kernel reserves one CTA barrier per warpgroup and one CTA-wide of 16.
+  bool cta_barrier_budget = false;
+  // The compiler predicates the barrier's arrive.expect_tx with the copy's predicate: a copy
+  // with predicate=False does not arrive (0.11.2: it arrives expecting 0 bytes). Lane and
+  // Warpgroup semantics both.
+  bool predicate_gates_arrive = false;
+};
+
+constexpr JaxFacts jax_facts(JaxVersion v) {
+  JaxFacts f;
+  if (v >= JaxVersion::k0_12_0_1) {
+    f.leader_on_last_axis_size_2 = true;
+    f.leader_not_collective_first = true;
+    f.strides_checked_after_split = true;
+    f.cta_barrier_budget = true;
+    f.predicate_gates_arrive = true;
+  }
+  return f;
+}
+
+}  // namespace collfuzz::lowering
