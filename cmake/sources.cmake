@@ -42,6 +42,7 @@ target_link_libraries(collfuzz_oracles PUBLIC collfuzz_reference PRIVATE collfuz
 
 add_library(collfuzz_executors STATIC
   harness/executors/external_executor.cpp
+  harness/executors/gpu_presence.cpp
   harness/executors/reference_executor.cpp
   harness/executors/registry.cpp
 )
