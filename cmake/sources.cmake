@@ -8,6 +8,7 @@ add_library(collfuzz_core STATIC
   harness/core/ndarray.cpp
   harness/core/outcome_json.cpp
   harness/core/pyrepr.cpp
+  harness/core/terminal_text.cpp
 )
 target_include_directories(collfuzz_core PUBLIC ${CMAKE_SOURCE_DIR})
 target_link_libraries(collfuzz_core PUBLIC nlohmann_json::nlohmann_json PRIVATE collfuzz_warnings)
