@@ -65,8 +65,10 @@ add_executable(collfuzz
   harness/cli/cmd_replay.cpp
   harness/cli/cmd_rules.cpp
   harness/cli/cmd_run.cpp
+  harness/cli/flag_range.cpp
   harness/cli/flags.cpp
   harness/cli/main.cpp
+  harness/cli/stdin_case.cpp
 )
 target_link_libraries(collfuzz PRIVATE collfuzz_runner CLI11::CLI11 collfuzz_warnings)
 if(COLLFUZZ_STATIC)

@@ -4,6 +4,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/core/errors.h"
+#include "harness/core/terminal_text.h"
 #include "harness/runner/atomic_file.h"
 #include "harness/runner/baseline.h"
 #include "harness/runner/replay.h"
@@ -25,11 +26,13 @@ int cmd_replay(const Flags& flags, const std::vector<std::string>& paths) {
     runner.compare_against(parse_profile_flag(flags.compare_profile, Profile::kMosaic));
   const ReplaySummary summary = replay(files, runner, [&](const CheckResult& c) {
     if (c.status == CheckResult::Status::kFail) {
-      std::cout << "FAIL " << c.file << " [" << c.executor << "]: " << c.message << "\n"
+      std::cout << "FAIL " << terminal_text(c.file) << " [" << c.executor
+                << "]: " << terminal_lines(c.message) << "\n"
                 << std::flush;
     } else if (flags.verbose) {
-      std::cout << (c.status == CheckResult::Status::kPass ? "PASS " : "SKIP ") << c.file << " ["
-                << c.executor << "]" << (c.message.empty() ? "" : ": " + c.message) << "\n";
+      std::cout << (c.status == CheckResult::Status::kPass ? "PASS " : "SKIP ")
+                << terminal_text(c.file) << " [" << c.executor << "]"
+                << (c.message.empty() ? "" : ": " + terminal_lines(c.message)) << "\n";
     }
   });
   if (!flags.junit.empty()) write_junit(summary, flags.junit);
@@ -50,9 +53,20 @@ int cmd_replay(const Flags& flags, const std::vector<std::string>& paths) {
     }
     write_file_atomically(flags.json_out, j.dump(2) + "\n");
   }
+  // The notes first: the summary line stays the last line (CI reads it).
+  const bool nothing_compared =
+      !summary.bad_input && summary.failed == 0 && summary.counts.nothing_compared();
+  if (nothing_compared) {
+    std::cout << "collfuzz replay: " << summary.counts.nothing_compared_message() << "\n";
+  } else {
+    for (const auto& [executor, why] : summary.counts.never_ran())
+      std::cout << "note: " << executor << " ran no case: " << terminal_text(why) << "\n";
+  }
   std::cout << summary_line(summary) << "\n";
   if (summary.bad_input) return kExitBadInput;
-  return summary.failed ? kExitMismatch : kExitOk;
+  if (summary.failed) return kExitMismatch;
+  if (nothing_compared && !flags.allow_unavailable) return kExitMismatch;
+  return kExitOk;
 }
 
 }  // namespace collfuzz::cli

@@ -1,9 +1,11 @@
 // collfuzz: fuzzing and property testing of Pallas Mosaic GPU's collective allocations and copies.
 #include <CLI/CLI.hpp>
+#include <cstring>
 #include <iostream>
 
 #include "harness/cli/commands.h"
 #include "harness/core/errors.h"
+#include "harness/core/terminal_text.h"
 
 int main(int argc, char** argv) {
   using namespace collfuzz;
@@ -12,7 +14,7 @@ int main(int argc, char** argv) {
       "collfuzz: a fuzzing and property-testing harness for the collective memory semantics of "
       "Pallas Mosaic GPU kernels (cluster-collective scoped allocations, collective TMA copies and "
       "their mbarrier byte accounting).\n\nExit codes: 0 ok, 1 a case failed or a finding was "
-      "made, "
+      "made, or nothing was compared, "
       "2 bad input, 3 internal error."};
   app.require_subcommand(1);
   Flags flags;
@@ -21,7 +23,8 @@ int main(int argc, char** argv) {
 
   auto* run = app.add_subcommand(
       "run", "Run cases on the reference (and --executors) and print each outcome");
-  run->add_option("cases", cases, "case files")->required();
+  run->add_option("cases", cases, "case files ('-': read one case from standard input)")
+      ->required();
   add_flags(*run, kRun, flags);
 
   auto* replay = app.add_subcommand(
@@ -49,6 +52,27 @@ int main(int argc, char** argv) {
                                   "written to --out; exit 1 if any finding");
   add_flags(*fuzz, kFuzz, flags);
 
+  // The first word that is not a flag names the subcommand: an unknown one is said as such
+  // (CLI11 would answer "A subcommand is required").
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i][0] == '-') continue;
+    bool known = false;
+    for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz})
+      known = known || sub->check_name(argv[i]);
+    if (!known) {
+      std::cerr << "collfuzz: error: unknown subcommand '" << terminal_text(argv[i])
+                << "'; subcommands: ";
+      const char* separator = "";
+      for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz}) {
+        std::cerr << separator << sub->get_name();
+        separator = ", ";
+      }
+      std::cerr << " (collfuzz --help)\n";
+      return kExitBadInput;
+    }
+    break;
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -56,7 +80,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // CLI11's messages repeat the values given: escaped, as everything printed here.
+    std::cerr << "collfuzz: error: " << terminal_lines(e.what())
+              << "\nRun with --help for more information.\n";
     return kExitBadInput;
   }
 
@@ -68,10 +94,10 @@ int main(int argc, char** argv) {
     if (*gen) return cmd_gen(flags);
     if (*fuzz) return cmd_fuzz(flags);
   } catch (const InputError& e) {
-    std::cerr << "collfuzz: error: " << e.what() << "\n";
+    std::cerr << "collfuzz: error: " << terminal_lines(e.what()) << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "collfuzz: internal error: " << e.what() << "\n";
+    std::cerr << "collfuzz: internal error: " << terminal_lines(e.what()) << "\n";
     return kExitInternal;
   }
   return kExitInternal;
