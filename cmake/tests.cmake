@@ -18,3 +18,8 @@ add_test(NAME corpus_replay_reference COMMAND collfuzz replay corpus/ --executor
 add_test(NAME cli_bad_case_exit_code
          COMMAND ${CMAKE_COMMAND} -DCOLLFUZZ=$<TARGET_FILE:collfuzz> -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
                  -P ${CMAKE_SOURCE_DIR}/tests/cli/bad_input.cmake)
+# Bad CLI values (exit 2, flag and range named), "nothing compared" (exit 1), terminal escaping
+# and the CLI papercuts of issue 10.
+add_test(NAME cli_values
+         COMMAND ${CMAKE_COMMAND} -DCOLLFUZZ=$<TARGET_FILE:collfuzz> -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
+                 -P ${CMAKE_SOURCE_DIR}/tests/cli/cli_values_test.cmake)
