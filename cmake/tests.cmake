@@ -1,7 +1,7 @@
 # Tests of the core, the reference checker, the oracles and the CLI.
 collfuzz_add_gtest(collfuzz_core_tests
   SOURCES tests/core/case_parser_test.cpp tests/core/fill_test.cpp tests/core/outcome_json_test.cpp
-          tests/core/allocator_test.cpp
+          tests/core/allocator_test.cpp tests/core/terminal_text_test.cpp
   LIBS collfuzz_core)
 
 collfuzz_add_gtest(collfuzz_reference_tests
