@@ -45,9 +45,12 @@ FlagRange seconds(double min, double max, bool zero_allowed) {
   std::string text = (zero_allowed ? "0 (no limit) or " : "") + std::string("seconds from ") +
                      number_text(min) + " to " + number_text(max);
   return {text, [=](const std::string& value) -> std::string {
+            // A plain decimal (1, 0.5, 2e3): no hex, no blanks, no inf or nan.
+            const bool decimal =
+                !value.empty() && value.find_first_not_of("0123456789.eE+-") == std::string::npos;
             char* end = nullptr;
-            const double v = value.empty() ? 0 : std::strtod(value.c_str(), &end);
-            if (value.empty() || end != value.c_str() + value.size())
+            const double v = decimal ? std::strtod(value.c_str(), &end) : 0;
+            if (!decimal || end != value.c_str() + value.size())
               return "expected a number: " + text + got(value);
             if (!std::isfinite(v)) return "expected a finite number: " + text + got(value);
             if (zero_allowed && v == 0) return {};

@@ -27,7 +27,7 @@ foreach(v 1e12 9.3e9 inf nan -1 -0.5 abc)
   expect_exit(2 "--seconds: " ${fuzz} --seconds "${v}")
 endforeach()
 expect_exit(2 "31536000" ${fuzz} --seconds 1e12)
-foreach(v -1 0 nan inf 1e9)
+foreach(v -1 0 nan inf 1e9 0x10 " 1")
   expect_exit(2 "--timeout: " ${COLLFUZZ} run --timeout "${v}" "${case}")
 endforeach()
 # An empty value (CMake drops empty arguments: through the shell, and never before a case file,
