@@ -134,7 +134,8 @@ int cmd_fuzz(const Flags& flags) {
   if (o.executors.empty()) std::cout << "(no executor available: only the reference runs)";
   for (std::size_t i = 0; i < o.executors.size(); ++i)
     std::cout << (i ? "," : "") << o.executors[i];
-  std::cout << ", " << o.jobs << " worker process" << (o.jobs == 1 ? "" : "es") << ", budget ";
+  std::cout << ", " << o.jobs << " worker process" << (o.jobs == 1 ? "" : "es")
+            << (flags.resume ? ", campaign budget " : ", budget ");
   if (o.seconds > 0) std::cout << o.seconds << " s ";
   if (o.cases > 0) std::cout << o.cases << " cases ";
   if (o.seconds <= 0 && o.cases <= 0) std::cout << "none (Ctrl-C stops it) ";
