@@ -26,12 +26,13 @@ std::vector<std::filesystem::path> case_files_under(const std::filesystem::path&
   std::filesystem::recursive_directory_iterator it(dir, ec);
   if (ec) throw InputError(dir.string(), error_text(ec));
   for (const std::filesystem::recursive_directory_iterator end; it != end;) {
-    const std::filesystem::directory_entry& entry = *it;
-    const bool regular = entry.is_regular_file(ec);
-    if (ec) throw InputError(entry.path().string(), error_text(ec));
-    if (regular && is_case_file_name(entry.path())) found.push_back(entry.path());
+    // A copy: a failed increment leaves the iterator at its end, and *it no longer valid.
+    const std::filesystem::path path = it->path();
+    const bool regular = it->is_regular_file(ec);
+    if (ec) throw InputError(path.string(), error_text(ec));
+    if (regular && is_case_file_name(path)) found.push_back(path);
     it.increment(ec);
-    if (ec) throw InputError(entry.path().string(), error_text(ec));
+    if (ec) throw InputError(path.string(), error_text(ec));
   }
   std::sort(found.begin(), found.end());
   return found;

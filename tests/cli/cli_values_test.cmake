@@ -94,12 +94,23 @@ expect_exit(1 "nothing was compared" ${COLLFUZZ} replay "${dir}/noexpect")
 file(MAKE_DIRECTORY "${dir}/empty")
 expect_exit(2 "holds no case file" ${COLLFUZZ} replay "${dir}/empty")
 expect_exit(2 "no such file" ${COLLFUZZ} replay "${dir}/missing")
+# An unreadable directory, or one with an unreadable subdirectory (as root, which reads any
+# directory, through setpriv as nobody when it is there).
 execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
-if(NOT uid STREQUAL "0")  # root reads any directory
-  file(MAKE_DIRECTORY "${dir}/unreadable")
-  file(CHMOD "${dir}/unreadable" PERMISSIONS OWNER_WRITE)
-  expect_exit(2 "cannot read it" ${COLLFUZZ} replay "${dir}/unreadable")
-  file(CHMOD "${dir}/unreadable" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+find_program(setpriv setpriv)
+set(as_user "")
+if(uid STREQUAL "0")
+  if(setpriv)
+    set(as_user ${setpriv} --reuid=65534 --regid=65534 --clear-groups)
+  endif()
+endif()
+if(NOT uid STREQUAL "0" OR setpriv)
+  file(MAKE_DIRECTORY "${dir}/unreadable/sub")
+  file(COPY "${case}" DESTINATION "${dir}/unreadable")
+  file(CHMOD "${dir}/unreadable/sub" PERMISSIONS OWNER_WRITE)
+  expect_exit(2 "sub: cannot read it" ${as_user} ${COLLFUZZ} replay "${dir}/unreadable/sub")
+  expect_exit(2 "sub: cannot read it" ${as_user} ${COLLFUZZ} replay "${dir}/unreadable")
+  file(CHMOD "${dir}/unreadable/sub" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
 endif()
 
 # --- 3. Control characters never reach the terminal raw. --------------------------------------
