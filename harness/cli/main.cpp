@@ -1,6 +1,5 @@
 // collfuzz: fuzzing and property testing of Pallas Mosaic GPU's collective allocations and copies.
 #include <CLI/CLI.hpp>
-#include <cstring>
 #include <iostream>
 
 #include "harness/cli/commands.h"
@@ -52,15 +51,15 @@ int main(int argc, char** argv) {
                                   "written to --out; exit 1 if any finding");
   add_flags(*fuzz, kFuzz, flags);
 
-  // The first word that is not a flag names the subcommand: an unknown one is said as such
-  // (CLI11 would answer "A subcommand is required").
-  for (int i = 1; i < argc; ++i) {
-    if (argv[i][0] == '-') continue;
+  // A first word that is not a flag names the subcommand: an unknown one is said as such (CLI11
+  // would answer "A subcommand is required"). Only the first word: a top-level option's value
+  // is not a subcommand.
+  if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
     for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz})
-      known = known || sub->check_name(argv[i]);
+      known = known || sub->check_name(argv[1]);
     if (!known) {
-      std::cerr << "collfuzz: error: unknown subcommand '" << terminal_text(argv[i])
+      std::cerr << "collfuzz: error: unknown subcommand '" << terminal_text(argv[1])
                 << "'; subcommands: ";
       const char* separator = "";
       for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz}) {
@@ -70,7 +69,6 @@ int main(int argc, char** argv) {
       std::cerr << " (collfuzz --help)\n";
       return kExitBadInput;
     }
-    break;
   }
 
   try {
