@@ -10,6 +10,7 @@ add_library(collfuzz_core STATIC
   harness/core/ndarray.cpp
   harness/core/outcome_json.cpp
   harness/core/pyrepr.cpp
+  harness/core/terminal_text.cpp
 )
 target_include_directories(collfuzz_core PUBLIC ${CMAKE_SOURCE_DIR})
 # The version and git commit, regenerated at every build (cmake/build_info.cmake).
@@ -61,6 +62,7 @@ target_link_libraries(collfuzz_oracles PUBLIC collfuzz_reference PRIVATE collfuz
 
 add_library(collfuzz_executors STATIC
   harness/executors/external_executor.cpp
+  harness/executors/gpu_presence.cpp
   harness/executors/reference_executor.cpp
   harness/executors/registry.cpp
 )
@@ -82,8 +84,10 @@ add_executable(collfuzz
   harness/cli/cmd_replay.cpp
   harness/cli/cmd_rules.cpp
   harness/cli/cmd_run.cpp
+  harness/cli/flag_range.cpp
   harness/cli/flags.cpp
   harness/cli/main.cpp
+  harness/cli/stdin_case.cpp
 )
 target_link_libraries(collfuzz PRIVATE collfuzz_runner CLI11::CLI11 collfuzz_warnings)
 if(COLLFUZZ_STATIC)

@@ -1,7 +1,7 @@
 # Tests of the core, the reference checker, the oracles and the CLI.
 collfuzz_add_gtest(collfuzz_core_tests
   SOURCES tests/core/case_parser_test.cpp tests/core/fill_test.cpp tests/core/outcome_json_test.cpp
-          tests/core/allocator_test.cpp
+          tests/core/allocator_test.cpp tests/core/terminal_text_test.cpp
   LIBS collfuzz_core)
 
 collfuzz_add_gtest(collfuzz_reference_tests
@@ -23,3 +23,9 @@ add_test(NAME cli_bad_case_exit_code
 collfuzz_add_gtest(collfuzz_process_tests
   SOURCES tests/process/child_process_test.cpp tests/process/external_executor_test.cpp
   LIBS collfuzz_executors)
+
+# Bad CLI values (exit 2, flag and range named), "nothing compared" (exit 1), terminal escaping
+# and the CLI papercuts of issue 10.
+add_test(NAME cli_values
+         COMMAND ${CMAKE_COMMAND} -DCOLLFUZZ=$<TARGET_FILE:collfuzz> -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
+                 -P ${CMAKE_SOURCE_DIR}/tests/cli/cli_values_test.cmake)

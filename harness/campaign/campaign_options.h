@@ -30,4 +30,19 @@ struct CampaignOptions {
 // Every registered executor that can run on this machine (its unavailable_reason() is empty).
 std::vector<std::string> available_executors(const ExecutorOptions& options);
 
+struct UnavailableExecutor {
+  std::string executor;
+  std::string reason;
+};
+
+// Which of `executors` cannot run on this machine, so that a campaign in which none can compare
+// anything is refused before it starts ("nothing compared", docs/cli.md). First the cheap check
+// (unavailable_reason(), nothing started: a missing program, no GPU); then, only when no executor
+// is known to work, each remaining one runs the seed's first case in a child process and is
+// unavailable when it then says so for the whole machine (a Python without JAX answers so in
+// its hello). An executor that is unavailable only for some cases counts as available.
+std::vector<UnavailableExecutor> unavailable_executors(const std::vector<std::string>& executors,
+                                                       const ExecutorOptions& options,
+                                                       std::uint64_t seed);
+
 }  // namespace collfuzz::campaign

@@ -5,6 +5,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/core/case_json.h"
+#include "harness/core/terminal_text.h"
 #include "harness/lowering/lowering.h"
 #include "harness/lowering/plan_json.h"
 #include "harness/runner/outcome_text.h"
@@ -49,7 +50,7 @@ int cmd_explain(const Flags& flags, const std::string& case_file) {
               << "\n";
     return 0;
   }
-  std::cout << "Case " << c.name << ", predicting " << to_string(profile) << " ("
+  std::cout << "Case " << terminal_text(c.name) << ", predicting " << to_string(profile) << " ("
             << to_string(c.target.arch) << ", " << to_string(c.target.semantics)
             << " semantics); rules follow JAX " << to_string(c.target.jax) << ".\n\n";
   std::string last_stage;
@@ -61,7 +62,8 @@ int cmd_explain(const Flags& flags, const std::string& case_file) {
       std::cout << "[" << stage << "]\n";
       last_stage = stage;
     }
-    std::cout << "  " << (s.fired ? "FIRED " : "ok    ") << r.name << " at " << s.where << "\n"
+    std::cout << "  " << (s.fired ? "FIRED " : "ok    ") << r.name << " at "
+              << terminal_text(s.where) << "\n"
               << "        " << r.summary << " (spec " << r.section << ")\n";
     ++n;
   }

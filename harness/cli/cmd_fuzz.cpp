@@ -1,6 +1,7 @@
 // collfuzz fuzz: a fuzzing campaign (harness/campaign): generated cases run on the reference and
 // on every executor, disagreements deduplicated by signature, shrunk and written as case files;
-// summary.md and summary.json at the end. Exit 1 if any finding.
+// summary.md and summary.json at the end. Exit 1 if any finding, or if no requested executor
+// can compare anything here.
 #include <unistd.h>
 #include <algorithm>
 
@@ -9,32 +10,100 @@
 #include "harness/campaign/campaign.h"
 #include "harness/campaign/campaign_lock.h"
 #include "harness/campaign/campaign_state.h"
+#include "harness/campaign/campaign_summary.h"
 #include "harness/cli/commands.h"
 #include "harness/core/errors.h"
+#include "harness/core/terminal_text.h"
 
 namespace collfuzz::cli {
+namespace {
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+  return out.empty() ? "reference" : out;
+}
+
+// The executors of --executors, less the reference (the expected side of every comparison).
+std::vector<std::string> requested_executors(const Flags& flags) {
+  std::vector<std::string> out;
+  for (auto& name : parse_executor_list(flags.executors)) {
+    if (name != "reference") out.push_back(name);
+  }
+  return out;
+}
+
+// A resumed campaign keeps what defines it (its seed, executors, jobs, level, shrinking): a flag
+// that asks for another value is refused, never ignored.
+void refuse_changes(const Flags& flags, const campaign::CampaignOptions& o) {
+  const std::string where = terminal_text(o.out.string());
+  const auto refuse = [&](const char* flag, const std::string& kept) {
+    throw InputError(flag, "the campaign in " + where + " was started with " + flag + " " + kept +
+                               "; a resumed campaign keeps it (start a new --out to change it)");
+  };
+  if (flags.was_given("--seed") && flags.seed != o.seed) refuse("--seed", std::to_string(o.seed));
+  if (flags.was_given("--jobs") && flags.jobs != o.jobs) refuse("--jobs", std::to_string(o.jobs));
+  if (flags.was_given("--executors")) {
+    auto asked = requested_executors(flags);
+    auto kept = o.executors;
+    std::sort(asked.begin(), asked.end());
+    std::sort(kept.begin(), kept.end());
+    if (asked != kept) refuse("--executors", join(o.executors));
+  }
+  if (flags.was_given("--level") && parse_level_flag(flags.level) != o.level) {
+    refuse("--level", o.level == DiagnosticLevel::kVerdict ? "verdict"
+                      : o.level == DiagnosticLevel::kRule  ? "rule"
+                                                           : "message");
+  }
+  if (flags.was_given("--no-shrink") && o.shrink) refuse("--no-shrink", "shrinking on");
+}
+
+// --resume: the campaign as it was started, with this session's budget. --seconds and --cases
+// give this session's budget (on top of what the campaign has spent); without either, the
+// campaign goes on to the budget it was started with.
+campaign::CampaignOptions resumed_options(const Flags& flags,
+                                          const campaign::CampaignDirectory& dir) {
+  if (!dir.has_campaign())
+    throw InputError("--resume", terminal_text(flags.out) + " holds no campaign to resume");
+  campaign::CampaignOptions o = dir.load_options();
+  refuse_changes(flags, o);
+  const campaign::CampaignTotals spent = campaign::merge_worker_states(dir, o.jobs);
+  std::cout << "resuming the campaign in " << terminal_text(flags.out) << " (seed " << o.seed
+            << ", " << o.jobs << " jobs): " << spent.cases << " cases and "
+            << static_cast<std::int64_t>(spent.seconds) << " s so far; ";
+  const bool seconds_given = flags.was_given("--seconds");
+  const bool cases_given = flags.was_given("--cases");
+  if (seconds_given || cases_given) {
+    o.seconds = seconds_given && flags.seconds > 0 ? spent.seconds + flags.seconds : 0;
+    o.cases = cases_given && flags.cases > 0 ? spent.cases + flags.cases : 0;
+    std::cout << "this session's budget: ";
+    if (seconds_given && flags.seconds > 0) std::cout << flags.seconds << " s ";
+    if (cases_given && flags.cases > 0) std::cout << flags.cases << " more cases ";
+    if (o.seconds <= 0 && o.cases <= 0) std::cout << "none (Ctrl-C stops it) ";
+    std::cout << "\n";
+  } else if ((o.seconds > 0 && spent.seconds >= o.seconds) ||
+             (o.cases > 0 && spent.cases >= o.cases)) {
+    std::cout << "its budget is spent: --seconds S or --cases N gives this session more\n";
+  } else {
+    std::cout << "going on to the budget it was started with\n";
+  }
+  return o;
+}
+
+}  // namespace
 
 int cmd_fuzz(const Flags& flags) {
   campaign::CampaignOptions o;
   const campaign::CampaignDirectory dir(flags.out);
   // A campaign running on this --out (or its orphaned workers) is named before anything else.
   campaign::CampaignLock::check_free(flags.out);
-  if (flags.seconds < 0) throw InputError("--seconds", "expected seconds >= 0");
-  if (flags.cases < 0) throw InputError("--cases", "expected a count >= 0");
   if (flags.resume) {
-    if (!dir.has_campaign())
-      throw InputError("--resume", flags.out + " holds no campaign to resume");
-    o = dir.load_options();
-    // The budget may be extended; the seed, executors, jobs and level stay the campaign's.
-    if (flags.seconds > 0) o.seconds = flags.seconds;
-    if (flags.cases > 0) o.cases = flags.cases;
-    std::cout << "resuming the campaign in " << flags.out << " (seed " << o.seed << ", " << o.jobs
-              << " jobs)\n";
+    o = resumed_options(flags, dir);
   } else {
     if (dir.has_campaign()) {
-      throw InputError(
-          "--out",
-          flags.out + " already holds a campaign: --resume continues it, or choose another --out");
+      throw InputError("--out", terminal_text(flags.out) +
+                                    " already holds a campaign: --resume continues it, or choose "
+                                    "another --out");
     }
     o.seed = flags.seed;
     o.seconds = flags.seconds;
@@ -42,29 +111,38 @@ int cmd_fuzz(const Flags& flags) {
     o.jobs = flags.jobs;
     o.shrink = !flags.no_shrink;
     o.level = parse_level_flag(flags.level);
-    const ExecutorOptions eo = executor_options(flags);
-    if (flags.executors.empty()) {
-      o.executors = campaign::available_executors(eo);
-    } else {
-      for (auto& name : parse_executor_list(flags.executors)) {
-        if (name != "reference") o.executors.push_back(name);  // the reference is the expected side
-      }
-    }
+    o.executors = flags.executors.empty() ? campaign::available_executors(executor_options(flags))
+                                          : requested_executors(flags);
   }
   o.out = flags.out;
   o.executor_options = executor_options(flags);
   // A worker is killed as hung only after an external executor has had its whole --timeout on
   // one case (that executor reports the case as a timeout and is restarted; the worker goes on).
   o.hang_seconds = std::max(o.hang_seconds, o.executor_options.case_timeout_seconds + 30);
+
+  // Nothing compared: every executor asked for is unavailable here (a GPU CI job that lost its
+  // GPU, a Python without JAX). Only the reference, asked for alone, is a campaign of its own.
+  const auto unavailable = campaign::unavailable_executors(o.executors, o.executor_options, o.seed);
+  for (const auto& u : unavailable) {
+    std::cout << "note: " << u.executor << " is unavailable here: " << terminal_text(u.reason)
+              << "\n";
+  }
+  if (!o.executors.empty() && unavailable.size() == o.executors.size()) {
+    std::cout << "collfuzz fuzz: nothing would be compared: every requested executor is "
+                 "unavailable here. --allow-unavailable runs the campaign anyway (for local use)\n";
+    if (!flags.allow_unavailable) return kExitMismatch;
+  }
+
   std::cout << "collfuzz fuzz: seed " << o.seed << ", reference vs ";
   if (o.executors.empty()) std::cout << "(no executor available: only the reference runs)";
   for (std::size_t i = 0; i < o.executors.size(); ++i)
     std::cout << (i ? "," : "") << o.executors[i];
-  std::cout << ", " << o.jobs << " worker process" << (o.jobs == 1 ? "" : "es") << ", budget ";
+  std::cout << ", " << o.jobs << " worker process" << (o.jobs == 1 ? "" : "es")
+            << (flags.resume ? ", campaign budget " : ", budget ");
   if (o.seconds > 0) std::cout << o.seconds << " s ";
   if (o.cases > 0) std::cout << o.cases << " cases ";
   if (o.seconds <= 0 && o.cases <= 0) std::cout << "none (Ctrl-C stops it) ";
-  std::cout << "-> " << o.out.string() << "\n" << std::flush;
+  std::cout << "-> " << terminal_text(o.out.string()) << "\n" << std::flush;
   return campaign::Campaign(o).run(std::cout, ::isatty(STDOUT_FILENO) != 0);
 }
 

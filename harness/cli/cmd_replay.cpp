@@ -5,6 +5,7 @@
 #include "harness/cli/commands.h"
 #include "harness/core/build_info.h"
 #include "harness/core/errors.h"
+#include "harness/core/terminal_text.h"
 #include "harness/runner/atomic_file.h"
 #include "harness/runner/baseline.h"
 #include "harness/runner/replay.h"
@@ -27,11 +28,13 @@ int cmd_replay(const Flags& flags, const std::vector<std::string>& paths) {
     runner.compare_against(parse_profile_flag(flags.compare_profile, Profile::kMosaic));
   const ReplaySummary summary = replay(files, runner, [&](const CheckResult& c) {
     if (c.status == CheckResult::Status::kFail) {
-      std::cout << "FAIL " << c.file << " [" << c.executor << "]: " << c.message << "\n"
+      std::cout << "FAIL " << terminal_text(c.file) << " [" << c.executor
+                << "]: " << terminal_lines(c.message) << "\n"
                 << std::flush;
     } else if (flags.verbose) {
-      std::cout << (c.status == CheckResult::Status::kPass ? "PASS " : "SKIP ") << c.file << " ["
-                << c.executor << "]" << (c.message.empty() ? "" : ": " + c.message) << "\n";
+      std::cout << (c.status == CheckResult::Status::kPass ? "PASS " : "SKIP ")
+                << terminal_text(c.file) << " [" << c.executor << "]"
+                << (c.message.empty() ? "" : ": " + terminal_lines(c.message)) << "\n";
     }
   });
   if (!flags.junit.empty()) write_junit(summary, flags.junit);
@@ -55,11 +58,23 @@ int cmd_replay(const Flags& flags, const std::vector<std::string>& paths) {
     }
     write_file_atomically(flags.json_out, j.dump(2) + "\n");
   }
-  std::cout << summary_line(summary) << "\n" << collfuzz_version_line() << "\n";
+  // Provenance and the notes first: the summary line stays the last line (CI reads it).
+  std::cout << collfuzz_version_line() << "\n";
   for (const auto& [executor, versions] : summary.executor_versions)
-    std::cout << executor << ": " << versions << "\n";
+    std::cout << terminal_text(executor) << ": " << terminal_text(versions) << "\n";
+  const bool nothing_compared =
+      !summary.bad_input && summary.failed == 0 && summary.counts.nothing_compared();
+  if (nothing_compared) {
+    std::cout << "collfuzz replay: " << summary.counts.nothing_compared_message() << "\n";
+  } else {
+    for (const auto& [executor, why] : summary.counts.never_ran())
+      std::cout << "note: " << executor << " ran no case: " << terminal_text(why) << "\n";
+  }
+  std::cout << summary_line(summary) << "\n";
   if (summary.bad_input) return kExitBadInput;
-  return summary.failed ? kExitMismatch : kExitOk;
+  if (summary.failed) return kExitMismatch;
+  if (nothing_compared && !flags.allow_unavailable) return kExitMismatch;
+  return kExitOk;
 }
 
 }  // namespace collfuzz::cli

@@ -3,10 +3,12 @@
 #include <iostream>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/stdin_case.h"
 #include "harness/core/build_info.h"
 #include "harness/core/case_json.h"
 #include "harness/core/errors.h"
 #include "harness/core/outcome_json.h"
+#include "harness/core/terminal_text.h"
 #include "harness/runner/case_runner.h"
 #include "harness/runner/outcome_text.h"
 #include "harness/runner/replay.h"
@@ -23,18 +25,31 @@ int cmd_run(const Flags& flags, const std::vector<std::string>& cases) {
   if (!flags.compare_profile.empty())
     runner.compare_against(parse_profile_flag(flags.compare_profile, Profile::kMosaic));
   bool any_mismatch = false;
+  // Checks made (an executor's verdict, or the stored expectation) and executors that did not run.
+  CheckCounts counts;
   nlohmann::json all = nlohmann::json::array();
+  bool stdin_read = false;
   for (const auto& file : cases) {
     nlohmann::json expect;
-    const Case c = load_case_file(file, &expect);
+    Case c;
+    if (file == "-") {
+      if (stdin_read) throw InputError("-", "standard input can be read once");
+      stdin_read = true;
+      c = load_case_from_stdin(&expect);
+    } else {
+      c = load_case_file(file, &expect);
+    }
+    const std::string shown_file = file == "-" ? kStdinName : file;
     const Profile profile = parse_profile_flag(flags.profile, c.target.profile);
-    const Outcome predicted = predict(with_jax_flag(c, jax), profile).outcome;
-    CaseReport report = runner.run(c, &expect, file);
+    const Case judged = with_jax_flag(c, jax);
+    const Outcome predicted = predict(judged, profile).outcome;
+    CaseReport report = runner.run(c, &expect, shown_file);
+    counts.add(report);
     if (flags.json) {
       nlohmann::json j{{"case", c.name},
-                       {"file", file},
+                       {"file", shown_file},
                        {"collfuzz", collfuzz_version_line()},
-                       {"jax", to_string(with_jax_flag(c, jax).target.jax)},
+                       {"jax", to_string(judged.target.jax)},
                        {"reference", outcome_to_json(predicted)}};
       nlohmann::json ex = nlohmann::json::array();
       for (const auto& r : report.results) {
@@ -54,13 +69,13 @@ int cmd_run(const Flags& flags, const std::vector<std::string>& cases) {
       j["executors"] = ex;
       all.push_back(j);
     } else {
-      std::cout << "== " << c.name << " (" << file << "), JAX "
-                << to_string(with_jax_flag(c, jax).target.jax) << ", " << collfuzz_version_line()
-                << "\n"
+      std::cout << "== " << terminal_text(c.name) << " (" << terminal_text(shown_file) << "), JAX "
+                << to_string(judged.target.jax) << ", " << collfuzz_version_line() << "\n"
                 << describe_outcome(predicted);
       for (const auto& r : report.results) {
         if (const std::string v = executor_versions(r.outcome); !v.empty())
-          std::cout << r.executor << " runs " << v << " (judged by JAX " << r.judged_jax << ")\n";
+          std::cout << terminal_text(r.executor) << " runs " << terminal_text(v)
+                    << " (judged by JAX " << r.judged_jax << ")\n";
         std::cout << describe_outcome(r.outcome) << describe_verdict(r.verdict);
       }
     }
@@ -72,6 +87,17 @@ int cmd_run(const Flags& flags, const std::vector<std::string>& cases) {
       any_mismatch = any_mismatch || (r.verdict.ran && !r.verdict.agrees());
   }
   if (flags.json) std::cout << all.dump(2) << "\n";
+  // Only the reference asked for: `run` prints its predictions, and compares what is stored.
+  const bool executors_requested = executors.size() > 1 || executors.front() != "reference";
+  if (executors_requested && counts.nothing_compared()) {
+    std::cerr << "collfuzz run: " << counts.nothing_compared_message() << "\n";
+    if (!flags.allow_unavailable) return kExitMismatch;
+  } else if (executors_requested) {
+    for (const auto& [executor, why] : counts.never_ran()) {
+      if (executor != "reference")
+        std::cerr << "note: " << executor << " ran no case: " << terminal_text(why) << "\n";
+    }
+  }
   return any_mismatch ? kExitMismatch : kExitOk;
 }
 

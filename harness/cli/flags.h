@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 namespace CLI {
@@ -20,12 +21,16 @@ enum Command : unsigned {
 };
 
 struct Flags {
-#define COLLFUZZ_FLAG(member, name, type, def, commands, help) type member = def;
+#define COLLFUZZ_FLAG(member, name, type, def, range, commands, help) type member = def;
 #include "harness/cli/flags.def"
 #undef COLLFUZZ_FLAG
+  // The flags given on the command line ("--seconds"), as opposed to left at their default.
+  std::set<std::string> given;
+  bool was_given(const std::string& name) const { return given.count(name) != 0; }
 };
 
-// Adds the flags of flags.def whose mask contains `command` to `app`.
+// Adds the flags of flags.def whose mask contains `command` to `app`, each checked against its
+// range; a value given records its name in flags.given.
 void add_flags(CLI::App& app, Command command, Flags& flags);
 
 }  // namespace collfuzz::cli

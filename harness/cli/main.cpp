@@ -5,6 +5,7 @@
 #include "harness/cli/commands.h"
 #include "harness/core/build_info.h"
 #include "harness/core/errors.h"
+#include "harness/core/terminal_text.h"
 
 int main(int argc, char** argv) {
   using namespace collfuzz;
@@ -13,7 +14,7 @@ int main(int argc, char** argv) {
       "collfuzz: a fuzzing and property-testing harness for the collective memory semantics of "
       "Pallas Mosaic GPU kernels (cluster-collective scoped allocations, collective TMA copies and "
       "their mbarrier byte accounting).\n\nExit codes: 0 ok, 1 a case failed or a finding was "
-      "made, "
+      "made, or nothing was compared, "
       "2 bad input, 3 internal error."};
   app.require_subcommand(1);
   app.set_version_flag("--version", collfuzz_version_line() + "\nmodels JAX " +
@@ -25,7 +26,8 @@ int main(int argc, char** argv) {
 
   auto* run = app.add_subcommand(
       "run", "Run cases on the reference (and --executors) and print each outcome");
-  run->add_option("cases", cases, "case files")->required();
+  run->add_option("cases", cases, "case files ('-': read one case from standard input)")
+      ->required();
   add_flags(*run, kRun, flags);
 
   auto* replay = app.add_subcommand(
@@ -53,6 +55,26 @@ int main(int argc, char** argv) {
                                   "written to --out; exit 1 if any finding");
   add_flags(*fuzz, kFuzz, flags);
 
+  // A first word that is not a flag names the subcommand: an unknown one is said as such (CLI11
+  // would answer "A subcommand is required"). Only the first word: a top-level option's value
+  // is not a subcommand.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz})
+      known = known || sub->check_name(argv[1]);
+    if (!known) {
+      std::cerr << "collfuzz: error: unknown subcommand '" << terminal_text(argv[1])
+                << "'; subcommands: ";
+      const char* separator = "";
+      for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz}) {
+        std::cerr << separator << sub->get_name();
+        separator = ", ";
+      }
+      std::cerr << " (collfuzz --help)\n";
+      return kExitBadInput;
+    }
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -60,7 +82,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // CLI11's messages repeat the values given: escaped, as everything printed here.
+    std::cerr << "collfuzz: error: " << terminal_lines(e.what())
+              << "\nRun with --help for more information.\n";
     return kExitBadInput;
   }
 
@@ -72,10 +96,10 @@ int main(int argc, char** argv) {
     if (*gen) return cmd_gen(flags);
     if (*fuzz) return cmd_fuzz(flags);
   } catch (const InputError& e) {
-    std::cerr << "collfuzz: error: " << e.what() << "\n";
+    std::cerr << "collfuzz: error: " << terminal_lines(e.what()) << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "collfuzz: internal error: " << e.what() << "\n";
+    std::cerr << "collfuzz: internal error: " << terminal_lines(e.what()) << "\n";
     return kExitInternal;
   }
   return kExitInternal;

@@ -1,8 +1,35 @@
 #include "harness/core/errors.h"
 #include "harness/executors/executor.h"
+#include "harness/executors/gpu_presence.h"
 #include "harness/executors/registry_entries.h"
 
 namespace collfuzz {
+namespace {
+
+// An executor that cannot run on this machine, known before anything is started.
+class UnavailableExecutor final : public Executor {
+ public:
+  UnavailableExecutor(std::string name, Profile profile, std::string reason)
+      : name_(std::move(name)), profile_(profile), reason_(std::move(reason)) {}
+  std::string name() const override { return name_; }
+  Profile profile() const override { return profile_; }
+  std::string unavailable_reason() const override { return reason_; }
+  Outcome run(const Case&) override { return unavailable(name_, profile_, reason_); }
+
+ private:
+  std::string name_;
+  Profile profile_;
+  std::string reason_;
+};
+
+// jax-gpu needs a GPU: without one it is unavailable for every case, and no Python starts.
+std::unique_ptr<Executor> make_jax_gpu_executor_if_gpu(const ExecutorOptions& options) {
+  if (std::string why = no_gpu_reason(); !why.empty())
+    return std::make_unique<UnavailableExecutor>("jax-gpu", Profile::kMosaic, std::move(why));
+  return make_jax_gpu_executor(options);
+}
+
+}  // namespace
 
 const std::vector<ExecutorInfo>& executor_registry() {
   static const std::vector<ExecutorInfo> kRegistry = {

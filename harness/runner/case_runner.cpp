@@ -3,11 +3,57 @@
 #include <chrono>
 
 #include "harness/core/outcome_json.h"
+#include "harness/core/terminal_text.h"
 #include "harness/runner/baseline.h"
 #include "oracles/oracles.h"
 #include "oracles/reference/reference.h"
 
 namespace collfuzz {
+
+CheckCounts::Tally& CheckCounts::tally(const std::string& executor) {
+  for (auto& [name, t] : executors_) {
+    if (name == executor) return t;
+  }
+  return executors_.emplace_back(executor, Tally{}).second;
+}
+
+void CheckCounts::add(const CaseReport& report) {
+  const auto count = [&](const Verdict& v, const std::string& executor) {
+    Tally& t = tally(executor);
+    if (!v.ran) {
+      ++skipped_;
+      t.reason = v.reason;
+      return;
+    }
+    ++t.ran;
+    ++(v.agrees() ? passed_ : failed_);
+  };
+  if (report.stored) {
+    count(*report.stored, "reference");
+  } else if (!report.stored_skip_reason.empty()) {
+    ++skipped_;
+    tally("reference").reason = report.stored_skip_reason;
+  }
+  for (const ExecutorResult& r : report.results) count(r.verdict, r.executor);
+}
+
+std::vector<std::pair<std::string, std::string>> CheckCounts::never_ran() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, t] : executors_) {
+    if (t.ran == 0) out.emplace_back(name, t.reason);
+  }
+  return out;
+}
+
+std::string CheckCounts::nothing_compared_message() const {
+  std::string m =
+      "nothing was compared: every requested executor was unavailable for every case (" +
+      std::to_string(passed_) + " passed, " + std::to_string(failed_) + " failed, " +
+      std::to_string(skipped_) + " skipped (unavailable))";
+  for (const auto& [name, why] : never_ran()) m += "; " + name + ": " + terminal_text(why);
+  m += ". --allow-unavailable accepts this (for local use)";
+  return m;
+}
 
 CaseRunner::CaseRunner(const std::vector<std::string>& executors, const ExecutorOptions& options,
                        DiagnosticLevel level, const Baseline* baseline)

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -39,6 +40,34 @@ struct CaseReport {
   std::optional<Verdict> stored;   // reference vs. the case's `expect`, when checked
   std::string stored_skip_reason;  // why the stored expectation was not checked
   std::vector<ExecutorResult> results;
+};
+
+// What a run compared: each check (an executor's verdict, or the reference against a stored
+// expectation) passed, failed or was skipped (the executor did not run the case: unavailable).
+// A run in which nothing was compared must not pass as green (docs/cli.md, "nothing compared").
+class CheckCounts {
+ public:
+  void add(const CaseReport& report);
+
+  int passed() const { return passed_; }
+  int failed() const { return failed_; }
+  int skipped() const { return skipped_; }
+  bool nothing_compared() const { return passed_ + failed_ == 0; }
+  // "nothing was compared: ... (0 passed, 0 failed, N skipped (unavailable)); cuda: why".
+  std::string nothing_compared_message() const;
+  // Executors that ran no case, each with the last reason it gave.
+  std::vector<std::pair<std::string, std::string>> never_ran() const;
+
+ private:
+  struct Tally {
+    int ran = 0;
+    std::string reason;
+  };
+  int passed_ = 0;
+  int failed_ = 0;
+  int skipped_ = 0;
+  std::vector<std::pair<std::string, Tally>> executors_;  // in the order first seen
+  Tally& tally(const std::string& executor);
 };
 
 class CaseRunner {

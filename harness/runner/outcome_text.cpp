@@ -1,42 +1,47 @@
 #include "harness/runner/outcome_text.h"
 
 #include "harness/core/outcome_json.h"
+#include "harness/core/terminal_text.h"
 
 namespace collfuzz {
 namespace {
 
 std::string opt(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "-"; }
 
+// Every string below comes from a case file or an executor: escaped for the terminal.
+std::string t(const std::string& s) { return terminal_text(s); }
+std::string lines(const std::string& s) { return terminal_lines(s); }
+
 }  // namespace
 
 std::string describe_outcome(const Outcome& o) {
   std::string out = std::string(to_string(o.kind)) + " (" + to_string(o.profile) + ")";
-  if (!o.executor.empty()) out = o.executor + ": " + out;
+  if (!o.executor.empty()) out = t(o.executor) + ": " + out;
   out += "\n";
   if (o.diagnostic) {
     const Diagnostic& d = *o.diagnostic;
-    out += "  " + d.exception + " at stage " + d.stage +
-           (d.rule.empty() ? "" : " [" + d.rule + "]") + (d.op.empty() ? "" : " in " + d.op) +
-           "\n    " + d.message + "\n";
+    out += "  " + t(d.exception) + " at stage " + t(d.stage) +
+           (d.rule.empty() ? "" : " [" + t(d.rule) + "]") + (d.op.empty() ? "" : " in " + t(d.op)) +
+           "\n    " + lines(d.message) + "\n";
   }
-  if (!o.reason.empty()) out += "  reason: " + o.reason + "\n";
+  if (!o.reason.empty()) out += "  reason: " + lines(o.reason) + "\n";
   for (const CtaRecord& c : o.ctas) {
     std::string coords;
     for (auto x : c.coords) coords += (coords.empty() ? "" : ",") + std::to_string(x);
     out += "  CTA " + std::to_string(c.rank) + " (" + coords + ")\n";
     for (const BarrierRecord& b : c.barriers) {
-      out += "    barrier " + b.alloc + "[" + std::to_string(b.index) + "]: count " + opt(b.count) +
-             ", arrivals " + opt(b.arrivals) + ", armed " + opt(b.armed) + " B, received " +
-             opt(b.received) + " B, phases " + opt(b.phases) + ", open phase: pending " +
-             opt(b.pending) + " tx " + opt(b.tx) + "\n";
+      out += "    barrier " + t(b.alloc) + "[" + std::to_string(b.index) + "]: count " +
+             opt(b.count) + ", arrivals " + opt(b.arrivals) + ", armed " + opt(b.armed) +
+             " B, received " + opt(b.received) + " B, phases " + opt(b.phases) +
+             ", open phase: pending " + opt(b.pending) + " tx " + opt(b.tx) + "\n";
     }
     for (const WaitRecord& w : c.waits) {
-      out += "    thread " + std::to_string(w.thread) + " waits on " + w.barrier + " phase " +
-             std::to_string(w.phase) + " at " + w.op + ": " +
+      out += "    thread " + std::to_string(w.thread) + " waits on " + t(w.barrier) + " phase " +
+             std::to_string(w.phase) + " at " + t(w.op) + ": " +
              (w.completed ? "completes" : "NEVER completes") + "\n";
     }
     for (const BufferRecord& b : c.buffers) {
-      out += "    buffer " + b.alloc + ": ";
+      out += "    buffer " + t(b.alloc) + ": ";
       if (!b.observed) {
         out += "not observed\n";
       } else if (b.undefined) {
@@ -49,7 +54,7 @@ std::string describe_outcome(const Outcome& o) {
   for (const OutputRecord& r : o.outputs) {
     std::int64_t n = 0;
     for (const auto& [b, e] : r.written) n += e - b;
-    out += "  output " + r.name + ": " + std::to_string(n) + " element(s) written, " +
+    out += "  output " + t(r.name) + ": " + std::to_string(n) + " element(s) written, " +
            digest_hex(r.bytes) + "\n";
   }
   return out;
@@ -58,14 +63,16 @@ std::string describe_outcome(const Outcome& o) {
 std::string describe_verdict(const Verdict& v) {
   // A case pinned to another JAX release than the executor's is not compared (not a divergence).
   if (!v.ran && v.reason.rfind("version mismatch", 0) == 0)
-    return v.executor + ": " + v.reason + "\n";
-  if (!v.ran) return v.executor + ": unavailable: " + v.reason + "\n";
+    return t(v.executor) + ": " + lines(v.reason) + "\n";
+  if (!v.ran) return t(v.executor) + ": unavailable: " + lines(v.reason) + "\n";
   if (v.mismatches.empty()) {
-    return v.executor + ": agrees with the reference (" + std::to_string(v.compared) +
+    return t(v.executor) + ": agrees with the reference (" + std::to_string(v.compared) +
            " compared, " + std::to_string(v.unobserved) + " unobserved)\n";
   }
-  std::string out = v.executor + ": " + std::to_string(v.mismatches.size()) + " disagreement(s)\n";
-  for (const Mismatch& m : v.mismatches) out += "  " + m.signature + "\n    " + m.detail + "\n";
+  std::string out =
+      t(v.executor) + ": " + std::to_string(v.mismatches.size()) + " disagreement(s)\n";
+  for (const Mismatch& m : v.mismatches)
+    out += "  " + t(m.signature) + "\n    " + lines(m.detail) + "\n";
   return out;
 }
 

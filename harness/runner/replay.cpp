@@ -11,22 +11,51 @@
 
 namespace collfuzz {
 
+bool is_case_file_name(const std::filesystem::path& file) {
+  const std::string name = file.filename().string();
+  return name.ends_with(".json") && !name.starts_with(".") && !name.ends_with(".outcomes.json");
+}
+
+namespace {
+
+std::string error_text(const std::error_code& ec) { return "cannot read it: " + ec.message(); }
+
+// The case files under `dir`, recursively; an entry that cannot be read is bad input.
+std::vector<std::filesystem::path> case_files_under(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> found;
+  std::error_code ec;
+  std::filesystem::recursive_directory_iterator it(dir, ec);
+  if (ec) throw InputError(dir.string(), error_text(ec));
+  for (const std::filesystem::recursive_directory_iterator end; it != end;) {
+    // A copy: a failed increment leaves the iterator at its end, and *it no longer valid.
+    const std::filesystem::path path = it->path();
+    const bool regular = it->is_regular_file(ec);
+    if (ec) throw InputError(path.string(), error_text(ec));
+    if (regular && is_case_file_name(path)) found.push_back(path);
+    it.increment(ec);
+    if (ec) throw InputError(path.string(), error_text(ec));
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace
+
 std::vector<std::filesystem::path> collect_case_files(const std::vector<std::string>& paths) {
   std::vector<std::filesystem::path> files;
   for (const auto& p : paths) {
     std::error_code ec;
+    if (p.empty()) throw InputError("\"\"", "an empty path");
     if (std::filesystem::is_directory(p, ec)) {
-      std::vector<std::filesystem::path> found;
-      for (const auto& entry : std::filesystem::recursive_directory_iterator(p, ec)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".json")
-          found.push_back(entry.path());
+      const auto found = case_files_under(p);
+      if (found.empty()) {
+        throw InputError(p, "the directory holds no case file (*.json, not *.outcomes.json)");
       }
-      std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
     } else if (std::filesystem::exists(p, ec)) {
       files.emplace_back(p);
     } else {
-      throw InputError(p, "no such file or directory");
+      throw InputError(p, ec ? error_text(ec) : "no such file or directory");
     }
   }
   return files;
@@ -157,7 +186,9 @@ ReplaySummary replay(const std::vector<std::filesystem::path>& files, CaseRunner
     try {
       nlohmann::json expect;
       const Case c = load_case_file(file, &expect);
-      classify(runner.run(c, &expect, file.string()), summary);
+      const CaseReport report = runner.run(c, &expect, file.string());
+      summary.counts.add(report);
+      classify(report, summary);
     } catch (const InputError& e) {
       summary.bad_input = true;
       ++summary.failed;

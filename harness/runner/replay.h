@@ -34,10 +34,17 @@ struct ReplaySummary {
   bool bad_input = false;
   // Each executor's versions as its outcomes report them ("jax 0.12.0.1, jaxlib 0.12.0.1").
   std::map<std::string, std::string> executor_versions;
+  CheckCounts counts;  // of the cases that could be read (their executors, for "nothing compared")
 };
 
-// Case files under `paths` (files as given; directories searched recursively for *.json),
-// sorted. Throws InputError for a path that does not exist.
+// Whether a file found in a directory is a case file: named *.json, not hidden (.*), and not a
+// finding's outcomes (*.outcomes.json), so that `collfuzz replay OUT/findings` replays the
+// findings. A file named on the command line is always read as a case.
+bool is_case_file_name(const std::filesystem::path& file);
+
+// Case files under `paths` (files as given; directories searched recursively for case files,
+// each directory's sorted). Throws InputError for a path that does not exist, a directory that
+// (or an entry of which) cannot be read, and a directory that holds no case file.
 std::vector<std::filesystem::path> collect_case_files(const std::vector<std::string>& paths);
 
 // Classifies one case report into checks (appended to `summary`).
