@@ -1,9 +1,7 @@
 #include "harness/core/case_json.h"
 
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "harness/core/errors.h"
 #include "harness/core/json_reader.h"
@@ -836,25 +834,6 @@ json case_to_json(const Case& c) {
 }
 
 void renumber_paths(Case& c) { renumber(c.program, "$.program"); }
-
-json load_json_file(const std::filesystem::path& file) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(file, ec);
-  if (ec) throw InputError(file.string(), "cannot read the file: " + ec.message());
-  if (size > static_cast<std::uintmax_t>(limits::kMaxCaseFileBytes)) {
-    throw InputError(file.string(), "the file is larger than the limit of " +
-                                        std::to_string(limits::kMaxCaseFileBytes) + " bytes");
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file.string(), "cannot open the file");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  try {
-    return json::parse(buf.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(file.string(), std::string("malformed JSON: ") + e.what());
-  }
-}
 
 Case load_case_file(const std::filesystem::path& file, json* expect) {
   const json j = load_json_file(file);

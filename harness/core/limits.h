@@ -25,7 +25,14 @@ inline constexpr std::int64_t kMaxAbsArrivals = std::int64_t{1} << 20;
 inline constexpr std::int64_t kMaxAbsIndexValue = std::int64_t{1} << 31;
 inline constexpr int kMaxNameLength = 64;
 inline constexpr int kMaxCaseNameLength = 200;
-inline constexpr std::int64_t kMaxCaseFileBytes = std::int64_t{64} << 20;
 inline constexpr int kMaxCondDepth = 8;
+
+// The JSON reader (bounded_json_reader.h), for every JSON input: case, outcome, baseline and
+// campaign state files, and executor answer lines. Checked while reading, so a hostile input costs
+// at most about 100 bytes of memory per element: kMaxJsonElements bounds the DOM to ~100 MB.
+inline constexpr std::int64_t kMaxJsonBytes = std::int64_t{64} << 20;  // a file or a line
+inline constexpr int kMaxJsonDepth = 64;                               // nested arrays/objects
+inline constexpr std::int64_t kMaxJsonElements = 1'000'000;            // values, all levels
+inline constexpr std::int64_t kMaxJsonStringBytes = std::int64_t{32} << 20;  // one string or key
 
 }  // namespace collfuzz::limits

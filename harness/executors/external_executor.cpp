@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/bounded_json_reader.h"
 #include "harness/core/case_json.h"
 #include "harness/core/errors.h"
 #include "harness/core/outcome_json.h"
@@ -116,7 +117,7 @@ bool ExternalExecutor::start(std::string& why_not) {
     return false;
   }
   try {
-    const auto hello = nlohmann::json::parse(*hello_line);
+    const auto hello = parse_json_bounded(*hello_line, name_ + ":hello");
     if (!hello.is_object() || hello.value("hello", "") != kProtocol) {
       why_not = "it does not speak " + std::string(kProtocol) + ": " + hello_line->substr(0, 200);
       stop();
@@ -241,7 +242,7 @@ Outcome ExternalExecutor::run(const Case& c) {
     return failed(name_, profile_, OutcomeKind::kCrash, "the process exited" + tail);
   }
   try {
-    const auto response = nlohmann::json::parse(*line);
+    const auto response = parse_json_bounded(*line, name_ + ":answer");
     if (!response.is_object() || response.value("id", std::int64_t{-1}) != id ||
         !response.contains("outcome")) {
       stop();
