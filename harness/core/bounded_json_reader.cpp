@@ -16,9 +16,13 @@ using nlohmann::json;
 
 namespace {
 
+// Thrown through nlohmann's parser when a limit stops the input.
+struct SourceStopped {};
+
 // The bytes being parsed, from memory or from a stream, handed to nlohmann one at a time through
 // ByteIterator. It stops the input (nlohmann then sees its end) as soon as a limit is passed and
-// remembers which, so the limits hold while reading, before anything past them is buffered.
+// remembers which (and throws SourceStopped), so the limits hold while reading, before anything
+// past them is buffered.
 class ByteSource {
  public:
   enum class Stop { kNone, kTooLarge, kTokenTooLong, kReadError };
@@ -27,18 +31,23 @@ class ByteSource {
   ByteSource(std::FILE* file, const JsonLimits& limits)
       : file_(file), buffer_(std::make_unique<std::array<char, 1 << 16>>()), limits_(limits) {}
 
+  // Throws SourceStopped, rather than returning true, when a limit stops the input: nlohmann then
+  // never sees the cut (its own error would copy the whole cut token into its message).
   bool at_end() {
-    if (stop_ != Stop::kNone) return true;
-    if (pos_ == view_.size() && !refill()) return true;
+    if (stop_ != Stop::kNone) throw SourceStopped{};
+    if (pos_ == view_.size() && !refill()) {
+      if (stop_ != Stop::kNone) throw SourceStopped{};
+      return true;
+    }
     if (consumed_ >= limits_.max_bytes) {
       stop_ = Stop::kTooLarge;  // there is a byte past the limit
-      return true;
+      throw SourceStopped{};
     }
     // The longest token the limits allow is a string of max_string_bytes (as written) with its
     // quotes; a longer run without a SAX event is refused before the lexer buffers more of it.
     if (token_bytes_ > limits_.max_string_bytes + 2) {
       stop_ = Stop::kTokenTooLong;
-      return true;
+      throw SourceStopped{};
     }
     return false;
   }
@@ -282,11 +291,13 @@ class BoundedDomBuilder {
 json parse_source(ByteSource& source, const std::string& name, const JsonLimits& limits) {
   json root;
   BoundedDomBuilder builder(root, source, name, limits);
-  const bool ok = json::sax_parse(ByteIterator(&source), ByteIterator(), &builder,
-                                  json::input_format_t::json, /*strict=*/true,
-                                  /*ignore_comments=*/false);
-  // A limit that stopped the input may have left a complete prefix ("{}" and then too much).
-  builder.check_source();
+  bool ok = false;
+  try {
+    ok = json::sax_parse(ByteIterator(&source), ByteIterator(), &builder,
+                         json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/false);
+  } catch (const SourceStopped&) {
+    builder.check_source();  // throws the InputError of the limit that stopped the input
+  }
   if (!ok) throw InputError(name.empty() ? "$" : name, "malformed JSON");
   return root;
 }

@@ -104,8 +104,8 @@ std::uint64_t unsigned_integer(const json& j, const std::string& path) {
   if (j.is_number_integer() && j.get<std::int64_t>() >= 0) {
     return static_cast<std::uint64_t>(j.get<std::int64_t>());
   }
-  if (j.is_number_float() && std::isfinite(j.get<double>()) &&
-      std::trunc(j.get<double>()) == j.get<double>()) {
+  if (j.is_number_integer() || (j.is_number_float() && std::isfinite(j.get<double>()) &&
+                                std::trunc(j.get<double>()) == j.get<double>())) {
     throw InputError(path, "value " + j.dump() + " is out of range [0, 2^64-1]");
   }
   throw InputError(path, std::string("expected a non-negative integer, got ") + type_name(j));

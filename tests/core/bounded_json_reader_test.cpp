@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "harness/core/bounded_json_reader.h"
+#include "harness/core/case_json.h"
 #include "harness/core/errors.h"
 #include "harness/core/json_reader.h"
 
@@ -103,6 +104,30 @@ TEST(BoundedJsonReader, DepthIsBounded) {
   // The default limit, against a hostile depth that nlohmann alone would build.
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   EXPECT_TRUE(contains(error_of(deep), "nested more than 64 levels")) << error_of(deep);
+}
+
+// The case format's own nesting limits (ops 16 deep, conditions 8 deep) fit the reader's depth.
+TEST(BoundedJsonReader, TheDeepestLegalCaseFitsTheDepthLimit) {
+  json cond = {{"axis", "x"}, {"eq", 0}};
+  for (int d = 0; d < 8; ++d) cond = {{"all", json::array({cond})}};
+  json body = json::array({{{"op", "when"}, {"cond", cond}, {"body", json::array()}}});
+  for (int d = 0; d < 15; ++d) {
+    body = json::array({{{"op", "when"}, {"cond", true}, {"body", body}}});
+  }
+  json c = {{"format", 1},
+            {"name", "deep"},
+            {"mesh", {{"cluster", {2}}, {"cluster_names", {"x"}}}},
+            {"target", {{"arch", "sm_90a"}}},
+            {"program", body}};
+  EXPECT_NO_THROW(case_from_json(parse_json_bounded(c.dump(), "deep.json")));
+  // One level more is refused by the case parser's limit, not by the reader's.
+  c["program"] = json::array({{{"op", "when"}, {"cond", true}, {"body", body}}});
+  try {
+    case_from_json(parse_json_bounded(c.dump(), "deep.json"));
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_TRUE(contains(e.what(), "ops are nested more than 16 deep")) << e.what();
+  }
 }
 
 TEST(BoundedJsonReader, ElementCountIsBounded) {
