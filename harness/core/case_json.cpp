@@ -164,9 +164,16 @@ class CaseParser {
     Mesh& m = c_.mesh;
     if (const json* g = jr::member(j, "grid")) {
       jr::array(*g, path + ".grid", limits::kMaxGridRank);
+      std::int64_t blocks = 1;
       for (std::size_t i = 0; i < g->size(); ++i) {
         m.grid.push_back(
             jr::integer((*g)[i], jr::index_path(path + ".grid", i), 1, limits::kMaxGridDim));
+        if (m.grid.back() > limits::kMaxGridBlocks / blocks) {
+          throw InputError(path + ".grid", "the grid has more than " +
+                                               std::to_string(limits::kMaxGridBlocks) +
+                                               " blocks (the product of its dims)");
+        }
+        blocks *= m.grid.back();
       }
     }
     if (const json* g = jr::member(j, "grid_names"))

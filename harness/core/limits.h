@@ -14,6 +14,9 @@ inline constexpr std::int64_t kMaxAllocBytes = std::int64_t{4} << 20;         //
 inline constexpr std::int64_t kMaxTotalAllocBytes = std::int64_t{8} << 20;    // all allocs, one CTA
 inline constexpr std::int64_t kMaxGridDim = (std::int64_t{1} << 31) - 1;
 inline constexpr int kMaxGridRank = 6;
+// The product of the grid dims: far past any launchable grid, and small enough that the grid times
+// the cluster times the threads (2^40 * 64 * 64) cannot overflow 64 bits in the reference.
+inline constexpr std::int64_t kMaxGridBlocks = std::int64_t{1} << 40;
 inline constexpr int kMaxClusterRank = 6;
 inline constexpr std::int64_t kMaxClusterSize = 64;  // product of the cluster dims
 inline constexpr std::int64_t kMaxNumThreads = 64;
