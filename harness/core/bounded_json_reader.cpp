@@ -20,9 +20,8 @@ namespace {
 struct SourceStopped {};
 
 // The bytes being parsed, from memory or from a stream, handed to nlohmann one at a time through
-// ByteIterator. It stops the input (nlohmann then sees its end) as soon as a limit is passed and
-// remembers which (and throws SourceStopped), so the limits hold while reading, before anything
-// past them is buffered.
+// ByteIterator. As soon as a limit is passed it remembers which and throws SourceStopped, so the
+// limits hold while reading, before anything past them is buffered.
 class ByteSource {
  public:
   enum class Stop { kNone, kTooLarge, kTokenTooLong, kReadError };
