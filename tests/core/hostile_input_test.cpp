@@ -24,6 +24,7 @@
 #include "harness/core/bounded_json_reader.h"
 #include "harness/core/case_json.h"
 #include "harness/core/errors.h"
+#include "harness/runner/baseline.h"
 #include "harness/runner/case_runner.h"
 
 namespace collfuzz {
@@ -141,6 +142,31 @@ TEST(HostileInput, EveryNumberOfEveryStoredCaseMutatedRunsOrIsRefused) {
   const auto total_per_literal = counts.mutants / static_cast<std::int64_t>(literals.size());
   EXPECT_EQ(counts.refused_by_literal["1e400"], total_per_literal);
   EXPECT_GT(counts.ran, 0);
+}
+
+// Baselines go through the same reader and check their format number.
+TEST(HostileInput, BadBaselinesAreRefusedWithTheirPath) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("collfuzz-baseline-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"format": 0, "divergences": []})", ":$.format"},
+      {R"({"format": 1e400, "divergences": []})", ":$.format"},
+      {R"({"format": 1, "divergences": [], "divergences": []})", ":$.divergences"},
+      {R"({"format": 1, "divergences": [{"case": "*", "executor": 7}]})",
+       ":$.divergences[0].executor"},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto file = dir / ("b" + std::to_string(i) + ".json");
+    std::ofstream(file) << cases[i].first;
+    try {
+      Baseline::load(file);
+      ADD_FAILURE() << cases[i].first;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.path(), file.string() + cases[i].second) << e.what();
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
