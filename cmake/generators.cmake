@@ -55,7 +55,8 @@ if(COLLFUZZ_BUILD_TESTS)
 endif()
 
 # The libFuzzer targets. The normal build makes each a plain regression binary (the target run
-# over files); ctest runs them over corpus/. The fuzz preset (clang, COLLFUZZ_FUZZ=ON) links
+# over files); ctest runs them over corpus/, the seeds and tests/fuzz/regressions/ (every crash
+# input a libFuzzer run found). The fuzz preset (clang, COLLFUZZ_FUZZ=ON) links
 # them with libFuzzer, ASan and UBSan.
 add_library(collfuzz_case_decoder STATIC tests/fuzz/case_decoder.cpp)
 target_link_libraries(collfuzz_case_decoder PUBLIC collfuzz_generators PRIVATE collfuzz_warnings)
@@ -68,7 +69,7 @@ foreach(t IN LISTS COLLFUZZ_FUZZ_TARGETS)
   if(COLLFUZZ_BUILD_TESTS)
     add_test(NAME collfuzz_fuzz_${t}_regression
              COMMAND collfuzz_fuzz_${t}_regression ${CMAKE_SOURCE_DIR}/corpus ${CMAKE_SOURCE_DIR}/tests/fuzz/seeds
-                     ${CMAKE_SOURCE_DIR}/tests/generators/found
+                     ${CMAKE_SOURCE_DIR}/tests/fuzz/regressions ${CMAKE_SOURCE_DIR}/tests/generators/found
              WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
   endif()
   if(COLLFUZZ_FUZZ)

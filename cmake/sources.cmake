@@ -1,6 +1,7 @@
 # Libraries, one per layer: core (case, outcome) <- reference <- oracles <- executors <- cli.
 add_library(collfuzz_core STATIC
   harness/core/allocator.cpp
+  harness/core/bounded_json_reader.cpp
   harness/core/build_info.cpp
   harness/core/case_json.cpp
   harness/core/dtype.cpp

@@ -2,7 +2,15 @@
 collfuzz_add_gtest(collfuzz_core_tests
   SOURCES tests/core/case_parser_test.cpp tests/core/fill_test.cpp tests/core/outcome_json_test.cpp
           tests/core/allocator_test.cpp tests/core/terminal_text_test.cpp
+          tests/core/bounded_json_reader_test.cpp
   LIBS collfuzz_core)
+
+# Hostile input: every number of every stored case mutated (0, -1, 2^64, 1e400) and taken the way
+# `collfuzz run` takes it (reader, parser, reference, simulator, oracles): refused or run, never a
+# signal (tests/core/hostile_input_test.cpp).
+collfuzz_add_gtest(collfuzz_hostile_input_tests
+  SOURCES tests/core/hostile_input_test.cpp
+  LIBS collfuzz_runner)
 
 collfuzz_add_gtest(collfuzz_reference_tests
   SOURCES tests/reference/accounting_test.cpp tests/reference/lowering_rules_test.cpp

@@ -95,7 +95,7 @@ bool CudaExecutor::ensure_started(std::string& why_not) {
     return false;
   }
   try {
-    const auto hello = nlohmann::json::parse(hello_line);
+    const auto hello = parse_json_bounded(hello_line, "cuda:hello");
     if (!hello.is_object() || hello.value("hello", "") != "collfuzz-executor/1") {
       why_not = "it does not speak collfuzz-executor/1: " + hello_line.substr(0, 200);
       worker_->kill();
@@ -150,7 +150,7 @@ std::vector<Outcome> CudaExecutor::request(const std::vector<Case>& cases, Failu
   }
   nlohmann::json response;
   try {
-    response = nlohmann::json::parse(line);
+    response = parse_json_bounded(line, "cuda:answer");
   } catch (const std::exception& e) {
     failure = Failure::kCrash;
     reason =

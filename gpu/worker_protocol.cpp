@@ -45,7 +45,7 @@ WorkerResponse handle_request(const std::string& line, const WorkerHello& hello,
   if (line.find_first_not_of(" \t\r") == std::string::npos) return {};
   json request;
   try {
-    request = json::parse(line);
+    request = parse_json_bounded(line, "request");
   } catch (const std::exception& e) {
     return {bad_request(nullptr, std::string("not JSON: ") + e.what()).dump(), {}};
   }

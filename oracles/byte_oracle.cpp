@@ -77,7 +77,10 @@ void byte_oracle(const Case& c, const Outcome& expected, const Outcome& actual, 
         ++v.compared;
         return *e == *a;
       };
-      const bool bytes_ok = field(eb.armed, ab->armed) & field(eb.received, ab->received);
+      // Both fields are compared (and counted) whatever the first gives: no short circuit.
+      const bool armed_ok = field(eb.armed, ab->armed);
+      const bool received_ok = field(eb.received, ab->received);
+      const bool bytes_ok = armed_ok && received_ok;
       if (!bytes_ok) {
         add(v, byte_kind(eb, *ab), what,
             where(ec.rank, eb) + ": expected armed " + num(eb.armed) + " received " +
@@ -98,7 +101,9 @@ void byte_oracle(const Case& c, const Outcome& expected, const Outcome& actual, 
             where(ec.rank, eb) + ": expected " + num(eb.phases) + " phases, got " +
                 num(ab->phases));
       }
-      const bool state_ok = field(eb.pending, ab->pending) & field(eb.tx, ab->tx);
+      const bool pending_ok = field(eb.pending, ab->pending);
+      const bool tx_ok = field(eb.tx, ab->tx);
+      const bool state_ok = pending_ok && tx_ok;
       if (!state_ok) {
         add(v, "final_state", what,
             where(ec.rank, eb) + ": expected pending " + num(eb.pending) + " tx " + num(eb.tx) +

@@ -1,9 +1,7 @@
 #include "harness/core/case_json.h"
 
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "harness/core/errors.h"
 #include "harness/core/json_reader.h"
@@ -166,9 +164,16 @@ class CaseParser {
     Mesh& m = c_.mesh;
     if (const json* g = jr::member(j, "grid")) {
       jr::array(*g, path + ".grid", limits::kMaxGridRank);
+      std::int64_t blocks = 1;
       for (std::size_t i = 0; i < g->size(); ++i) {
         m.grid.push_back(
             jr::integer((*g)[i], jr::index_path(path + ".grid", i), 1, limits::kMaxGridDim));
+        if (m.grid.back() > limits::kMaxGridBlocks / blocks) {
+          throw InputError(path + ".grid", "the grid has more than " +
+                                               std::to_string(limits::kMaxGridBlocks) +
+                                               " blocks (the product of its dims)");
+        }
+        blocks *= m.grid.back();
       }
     }
     if (const json* g = jr::member(j, "grid_names"))
@@ -841,25 +846,6 @@ json case_to_json(const Case& c) {
 }
 
 void renumber_paths(Case& c) { renumber(c.program, "$.program"); }
-
-json load_json_file(const std::filesystem::path& file) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(file, ec);
-  if (ec) throw InputError(file.string(), "cannot read the file: " + ec.message());
-  if (size > static_cast<std::uintmax_t>(limits::kMaxCaseFileBytes)) {
-    throw InputError(file.string(), "the file is larger than the limit of " +
-                                        std::to_string(limits::kMaxCaseFileBytes) + " bytes");
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file.string(), "cannot open the file");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  try {
-    return json::parse(buf.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(file.string(), std::string("malformed JSON: ") + e.what());
-  }
-}
 
 Case load_case_file(const std::filesystem::path& file, json* expect) {
   const json j = load_json_file(file);

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/bounded_json_reader.h"
 #include "harness/core/case.h"
 
 namespace collfuzz {
@@ -17,8 +18,8 @@ nlohmann::json case_to_json(const Case& c);
 
 // Reads a case file (the file name prefixes every error path). The file's `expect` member, if
 // any, is returned through `expect` when it is non-null.
+// The file is read by the bounded reader (bounded_json_reader.h, which declares load_json_file).
 Case load_case_file(const std::filesystem::path& file, nlohmann::json* expect = nullptr);
-nlohmann::json load_json_file(const std::filesystem::path& file);
 
 // The same JSON, with the ops renumbered: call after editing a case's program (the shrinker).
 void renumber_paths(Case& c);

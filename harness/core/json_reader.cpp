@@ -1,6 +1,8 @@
 #include "harness/core/json_reader.h"
 
 #include <cctype>
+#include <cmath>
+#include <limits>
 
 #include "harness/core/limits.h"
 
@@ -71,22 +73,29 @@ const json& required(const json& j, const std::string& path, std::string_view ke
 }
 
 std::int64_t integer(const json& j, const std::string& path, std::int64_t lo, std::int64_t hi) {
+  auto out_of_range = [&](const std::string& value) {
+    return InputError(path, "value " + value + " is out of range [" + std::to_string(lo) + ", " +
+                                std::to_string(hi) + "]");
+  };
   if (j.is_number_unsigned()) {
+    // nlohmann reads every non-negative integer as unsigned: both bounds apply here too.
     const auto u = j.get<std::uint64_t>();
-    if (u > static_cast<std::uint64_t>(hi)) {
-      throw InputError(path, "value " + std::to_string(u) + " is out of range [" +
-                                 std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
+        static_cast<std::int64_t>(u) < lo || static_cast<std::int64_t>(u) > hi) {
+      throw out_of_range(std::to_string(u));
     }
     return static_cast<std::int64_t>(u);
+  }
+  if (j.is_number_float()) {
+    // An integer beyond 64 bits reaches here as a double (e.g. 18446744073709551616).
+    const double d = j.get<double>();
+    if (std::isfinite(d) && std::trunc(d) == d) throw out_of_range(j.dump());
   }
   if (!j.is_number_integer()) {
     throw InputError(path, std::string("expected an integer, got ") + type_name(j));
   }
   const auto v = j.get<std::int64_t>();
-  if (v < lo || v > hi) {
-    throw InputError(path, "value " + std::to_string(v) + " is out of range [" +
-                               std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  }
+  if (v < lo || v > hi) throw out_of_range(std::to_string(v));
   return v;
 }
 
@@ -94,6 +103,10 @@ std::uint64_t unsigned_integer(const json& j, const std::string& path) {
   if (j.is_number_unsigned()) return j.get<std::uint64_t>();
   if (j.is_number_integer() && j.get<std::int64_t>() >= 0) {
     return static_cast<std::uint64_t>(j.get<std::int64_t>());
+  }
+  if (j.is_number_integer() || (j.is_number_float() && std::isfinite(j.get<double>()) &&
+                                std::trunc(j.get<double>()) == j.get<double>())) {
+    throw InputError(path, "value " + j.dump() + " is out of range [0, 2^64-1]");
   }
   throw InputError(path, std::string("expected a non-negative integer, got ") + type_name(j));
 }

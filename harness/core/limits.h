@@ -14,6 +14,9 @@ inline constexpr std::int64_t kMaxAllocBytes = std::int64_t{4} << 20;         //
 inline constexpr std::int64_t kMaxTotalAllocBytes = std::int64_t{8} << 20;    // all allocs, one CTA
 inline constexpr std::int64_t kMaxGridDim = (std::int64_t{1} << 31) - 1;
 inline constexpr int kMaxGridRank = 6;
+// The product of the grid dims: far past any launchable grid, and small enough that the grid times
+// the cluster times the threads (2^40 * 64 * 64) cannot overflow 64 bits in the reference.
+inline constexpr std::int64_t kMaxGridBlocks = std::int64_t{1} << 40;
 inline constexpr int kMaxClusterRank = 6;
 inline constexpr std::int64_t kMaxClusterSize = 64;  // product of the cluster dims
 inline constexpr std::int64_t kMaxNumThreads = 64;
@@ -25,7 +28,14 @@ inline constexpr std::int64_t kMaxAbsArrivals = std::int64_t{1} << 20;
 inline constexpr std::int64_t kMaxAbsIndexValue = std::int64_t{1} << 31;
 inline constexpr int kMaxNameLength = 64;
 inline constexpr int kMaxCaseNameLength = 200;
-inline constexpr std::int64_t kMaxCaseFileBytes = std::int64_t{64} << 20;
 inline constexpr int kMaxCondDepth = 8;
+
+// The JSON reader (bounded_json_reader.h), for every JSON input: case, outcome, baseline and
+// campaign state files, and executor answer lines. Checked while reading, so a hostile input costs
+// at most about 100 bytes of memory per element: kMaxJsonElements bounds the DOM to ~100 MB.
+inline constexpr std::int64_t kMaxJsonBytes = std::int64_t{64} << 20;  // a file or a line
+inline constexpr int kMaxJsonDepth = 64;                               // nested arrays/objects
+inline constexpr std::int64_t kMaxJsonElements = 1'000'000;            // values, all levels
+inline constexpr std::int64_t kMaxJsonStringBytes = std::int64_t{32} << 20;  // one string or key
 
 }  // namespace collfuzz::limits

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/bounded_json_reader.h"
 #include "harness/core/case_json.h"
 #include "harness/core/errors.h"
 #include "harness/core/outcome_json.h"
@@ -30,7 +31,10 @@ Outcome failed(const std::string& executor, Profile profile, OutcomeKind kind, s
 }
 
 // The one place where a line from an executor (its hello, an answer) is parsed as JSON.
-nlohmann::json parse_protocol_line(const std::string& line) { return nlohmann::json::parse(line); }
+// Every protocol line (hello and answers) goes through the bounded reader (limits.h).
+nlohmann::json parse_protocol_line(const std::string& line, const std::string& source) {
+  return parse_json_bounded(line, source);
+}
 
 std::string seconds_text(double s) {
   std::string t = std::to_string(s);
@@ -98,7 +102,7 @@ bool ExternalExecutor::start(std::string& why_not) {
     return false;
   }
   try {
-    const auto hello = parse_protocol_line(hello_line);
+    const auto hello = parse_protocol_line(hello_line, name_ + ":hello");
     if (!hello.is_object() || hello.value("hello", "") != kProtocol) {
       why_not = "it does not speak " + std::string(kProtocol) + ": " + hello_line.substr(0, 200);
       child_.stop();
@@ -153,8 +157,8 @@ Outcome ExternalExecutor::run(const Case& c) {
   // Any line that is not this request's answer breaks the protocol: the process is restarted, so
   // that no stale line can be read as the answer to a later case.
   try {
-    const auto response = parse_protocol_line(line);
-    if (!response.is_object() || !response.contains("id") || response["id"] != id ||
+    const auto response = parse_protocol_line(line, name_ + ":answer");
+    if (!response.is_object() || response.value("id", std::int64_t{-1}) != id ||
         !response.contains("outcome")) {
       return broken(OutcomeKind::kCrash, "protocol error: " + line.substr(0, 300));
     }

@@ -1,6 +1,6 @@
 #include "harness/runner/baseline.h"
 
-#include "harness/core/case_json.h"
+#include "harness/core/bounded_json_reader.h"
 #include "harness/core/json_reader.h"
 
 namespace collfuzz {
@@ -9,6 +9,7 @@ Baseline Baseline::load(const std::filesystem::path& file) {
   const nlohmann::json j = load_json_file(file);
   const std::string root = file.string() + ":$";
   jr::object(j, root, {"format", "divergences"});
+  jr::integer(jr::required(j, root, "format"), root + ".format", 1, 1);
   const nlohmann::json& list = jr::required(j, root, "divergences");
   jr::array(list, root + ".divergences", 100000);
   Baseline b;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/core/bounded_json_reader.h"
 #include "harness/core/errors.h"
 #include "tests/core/test_util.h"
 
@@ -117,6 +118,30 @@ TEST(CaseParser, NegativeZeroAndHugeDimsAreRejected) {
   EXPECT_EQ(error_path(j), "$.inputs[0].shape");
 }
 
+// The fields that need at least 1, each given 0 in a case file's text: nlohmann reads a 0 from text
+// as an unsigned integer (json(0) in memory is signed), which the range check once let through.
+TEST(CaseParser, ZerosReadFromTextAreRefusedWhereAFieldNeedsOne) {
+  const std::vector<std::pair<std::string, std::string>> fields = {
+      {"/format", "$.format"},
+      {"/mesh/cluster/0", "$.mesh.cluster[0]"},
+      {"/inputs/0/shape/1", "$.inputs[0].shape[1]"},
+      {"/program/0/allocs/0/shape/0", "$.program[0].allocs[0].shape[0]"},
+      {"/program/0/allocs/1/num_barriers", "$.program[0].allocs[1].num_barriers"},
+  };
+  for (const auto& [pointer, path] : fields) {
+    json j = minimal_case_json();
+    j[json::json_pointer(pointer)] = "ZERO";
+    std::string text = j.dump();
+    text.replace(text.find("\"ZERO\""), 6, "0");
+    EXPECT_EQ(error_path(parse_json_bounded(text, "")), path) << pointer;
+  }
+  json j = minimal_case_json();
+  j["mesh"] = parse_json_bounded(R"({"grid": [0]})", "");
+  EXPECT_EQ(error_path(j), "$.mesh.grid[0]");
+  j["mesh"] = parse_json_bounded(R"({"num_threads": 0, "thread_name": "t"})", "");
+  EXPECT_EQ(error_path(j), "$.mesh.num_threads");
+}
+
 TEST(CaseParser, OverflowingProductsAreRefusedBeforeAllocation) {
   json j = minimal_case_json();
   // Each dim is legal; the product overflows 64 bits.
@@ -130,6 +155,12 @@ TEST(CaseParser, OverflowingProductsAreRefusedBeforeAllocation) {
   j["mesh"]["cluster"] = {8, 8, 2};
   j["mesh"]["cluster_names"] = {"a", "b", "c"};
   EXPECT_EQ(error_path(j), "$.mesh.cluster");
+  // Grid dims within range whose product would overflow the reference's launch arithmetic.
+  j = minimal_case_json();
+  j["mesh"]["grid"] = {2147483647, 2147483647, 2147483647, 2147483647, 1, 1};
+  EXPECT_EQ(error_path(j), "$.mesh.grid");
+  j["mesh"]["grid"] = {65535, 65535, 256};  // 2^40 - 2^25 + 256 blocks: allowed
+  EXPECT_EQ(error_path(j), "");
 }
 
 TEST(CaseParser, UnknownNamesAreRejected) {

@@ -10,7 +10,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include "harness/core/bounded_json_reader.h"
 #include "harness/core/case_json.h"
 #include "harness/core/errors.h"
 #include "harness/executors/executor.h"
@@ -23,10 +25,9 @@ namespace {
 
 std::optional<collfuzz::Case> case_file(const std::uint8_t* data, std::size_t size) {
   if (size == 0 || data[0] != '{') return std::nullopt;
-  const auto j = nlohmann::json::parse(data, data + size, nullptr, false);
-  if (j.is_discarded()) return std::nullopt;
   try {
-    return collfuzz::case_from_json(j);
+    return collfuzz::case_from_json(collfuzz::parse_json_bounded(
+        std::string_view(reinterpret_cast<const char*>(data), size), "fuzz"));
   } catch (const collfuzz::InputError&) {
     return std::nullopt;
   }

@@ -240,7 +240,10 @@ RC_GTEST_PROP(Properties, PartitionedHalvesTileTheSourceExactlyOnce, ()) {
   const Alloc* dst = alloc_named(mc, cp->dst);
   const auto p = static_cast<std::size_t>(cp->partition_axis);
   RC_PRE(p < src.shape.size() && dst->shape.size() == src.shape.size());
-  for (const auto& [who, o] : mosaic_outcomes(c)) {
+  for (const auto& entry : mosaic_outcomes(c)) {
+    // Not a structured binding: the lambda below captures it, which clang 14 cannot do.
+    const std::string& who = entry.first;
+    const Outcome& o = entry.second;
     RC_TAG(who + " " + to_string(o.kind));
     if (o.kind != OutcomeKind::kCompleted) continue;
     std::vector<std::vector<int>> written(
