@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "generators/case_stream.h"
 #include "harness/campaign/isolated_loop.h"
 #include "harness/campaign/shared_memory.h"
 #include "harness/executors/external_executor.h"
@@ -31,8 +30,7 @@ std::vector<std::string> available_executors(const ExecutorOptions& options) {
 }
 
 std::vector<UnavailableExecutor> unavailable_executors(const std::vector<std::string>& executors,
-                                                       const ExecutorOptions& options,
-                                                       std::uint64_t seed) {
+                                                       const ExecutorOptions& options) {
   std::vector<UnavailableExecutor> out;
   std::vector<std::string> to_probe;
   bool one_works = false;
@@ -49,12 +47,13 @@ std::vector<UnavailableExecutor> unavailable_executors(const std::vector<std::st
   if (one_works || to_probe.empty()) return out;
   to_probe.resize(std::min(to_probe.size(), ProbeBoard::kMax));
   SharedMemory<ProbeBoard> board;
+  // Each external executor is started and its hello read (bounded by --timeout); no case runs,
+  // so a slow executor costs its start-up only.
   run_isolated(0, 1, [&](std::uint64_t) {
-    const Case c = generators::generate_case(seed, 0);
     for (std::size_t k = 0; k < to_probe.size(); ++k) {
       const auto ex = make_executor(to_probe[k], options);
-      ex->run(c);
-      const std::string why = ex->unavailable_reason();
+      auto* external = dynamic_cast<ExternalExecutor*>(ex.get());
+      const std::string why = external ? external->probe() : ex->unavailable_reason();
       std::strncpy(board->reason[k], why.c_str(), ProbeBoard::kReason - 1);
       board->answered[k] = 1;
       if (why.empty()) break;  // one that compares is enough

@@ -38,11 +38,11 @@ struct UnavailableExecutor {
 // Which of `executors` cannot run on this machine, so that a campaign in which none can compare
 // anything is refused before it starts ("nothing compared", docs/cli.md). First the cheap check
 // (unavailable_reason(), nothing started: a missing program, no GPU); then, only when no executor
-// is known to work, each remaining one runs the seed's first case in a child process and is
-// unavailable when it then says so for the whole machine (a Python without JAX answers so in
-// its hello). An executor that is unavailable only for some cases counts as available.
+// is known to work, each remaining one is started in a child process (no case is run: its hello
+// is read, within --timeout) and is unavailable when it cannot start or its hello says so for
+// the whole machine (a Python without JAX). An executor that is unavailable only for some cases
+// counts as available.
 std::vector<UnavailableExecutor> unavailable_executors(const std::vector<std::string>& executors,
-                                                       const ExecutorOptions& options,
-                                                       std::uint64_t seed);
+                                                       const ExecutorOptions& options);
 
 }  // namespace collfuzz::campaign

@@ -122,7 +122,7 @@ int cmd_fuzz(const Flags& flags) {
 
   // Nothing compared: every executor asked for is unavailable here (a GPU CI job that lost its
   // GPU, a Python without JAX). Only the reference, asked for alone, is a campaign of its own.
-  const auto unavailable = campaign::unavailable_executors(o.executors, o.executor_options, o.seed);
+  const auto unavailable = campaign::unavailable_executors(o.executors, o.executor_options);
   for (const auto& u : unavailable) {
     std::cout << "note: " << u.executor << " is unavailable here: " << terminal_text(u.reason)
               << "\n";

@@ -49,9 +49,9 @@ std::string read_stdin_bounded() {
     }
     if (n == 0) break;
     data.append(buf, static_cast<std::size_t>(n));
-    if (data.size() > static_cast<std::size_t>(limits::kMaxCaseFileBytes)) {
+    if (data.size() > static_cast<std::size_t>(limits::kMaxJsonBytes)) {
       throw InputError(kStdinName, "the input is larger than the limit of " +
-                                       std::to_string(limits::kMaxCaseFileBytes) + " bytes");
+                                       std::to_string(limits::kMaxJsonBytes) + " bytes");
     }
   }
   return data;

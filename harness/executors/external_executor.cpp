@@ -121,6 +121,15 @@ bool ExternalExecutor::start(std::string& why_not) {
   return true;
 }
 
+std::string ExternalExecutor::probe() {
+  if (std::string why = unavailable_reason(); !why.empty()) return why;
+  if (!child_.running()) {
+    std::string why_not;
+    if (!start(why_not)) return "could not start: " + why_not;
+  }
+  return unavailable_;
+}
+
 Outcome ExternalExecutor::run(const Case& c) {
   if (const std::string why = unavailable_reason(); !why.empty())
     return unavailable(name_, profile_, why);

@@ -39,6 +39,9 @@ class ExternalExecutor : public Executor {
   Profile profile() const override { return profile_; }
   std::string unavailable_reason() const override;
   Outcome run(const Case& c) override;
+  // Starts the program (when it is not running) and reads its hello, running no case: why it
+  // cannot run cases here ("" when its hello says it can). Bounded by the startup timeout.
+  std::string probe();
   std::int64_t sample_every() const override { return sample_every_; }
   void set_sample_every(std::int64_t n) { sample_every_ = n; }
 
