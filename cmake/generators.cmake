@@ -44,6 +44,9 @@ if(COLLFUZZ_BUILD_TESTS)
   collfuzz_add_gtest(collfuzz_generator_tests
     SOURCES tests/generators/generator_test.cpp tests/generators/campaign_test.cpp
     LIBS collfuzz_campaign)
+  collfuzz_add_gtest(collfuzz_slow_pool_tests
+    SOURCES tests/generators/slow_sampling_test.cpp
+    LIBS collfuzz_campaign)
   collfuzz_add_gtest(collfuzz_rule_coverage_tests
     SOURCES tests/generators/rule_coverage_test.cpp
     LIBS collfuzz_campaign)

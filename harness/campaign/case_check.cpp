@@ -1,5 +1,6 @@
 #include "harness/campaign/case_check.h"
 
+#include "harness/campaign/slow_sampling.h"
 #include "oracles/oracles.h"
 #include "oracles/reference/reference.h"
 
@@ -81,8 +82,7 @@ std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCover
   for (std::size_t k = 0; k < executors_.size(); ++k) {
     Executor& ex = *executors_[k];
     if (only && ex.name() != *only) continue;
-    const auto every = static_cast<std::uint64_t>(std::max<std::int64_t>(1, ex.sample_every()));
-    if (index && *index % every != 0) continue;
+    if (index && !sampled_case(*index, sampling_salt(ex.name()), ex.sample_every())) continue;
     const Profile p = ex.profile();
     const bool fresh = cache.find(p) == cache.end();
     const Outcome& expected = prediction(c, p, cache, out);

@@ -48,7 +48,8 @@ class CaseCheck {
 
   // The mismatches of every executor against the reference (the campaign's hot path). Records
   // the reference's predictions in `coverage` when it is non-null.
-  // With a case `index`, an executor whose sample_every() is n runs only when index % n == 0;
+  // With a case `index`, an executor whose sample_every() is n runs on one case in n, chosen by
+  // sampled_case() (slow_sampling.h) so that every worker feeds it evenly;
   // without one (shrinking, reports) every executor runs.
   // With `only`, just the executor of that name runs (a shrink candidate needs only the
   // executor whose signature it keeps: a slow JAX executor is not run on every candidate).
