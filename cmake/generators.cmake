@@ -35,6 +35,8 @@ add_library(collfuzz_campaign STATIC
   harness/campaign/findings_store.cpp
   harness/campaign/isolated_loop.cpp
   harness/campaign/progress_display.cpp
+  harness/campaign/slow_pool.cpp
+  harness/campaign/slow_worker.cpp
   harness/campaign/worker.cpp
 )
 target_link_libraries(collfuzz_campaign PUBLIC collfuzz_generators collfuzz_runner PRIVATE collfuzz_warnings)
@@ -45,7 +47,7 @@ if(COLLFUZZ_BUILD_TESTS)
     SOURCES tests/generators/generator_test.cpp tests/generators/campaign_test.cpp
     LIBS collfuzz_campaign)
   collfuzz_add_gtest(collfuzz_slow_pool_tests
-    SOURCES tests/generators/slow_sampling_test.cpp
+    SOURCES tests/generators/slow_sampling_test.cpp tests/generators/slow_pool_test.cpp
     LIBS collfuzz_campaign)
   collfuzz_add_gtest(collfuzz_rule_coverage_tests
     SOURCES tests/generators/rule_coverage_test.cpp

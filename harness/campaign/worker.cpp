@@ -1,5 +1,7 @@
 #include "harness/campaign/worker.h"
 
+#include <thread>
+
 #include "generators/case_stream.h"
 #include "harness/campaign/finding_report.h"
 #include "harness/runner/atomic_file.h"
@@ -116,7 +118,16 @@ WorkerState Worker::run(WorkerState state) {
     if (config_.deadline && now >= *config_.deadline) break;
     if (config_.stop_after_findings > 0 && findings_ >= config_.stop_after_findings) break;
 
-    const std::uint64_t index = state.next_index;
+    std::uint64_t index = state.next_index;
+    if (config_.next_index) {
+      const std::optional<std::uint64_t> queued = config_.next_index();
+      if (!queued) {
+        if (slot_) slot_->heartbeat.fetch_add(1, std::memory_order_relaxed);
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        continue;
+      }
+      index = *queued;
+    }
     if (slot_) {
       slot_->current_index.store(index, std::memory_order_relaxed);
       slot_->phase.store(kGenerate, std::memory_order_relaxed);
@@ -124,6 +135,7 @@ WorkerState Worker::run(WorkerState state) {
     const Case c = generators::generate_case(config_.seed, index);
     const std::vector<Mismatch> ms =
         check_.mismatches(c, slot_ ? &slot_->coverage : &state.coverage, index);
+    if (config_.after_case) config_.after_case(index, c);
     const double t = since(started_);
     for (const auto& m : ms) {
       ++state.signatures[m.signature];
@@ -139,7 +151,7 @@ WorkerState Worker::run(WorkerState state) {
         }
       }
     }
-    state.next_index += jobs;
+    if (!config_.next_index) state.next_index += jobs;
     ++state.cases;
     if (slot_) {
       slot_->cases.fetch_add(1, std::memory_order_relaxed);

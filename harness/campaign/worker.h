@@ -28,6 +28,12 @@ struct WorkerConfig {
   bool shrink = true;
   ShrinkLimits shrink_limits;
   std::int64_t stop_after_findings = 0;  // 0: never
+  // A slow pool worker: where its next case index comes from (nullopt: none queued yet; the
+  // worker waits a little) instead of the stream worker, worker + jobs, ...; its state is not
+  // advanced.
+  std::function<std::optional<std::uint64_t>()> next_index;
+  // Called after each case is checked (a fast worker offers it to the slow pool).
+  std::function<void(std::uint64_t index, const Case& c)> after_case;
 };
 
 struct FindingEvent {

@@ -52,6 +52,7 @@ int cmd_fuzz(const Flags& flags) {
     }
   }
   o.out = flags.out;
+  o.slow_jobs = flags.slow_jobs;
   o.executor_options = executor_options(flags);
   // A worker is killed as hung only after an external executor has had its whole --timeout on
   // one case (that executor reports the case as a timeout and is restarted; the worker goes on).
