@@ -52,6 +52,9 @@ if(COLLFUZZ_BUILD_TESTS)
   collfuzz_add_gtest(collfuzz_rule_coverage_tests
     SOURCES tests/generators/rule_coverage_test.cpp
     LIBS collfuzz_campaign)
+  add_test(NAME collfuzz_slow_pool_stall
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/slow_pool_stall_test.sh $<TARGET_FILE:collfuzz>
+                   ${CMAKE_SOURCE_DIR})
   add_test(NAME collfuzz_campaign_survives_sigkill
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/campaign_kill_test.sh $<TARGET_FILE:collfuzz>)
   collfuzz_add_gtest(collfuzz_property_tests

@@ -218,6 +218,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
     s.total_cases = before.cases + s.cases;
     s.findings = count_claims(dir.findings());  // every finding on disk, from every process and run
     s.crashes = crashes;
+    if (slow_jobs > 0) s.waiting = slow_pool_waiting(o, *queue, 5.0);
     return s;
   };
 

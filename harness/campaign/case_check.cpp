@@ -1,5 +1,7 @@
 #include "harness/campaign/case_check.h"
 
+#include <chrono>
+
 #include "harness/campaign/slow_sampling.h"
 #include "oracles/oracles.h"
 #include "oracles/reference/reference.h"
@@ -16,6 +18,10 @@ Mismatch exception_mismatch(const std::string& phase, const std::string& executo
   m.detail = phase + " threw: " + what;
   m.signature = make_signature(m.oracle, m.kind, m.what, executor);
   return m;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
@@ -90,12 +96,20 @@ std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCover
     if (coverage && fresh) coverage->record(p, expected);
     enter(kFirstExecutor + static_cast<std::uint32_t>(k));
     Outcome actual;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (observer_) observer_(k, nullptr, 0);
     try {
       actual = ex.run(c);
     } catch (const std::exception& e) {
       out.push_back(exception_mismatch(ex.name(), ex.name(), e.what()));
+      if (observer_) {
+        actual.kind = OutcomeKind::kCrash;
+        actual.reason = e.what();
+        observer_(k, &actual, seconds_since(t0));
+      }
       continue;
     }
+    if (observer_) observer_(k, &actual, seconds_since(t0));
     actual.executor = ex.name();
     enter(kCompare);
     try {

@@ -39,9 +39,24 @@ struct SlowCandidate {
   std::uint64_t klass[2] = {0, 0};  // per profile (Profile::kMosaic, Profile::kInterpret)
 };
 
+// A run of a slow executor that takes this long is a stall (counted, and named on the progress
+// line while it lasts).
+inline constexpr double kStallSeconds = 10.0;
+
 struct SlowWorkerStats {
   std::atomic<std::int64_t> cases{0};
-  std::atomic<std::int64_t> classes[kSlowMaxExecutors] = {};  // distinct classes run, per executor
+  // Per executor (in the campaign's order of slow executors):
+  std::atomic<std::int64_t> classes[kSlowMaxExecutors] = {};  // distinct classes run
+  std::atomic<std::int64_t> runs[kSlowMaxExecutors] = {};
+  std::atomic<std::int64_t> timeouts[kSlowMaxExecutors] = {};     // outcome kind timeout
+  std::atomic<std::int64_t> unavailable[kSlowMaxExecutors] = {};  // did not run the case
+  std::atomic<std::int64_t> crashes[kSlowMaxExecutors] = {};      // threw or crashed
+  std::atomic<std::int64_t> stalls[kSlowMaxExecutors] = {};       // runs of kStallSeconds or more
+  std::atomic<std::int64_t> longest_ms[kSlowMaxExecutors] = {};
+  // What it is running now: executor k + 1 (0: none), the case index, since when (steady ns).
+  std::atomic<std::int32_t> busy_executor{0};
+  std::atomic<std::uint64_t> busy_index{0};
+  std::atomic<std::int64_t> busy_since_ns{0};
 };
 
 struct SlowQueue {

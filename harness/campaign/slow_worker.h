@@ -32,13 +32,22 @@ unsigned slow_profiles(const CampaignOptions& o);
 // the class of the reference's prediction for each slow profile.
 void offer_to_pool(WorkerConfig& config, const CampaignOptions& o, SlowQueue& queue);
 
+// The niceness a slow worker adds to itself (its executors inherit it).
+inline constexpr int kSlowPoolNice = 10;
+
 // The body of slow worker `s` (board slot o.jobs + s).
 int run_slow_worker(const CampaignOptions& o, std::int64_t s,
                     const std::optional<std::chrono::steady_clock::time_point>& deadline,
                     const std::filesystem::path& findings, WorkerBoard& board, SlowQueue& queue);
 
-// slow-pool.json and lines for the end of the run: per slow worker its cases and the classes
-// each executor covered; the queue's counters.
+// What the slow pool has been waiting on for `after_seconds` or more, for the progress line:
+// "jax-interpret: case 34,001 for 40 s" ("" when nothing).
+std::string slow_pool_waiting(const CampaignOptions& o, const SlowQueue& queue,
+                              double after_seconds);
+
+// slow-pool.json, a "slow_pool" object in summary.json and a section of summary.md, and lines
+// for the end of the run: per slow worker and executor its runs, the classes it covered, its
+// timeouts, stalls, longest run, unavailable runs and crashes; the queue's counters.
 std::string write_slow_pool_report(const std::filesystem::path& out, const CampaignOptions& o,
                                    const SlowQueue& queue);
 

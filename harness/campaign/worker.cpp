@@ -133,8 +133,10 @@ WorkerState Worker::run(WorkerState state) {
       slot_->phase.store(kGenerate, std::memory_order_relaxed);
     }
     const Case c = generators::generate_case(config_.seed, index);
+    // A slow pool worker runs its executors on every case it takes (they were sampled already).
     const std::vector<Mismatch> ms =
-        check_.mismatches(c, slot_ ? &slot_->coverage : &state.coverage, index);
+        check_.mismatches(c, slot_ ? &slot_->coverage : &state.coverage,
+                          config_.next_index ? std::nullopt : std::optional<std::uint64_t>(index));
     if (config_.after_case) config_.after_case(index, c);
     const double t = since(started_);
     for (const auto& m : ms) {
