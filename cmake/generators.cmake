@@ -30,6 +30,7 @@ add_library(collfuzz_campaign STATIC
   harness/campaign/campaign_summary.cpp
   harness/campaign/case_check.cpp
   harness/campaign/case_shrinker.cpp
+  harness/campaign/confirmation.cpp
   harness/campaign/crash_report.cpp
   harness/campaign/finding_report.cpp
   harness/campaign/findings_store.cpp
@@ -54,6 +55,9 @@ if(COLLFUZZ_BUILD_TESTS)
     LIBS collfuzz_campaign)
   add_test(NAME collfuzz_slow_pool_stall
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/slow_pool_stall_test.sh $<TARGET_FILE:collfuzz>
+                   ${CMAKE_SOURCE_DIR})
+  add_test(NAME collfuzz_flaky_finding
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/flaky_finding_test.sh $<TARGET_FILE:collfuzz>
                    ${CMAKE_SOURCE_DIR})
   add_test(NAME collfuzz_campaign_survives_sigkill
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/campaign_kill_test.sh $<TARGET_FILE:collfuzz>)

@@ -12,6 +12,7 @@
 #include "harness/campaign/campaign_lock.h"
 #include "harness/campaign/campaign_state.h"
 #include "harness/campaign/campaign_summary.h"
+#include "harness/campaign/confirmation.h"
 #include "harness/campaign/crash_report.h"
 #include "harness/campaign/progress_display.h"
 #include "harness/campaign/shared_memory.h"
@@ -97,6 +98,7 @@ int run_worker(const CampaignOptions& o, std::int64_t w,
   config.case_limit = o.cases;
   config.deadline = deadline;
   config.shrink = o.shrink;
+  config.confirm = ConfirmPolicy{o.confirm, o.confirm_executors};
   if (uses_slow_pool(o)) offer_to_pool(config, o, queue);
   Worker worker(config, check, &worker_store, &dir, &board.slots[w], &board.stop);
   worker.run(saved);
@@ -359,6 +361,10 @@ int Campaign::run(std::ostream& out, bool terminal) {
         << " cases and " << findings.size() << " findings saved before are kept in "
         << dir.out().string() << "; free some space, then --resume continues the campaign.\n";
     return kExitInternal;
+  }
+  if (const std::size_t flaky = append_flaky_summary(dir.out()); flaky > 0) {
+    out << "collfuzz fuzz: " << flaky << " flaky disagreement(s) (did not repeat on every rerun; "
+        << "not findings): " << (dir.out() / "flaky").string() << "\n";
   }
   if (slow_jobs > 0)
     out << "collfuzz fuzz: slow pool:\n" << write_slow_pool_report(dir.out(), o, *queue);

@@ -91,6 +91,7 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
   config.jobs = o.jobs;
   config.deadline = deadline;
   config.shrink = o.shrink;
+  config.confirm = ConfirmPolicy{o.confirm, o.confirm_executors};
   std::uint64_t current = 0;
   config.next_index = [&]() -> std::optional<std::uint64_t> {
     const std::optional<PickedCase> c = picker.pick(queue, bits);

@@ -33,7 +33,7 @@ unsigned slow_profiles(const CampaignOptions& o);
 void offer_to_pool(WorkerConfig& config, const CampaignOptions& o, SlowQueue& queue);
 
 // The niceness a slow worker adds to itself (its executors inherit it).
-inline constexpr int kSlowPoolNice = 10;
+inline constexpr int kSlowPoolNice = 4;
 
 // The body of slow worker `s` (board slot o.jobs + s).
 int run_slow_worker(const CampaignOptions& o, std::int64_t s,
