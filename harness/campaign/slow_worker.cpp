@@ -194,13 +194,19 @@ std::string write_slow_pool_report(const std::filesystem::path& out, const Campa
       e["longest_run_seconds"] = static_cast<double>(st.longest_ms[k].load()) / 1000.0;
       e["unavailable"] = st.unavailable[k].load();
       e["crashes"] = st.crashes[k].load();
+      // A run still going when the worker was stopped (or killed at the budget's end).
+      std::int64_t stalls = st.stalls[k].load();
+      if (st.busy_executor.load() == static_cast<std::int32_t>(k) + 1) {
+        const double busy = static_cast<double>(steady_ns() - st.busy_since_ns.load()) / 1e9;
+        e["unfinished_run"] = {{"case", st.busy_index.load()}, {"seconds", busy}};
+        if (busy >= kStallSeconds) e["stalls"] = ++stalls;
+      }
       w["executors"][names[k]] = e;
       lines << " " << names[k] << " " << st.runs[k].load() << " runs, " << st.classes[k].load()
-            << " classes, " << st.timeouts[k].load() << " timeouts, " << st.stalls[k].load()
-            << " stalls;";
+            << " classes, " << st.timeouts[k].load() << " timeouts, " << stalls << " stalls;";
       md << "| " << s << " | " << names[k] << " | " << st.runs[k].load() << " | "
-         << st.classes[k].load() << " | " << st.timeouts[k].load() << " | " << st.stalls[k].load()
-         << " | " << static_cast<double>(st.longest_ms[k].load()) / 1000.0 << " | "
+         << st.classes[k].load() << " | " << st.timeouts[k].load() << " | " << stalls << " | "
+         << static_cast<double>(st.longest_ms[k].load()) / 1000.0 << " | "
          << st.unavailable[k].load() << " | " << st.crashes[k].load() << " |\n";
     }
     lines << "\n";
