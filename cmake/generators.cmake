@@ -49,6 +49,7 @@ if(COLLFUZZ_BUILD_TESTS)
     LIBS collfuzz_campaign)
   collfuzz_add_gtest(collfuzz_slow_pool_tests
     SOURCES tests/generators/slow_sampling_test.cpp tests/generators/slow_pool_test.cpp
+            tests/generators/signature_rule_test.cpp
     LIBS collfuzz_campaign)
   collfuzz_add_gtest(collfuzz_rule_coverage_tests
     SOURCES tests/generators/rule_coverage_test.cpp
