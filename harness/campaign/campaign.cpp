@@ -327,6 +327,12 @@ int Campaign::run(std::ostream& out, bool terminal) {
         save_or_note_disk_full(dir, state, disk_full);
       }
     }
+    // The pool only serves the fast loop: when the fast workers are done (a --cases budget),
+    // it stops too.
+    bool fast_running = false;
+    for (std::int64_t w = 0; w < o.jobs; ++w)
+      fast_running = fast_running || workers[static_cast<std::size_t>(w)].running;
+    if (slow_jobs > 0 && !fast_running) board->stop.store(1);
     if (std::chrono::steady_clock::now() - last_shown > std::chrono::milliseconds(250)) {
       progress.update(snapshot());
       last_shown = std::chrono::steady_clock::now();
