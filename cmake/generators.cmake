@@ -30,11 +30,14 @@ add_library(collfuzz_campaign STATIC
   harness/campaign/campaign_summary.cpp
   harness/campaign/case_check.cpp
   harness/campaign/case_shrinker.cpp
+  harness/campaign/confirmation.cpp
   harness/campaign/crash_report.cpp
   harness/campaign/finding_report.cpp
   harness/campaign/findings_store.cpp
   harness/campaign/isolated_loop.cpp
   harness/campaign/progress_display.cpp
+  harness/campaign/slow_pool.cpp
+  harness/campaign/slow_worker.cpp
   harness/campaign/worker.cpp
 )
 target_link_libraries(collfuzz_campaign PUBLIC collfuzz_generators collfuzz_runner PRIVATE collfuzz_warnings)
@@ -44,9 +47,19 @@ if(COLLFUZZ_BUILD_TESTS)
   collfuzz_add_gtest(collfuzz_generator_tests
     SOURCES tests/generators/generator_test.cpp tests/generators/campaign_test.cpp
     LIBS collfuzz_campaign)
+  collfuzz_add_gtest(collfuzz_slow_pool_tests
+    SOURCES tests/generators/slow_sampling_test.cpp tests/generators/slow_pool_test.cpp
+            tests/generators/signature_rule_test.cpp
+    LIBS collfuzz_campaign)
   collfuzz_add_gtest(collfuzz_rule_coverage_tests
     SOURCES tests/generators/rule_coverage_test.cpp
     LIBS collfuzz_campaign)
+  add_test(NAME collfuzz_slow_pool_stall
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/slow_pool_stall_test.sh $<TARGET_FILE:collfuzz>
+                   ${CMAKE_SOURCE_DIR})
+  add_test(NAME collfuzz_flaky_finding
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/flaky_finding_test.sh $<TARGET_FILE:collfuzz>
+                   ${CMAKE_SOURCE_DIR})
   add_test(NAME collfuzz_campaign_survives_sigkill
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/campaign_kill_test.sh $<TARGET_FILE:collfuzz>)
   collfuzz_add_gtest(collfuzz_property_tests

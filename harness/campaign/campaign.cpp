@@ -12,9 +12,11 @@
 #include "harness/campaign/campaign_lock.h"
 #include "harness/campaign/campaign_state.h"
 #include "harness/campaign/campaign_summary.h"
+#include "harness/campaign/confirmation.h"
 #include "harness/campaign/crash_report.h"
 #include "harness/campaign/progress_display.h"
 #include "harness/campaign/shared_memory.h"
+#include "harness/campaign/slow_worker.h"
 #include "harness/campaign/worker.h"
 #include "harness/campaign/worker_board.h"
 #include "harness/core/errors.h"
@@ -54,12 +56,6 @@ class InterruptHandler {
   struct sigaction old_hup_ {};
 };
 
-std::vector<std::unique_ptr<Executor>> make_executors(const CampaignOptions& o) {
-  std::vector<std::unique_ptr<Executor>> out;
-  for (const auto& name : o.executors) out.push_back(make_executor(name, o.executor_options));
-  return out;
-}
-
 std::int64_t count_claims(const std::filesystem::path& dir) {
   std::int64_t n = 0;
   std::error_code ec;
@@ -91,8 +87,9 @@ void save_or_note_disk_full(const CampaignDirectory& dir, const WorkerState& sta
 // The body of a worker process.
 int run_worker(const CampaignOptions& o, std::int64_t w,
                const std::optional<std::chrono::steady_clock::time_point>& deadline,
-               const CampaignDirectory& dir, WorkerBoard& board, const WorkerState& saved) {
-  CaseCheck check(make_executors(o), o.level);
+               const CampaignDirectory& dir, WorkerBoard& board, const WorkerState& saved,
+               SlowQueue& queue) {
+  CaseCheck check(worker_executors(o, false), o.level);
   FindingsStore worker_store(dir.findings());
   WorkerConfig config;
   config.seed = o.seed;
@@ -101,6 +98,8 @@ int run_worker(const CampaignOptions& o, std::int64_t w,
   config.case_limit = o.cases;
   config.deadline = deadline;
   config.shrink = o.shrink;
+  config.confirm = ConfirmPolicy{o.confirm, o.confirm_executors};
+  if (uses_slow_pool(o)) offer_to_pool(config, o, queue);
   Worker worker(config, check, &worker_store, &dir, &board.slots[w], &board.stop);
   worker.run(saved);
   return kExitOk;
@@ -114,6 +113,13 @@ int Campaign::run(std::ostream& out, bool terminal) {
   CampaignOptions& o = options_;
   if (o.jobs < 1 || o.jobs > kMaxJobs) {
     throw InputError("--jobs", "expected 1 to " + std::to_string(kMaxJobs) + " worker processes");
+  }
+  const std::int64_t slow_jobs = uses_slow_pool(o) ? o.slow_jobs : 0;
+  if (o.slow_jobs < 0 || o.slow_jobs > static_cast<std::int64_t>(kSlowMaxJobs) ||
+      o.jobs + slow_jobs > kMaxJobs) {
+    throw InputError("--slow-jobs", "expected 0 to " + std::to_string(kSlowMaxJobs) +
+                                        " worker processes, and --jobs + --slow-jobs at most " +
+                                        std::to_string(kMaxJobs));
   }
   const CampaignDirectory dir(o.out);
   // Nothing in the directory is touched before the lock is held.
@@ -143,8 +149,11 @@ int Campaign::run(std::ostream& out, bool terminal) {
   }
 
   SharedMemory<WorkerBoard> board;
+  SharedMemory<SlowQueue> queue;
   const InterruptHandler interrupts;
-  std::vector<WorkerRun> workers(static_cast<std::size_t>(o.jobs));
+  // Workers 0 .. jobs-1 are the fast loop; jobs .. jobs+slow_jobs-1 the slow pool.
+  const std::int64_t all_jobs = o.jobs + slow_jobs;
+  std::vector<WorkerRun> workers(static_cast<std::size_t>(all_jobs));
   std::vector<process::ChildProcess> reporters;
   std::int64_t crashes = 0;
   std::string disk_full;  // the first disk-full error: the campaign stops
@@ -165,7 +174,9 @@ int Campaign::run(std::ostream& out, bool terminal) {
           // Its executors' groups, where the supervisor can kill them if this process dies.
           process::use_group_table(&board->slots[w].groups);
           try {
-            return run_worker(o, w, deadline, dir, *board, saved);
+            if (w >= o.jobs)
+              return run_slow_worker(o, w - o.jobs, deadline, dir.findings(), *board, *queue);
+            return run_worker(o, w, deadline, dir, *board, saved, *queue);
           } catch (const DiskFullError& e) {
             std::cerr << "collfuzz: worker " << w << ": " << e.what() << "\n";
             return kWorkerExitDiskFull;
@@ -184,6 +195,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
     p.started = p.last_progress;
   };
   for (std::int64_t w = 0; w < o.jobs; ++w) spawn(w, dir.load_worker(w));
+  for (std::int64_t w = o.jobs; w < all_jobs; ++w) spawn(w, WorkerState{});
 
   ProgressDisplay progress(out, terminal);
   const auto snapshot = [&] {
@@ -208,6 +220,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
     s.total_cases = before.cases + s.cases;
     s.findings = count_claims(dir.findings());  // every finding on disk, from every process and run
     s.crashes = crashes;
+    if (slow_jobs > 0) s.waiting = slow_pool_waiting(o, *queue, 5.0);
     return s;
   };
 
@@ -222,7 +235,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
       board->stop.store(1);
     if (board->stop.load() && !stop_since) stop_since = std::chrono::steady_clock::now();
     bool any_running = false;
-    for (std::int64_t w = 0; w < o.jobs; ++w) {
+    for (std::int64_t w = 0; w < all_jobs; ++w) {
       WorkerRun& p = workers[static_cast<std::size_t>(w)];
       if (!p.running) continue;
       const std::optional<int> exit = p.child.poll_exit();
@@ -257,6 +270,16 @@ int Campaign::run(std::ostream& out, bool terminal) {
         // one it saved.
         if (disk_full.empty()) disk_full = "worker " + std::to_string(w) + " could not save";
         board->stop.store(1);
+        continue;
+      }
+      if (w >= o.jobs) {
+        // A slow pool worker keeps no state: one that died (not stopped by the campaign) is
+        // counted as a crash and replaced; its executors' own failures are findings already.
+        if (!p.killed_at_stop) ++crashes;
+        if (!board->stop.load()) {
+          spawn(w, WorkerState{});
+          any_running = true;
+        }
         continue;
       }
       // The worker's state: the counters from the board (always current), the rest from its
@@ -304,6 +327,12 @@ int Campaign::run(std::ostream& out, bool terminal) {
         save_or_note_disk_full(dir, state, disk_full);
       }
     }
+    // The pool only serves the fast loop: when the fast workers are done (a --cases budget),
+    // it stops too.
+    bool fast_running = false;
+    for (std::int64_t w = 0; w < o.jobs; ++w)
+      fast_running = fast_running || workers[static_cast<std::size_t>(w)].running;
+    if (slow_jobs > 0 && !fast_running) board->stop.store(1);
     if (std::chrono::steady_clock::now() - last_shown > std::chrono::milliseconds(250)) {
       progress.update(snapshot());
       last_shown = std::chrono::steady_clock::now();
@@ -339,6 +368,12 @@ int Campaign::run(std::ostream& out, bool terminal) {
         << dir.out().string() << "; free some space, then --resume continues the campaign.\n";
     return kExitInternal;
   }
+  if (const std::size_t flaky = append_flaky_summary(dir.out()); flaky > 0) {
+    out << "collfuzz fuzz: " << flaky << " flaky disagreement(s) (did not repeat on every rerun; "
+        << "not findings): " << (dir.out() / "flaky").string() << "\n";
+  }
+  if (slow_jobs > 0)
+    out << "collfuzz fuzz: slow pool:\n" << write_slow_pool_report(dir.out(), o, *queue);
   out << "collfuzz fuzz: " << totals.cases << " cases in "
       << static_cast<std::int64_t>(totals.seconds) << " s, " << totals.coverage.rules_hit() << "/"
       << totals.coverage.rules_reachable() << " rules hit, " << findings.size()

@@ -24,6 +24,12 @@ struct CampaignOptions {
   bool shrink = true;
   DiagnosticLevel level = DiagnosticLevel::kMessage;
   ExecutorOptions executor_options;
+  // Worker processes of the slow executors' pool (slow_pool.h); 0: the slow executors run in the
+  // fast workers, on one case in sample_every().
+  std::int64_t slow_jobs = 1;
+  std::int64_t offer_every = 8;  // a fast worker offers one case in this many to the slow pool
+  std::int64_t confirm = 5;      // --confirm: reruns of a nondeterministic disagreement
+  std::vector<std::string> confirm_executors;  // --confirm-executors: always nondeterministic
   double hang_seconds = 60;  // a worker that makes no progress this long is killed (a hang finding)
 };
 

@@ -1,7 +1,9 @@
 #include "harness/campaign/case_check.h"
 
+#include <chrono>
 #include <optional>
 
+#include "harness/campaign/slow_sampling.h"
 #include "oracles/oracles.h"
 #include "oracles/reference/reference.h"
 
@@ -17,6 +19,10 @@ Mismatch exception_mismatch(const std::string& phase, const std::string& executo
   m.detail = phase + " threw: " + what;
   m.signature = make_signature(m.oracle, m.kind, m.what, executor);
   return m;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
@@ -98,8 +104,7 @@ std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCover
   for (std::size_t k = 0; k < executors_.size(); ++k) {
     Executor& ex = *executors_[k];
     if (only && ex.name() != *only) continue;
-    const auto every = static_cast<std::uint64_t>(std::max<std::int64_t>(1, ex.sample_every()));
-    if (index && *index % every != 0) continue;
+    if (index && !sampled_case(*index, sampling_salt(ex.name()), ex.sample_every())) continue;
     const Profile p = ex.profile();
     const bool fresh = cache.find(p) == cache.end();
     const Outcome& expected = prediction(c, p, cache, out);
@@ -107,12 +112,20 @@ std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCover
     if (coverage && fresh) coverage->record(p, expected);
     enter(kFirstExecutor + static_cast<std::uint32_t>(k));
     Outcome actual;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (observer_) observer_(k, nullptr, 0);
     try {
       actual = ex.run(c);
     } catch (const std::exception& e) {
       out.push_back(exception_mismatch(ex.name(), ex.name(), e.what()));
+      if (observer_) {
+        actual.kind = OutcomeKind::kCrash;
+        actual.reason = e.what();
+        observer_(k, &actual, seconds_since(t0));
+      }
       continue;
     }
+    if (observer_) observer_(k, &actual, seconds_since(t0));
     actual.executor = ex.name();
     enter(kCompare);
     try {

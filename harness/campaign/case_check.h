@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -48,7 +49,8 @@ class CaseCheck {
 
   // The mismatches of every executor against the reference (the campaign's hot path). Records
   // the reference's predictions in `coverage` when it is non-null.
-  // With a case `index`, an executor whose sample_every() is n runs only when index % n == 0;
+  // With a case `index`, an executor whose sample_every() is n runs on one case in n, chosen by
+  // sampled_case() (slow_sampling.h) so that every worker feeds it evenly;
   // without one (shrinking, reports) every executor runs.
   // With `only`, just the executor of that name runs (a shrink candidate needs only the
   // executor whose signature it keeps: a slow JAX executor is not run on every candidate).
@@ -58,6 +60,10 @@ class CaseCheck {
   // Everything, for a finding's report.
   CaseReportFull full(const Case& c);
 
+  // Called before executor k runs a case (outcome null) and after (its outcome, or a crash
+  // outcome when it threw), with the seconds it took: the slow pool counts timeouts and stalls.
+  using RunObserver = std::function<void(std::size_t k, const Outcome* outcome, double seconds)>;
+  void set_run_observer(RunObserver observer) { observer_ = std::move(observer); }
   // Where to record the phase (a word in shared memory), or null.
   void set_phase_word(std::atomic<std::uint32_t>* word) { phase_ = word; }
   const std::vector<std::unique_ptr<Executor>>& executors() const { return executors_; }
@@ -69,6 +75,7 @@ class CaseCheck {
   std::vector<std::unique_ptr<Executor>> executors_;
   DiagnosticLevel level_;
   std::atomic<std::uint32_t>* phase_ = nullptr;
+  RunObserver observer_;
 
   void enter(std::uint32_t phase) {
     if (phase_) phase_->store(phase, std::memory_order_relaxed);

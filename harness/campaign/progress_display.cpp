@@ -16,7 +16,9 @@ std::string ProgressDisplay::format(const ProgressSnapshot& s) {
                 static_cast<long long>(s.findings), s.rules_hit, s.rules_total,
                 static_cast<long long>(s.workers),
                 s.crashes ? (", " + std::to_string(s.crashes) + " worker crashes").c_str() : "");
-  return buf;
+  std::string line = buf;
+  if (!s.waiting.empty()) line += ", waiting on " + s.waiting;
+  return line;
 }
 
 void ProgressDisplay::update(const ProgressSnapshot& s) {

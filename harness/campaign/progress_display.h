@@ -18,6 +18,7 @@ struct ProgressSnapshot {
   std::size_t rules_total = 0;
   std::int64_t workers = 0;
   std::int64_t crashes = 0;  // worker processes that died
+  std::string waiting;       // what a slow executor has been busy on for long ("" when nothing)
 };
 
 class ProgressDisplay {

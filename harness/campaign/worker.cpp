@@ -1,5 +1,7 @@
 #include "harness/campaign/worker.h"
 
+#include <thread>
+
 #include "generators/case_stream.h"
 #include "harness/campaign/finding_report.h"
 #include "harness/runner/atomic_file.h"
@@ -47,7 +49,7 @@ void Worker::publish_rules(const generators::RuleCoverage& coverage) {
 }
 
 void Worker::report(const std::string& signature, std::uint64_t index, const Case& c,
-                    double seconds) {
+                    double seconds, const std::optional<Confirmation>& confirmation) {
   ++findings_;
   if (slot_) slot_->findings.fetch_add(1, std::memory_order_relaxed);
   FindingEvent ev;
@@ -60,10 +62,14 @@ void Worker::report(const std::string& signature, std::uint64_t index, const Cas
   // Reported at once, as found: a kill during shrinking keeps it.
   Case reported = c;
   reported.notes = "collfuzz fuzz finding " + signature + " (as found; shrinking)";
+  const auto with_confirmation = [&](nlohmann::json j) {
+    if (confirmation) j["confirmation"] = confirmation->to_json();
+    return j;
+  };
   if (store_) {
-    store_->write(
-        signature, reported,
-        finding_report(signature, at, check_.full(c), ev.original, ev.original, false, nullptr));
+    store_->write(signature, reported,
+                  with_confirmation(finding_report(signature, at, check_.full(c), ev.original,
+                                                   ev.original, false, nullptr)));
     ev.case_file = store_->dir() / (FindingsStore::slug(signature) + ".json");
   }
   if (config_.shrink) {
@@ -76,9 +82,16 @@ void Worker::report(const std::string& signature, std::uint64_t index, const Cas
     CaseShrinker shrinker(
         [&](const Case& cand) {
           if (slot_) slot_->heartbeat.fetch_add(1, std::memory_order_relaxed);
-          return has_signature(
-              check_.mismatches(cand, nullptr, std::nullopt, known ? &executor : nullptr),
-              signature);
+          // A nondeterministic executor's candidate keeps the signature only when it repeats
+          // (never on a single run).
+          const int runs = confirmation ? 2 : 1;
+          for (int r = 0; r < runs; ++r) {
+            if (!has_signature(
+                    check_.mismatches(cand, nullptr, std::nullopt, known ? &executor : nullptr),
+                    signature))
+              return false;
+          }
+          return true;
         },
         config_.shrink_limits);
     Case shrunk = shrinker.shrink(generators::generate_shrinkable(config_.seed, index));
@@ -91,9 +104,10 @@ void Worker::report(const std::string& signature, std::uint64_t index, const Cas
                    std::to_string(ev.shrunk.ctas) + " CTAs); every executor's outcome is in " +
                    FindingsStore::slug(signature) + ".outcomes.json";
     if (store_) {
-      store_->write(signature, shrunk,
-                    finding_report(signature, at, check_.full(shrunk), ev.original, ev.shrunk, true,
-                                   &shrinker.stats()));
+      store_->write(
+          signature, shrunk,
+          with_confirmation(finding_report(signature, at, check_.full(shrunk), ev.original,
+                                           ev.shrunk, true, &shrinker.stats())));
     }
   } else {
     ev.shrunk = ev.original;
@@ -116,20 +130,51 @@ WorkerState Worker::run(WorkerState state) {
     if (config_.deadline && now >= *config_.deadline) break;
     if (config_.stop_after_findings > 0 && findings_ >= config_.stop_after_findings) break;
 
-    const std::uint64_t index = state.next_index;
+    std::uint64_t index = state.next_index;
+    if (config_.next_index) {
+      const std::optional<std::uint64_t> queued = config_.next_index();
+      if (!queued) {
+        if (slot_) slot_->heartbeat.fetch_add(1, std::memory_order_relaxed);
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        continue;
+      }
+      index = *queued;
+    }
     if (slot_) {
       slot_->current_index.store(index, std::memory_order_relaxed);
       slot_->phase.store(kGenerate, std::memory_order_relaxed);
     }
     const Case c = generators::generate_case(config_.seed, index);
+    // A slow pool worker runs its executors on every case it takes (they were sampled already).
     const std::vector<Mismatch> ms =
-        check_.mismatches(c, slot_ ? &slot_->coverage : &state.coverage, index);
+        check_.mismatches(c, slot_ ? &slot_->coverage : &state.coverage,
+                          config_.next_index ? std::nullopt : std::optional<std::uint64_t>(index));
+    if (config_.after_case) config_.after_case(index, c);
     const double t = since(started_);
     for (const auto& m : ms) {
       ++state.signatures[m.signature];
+      // A signature found flaky 3 times in this worker is only counted from then on.
+      if (flaky_times_[m.signature] >= 3) continue;
       if (store_ ? store_->claim(m.signature) : state.signatures[m.signature] == 1) {
+        std::optional<Confirmation> confirmation;
+        const std::string executor = signature_executor(m.signature);
+        if (needs_confirmation(executor, c, config_.confirm)) {
+          if (slot_) slot_->phase.store(kShrink, std::memory_order_relaxed);
+          confirmation = confirm(check_, c, m.signature, executor, config_.confirm.repeats);
+          if (confirmation->flaky()) {
+            // Not a finding: recorded apart; a later occurrence may still confirm it.
+            if (store_) {
+              store_->unclaim(m.signature);
+              record_flaky(store_->dir().parent_path(), m.signature, config_.seed, index, c,
+                           *confirmation);
+            }
+            ++flaky_;
+            ++flaky_times_[m.signature];
+            continue;
+          }
+        }
         try {
-          report(m.signature, index, c, t);
+          report(m.signature, index, c, t, confirmation);
         } catch (const DiskFullError&) {
           // A claim without its finding would block the signature for good.
           if (store_ && !std::filesystem::exists(
@@ -139,7 +184,7 @@ WorkerState Worker::run(WorkerState state) {
         }
       }
     }
-    state.next_index += jobs;
+    if (!config_.next_index) state.next_index += jobs;
     ++state.cases;
     if (slot_) {
       slot_->cases.fetch_add(1, std::memory_order_relaxed);

@@ -8,12 +8,14 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
 #include "harness/campaign/campaign_state.h"
 #include "harness/campaign/case_check.h"
 #include "harness/campaign/case_shrinker.h"
+#include "harness/campaign/confirmation.h"
 #include "harness/campaign/findings_store.h"
 #include "harness/campaign/worker_board.h"
 
@@ -28,6 +30,13 @@ struct WorkerConfig {
   bool shrink = true;
   ShrinkLimits shrink_limits;
   std::int64_t stop_after_findings = 0;  // 0: never
+  ConfirmPolicy confirm;  // disagreements of nondeterministic executors are rerun first
+  // A slow pool worker: where its next case index comes from (nullopt: none queued yet; the
+  // worker waits a little) instead of the stream worker, worker + jobs, ...; its state is not
+  // advanced.
+  std::function<std::optional<std::uint64_t>()> next_index;
+  // Called after each case is checked (a fast worker offers it to the slow pool).
+  std::function<void(std::uint64_t index, const Case& c)> after_case;
 };
 
 struct FindingEvent {
@@ -51,6 +60,8 @@ class Worker {
   WorkerState run(WorkerState state);
 
   std::function<void(const FindingEvent&)> on_finding;
+  // Disagreements that did not repeat on every confirmation rerun.
+  std::int64_t flaky() const { return flaky_; }
 
  private:
   WorkerConfig config_;
@@ -60,9 +71,12 @@ class Worker {
   WorkerSlot* slot_;
   const std::atomic<int>* stop_;
   std::int64_t findings_ = 0;
+  std::int64_t flaky_ = 0;
+  std::map<std::string, int> flaky_times_;  // per signature: confirmations that were flaky
   std::chrono::steady_clock::time_point started_;
 
-  void report(const std::string& signature, std::uint64_t index, const Case& c, double seconds);
+  void report(const std::string& signature, std::uint64_t index, const Case& c, double seconds,
+              const std::optional<Confirmation>& confirmation);
   void publish_rules(const generators::RuleCoverage& coverage);
 };
 

@@ -115,6 +115,12 @@ int cmd_fuzz(const Flags& flags) {
                                           : requested_executors(flags);
   }
   o.out = flags.out;
+  o.slow_jobs = flags.slow_jobs;
+  if (flags.confirm < 0 || flags.confirm > 100)
+    throw InputError("--confirm", "expected 0 to 100 reruns");
+  o.confirm = flags.confirm;
+  if (!flags.confirm_executors.empty())
+    o.confirm_executors = parse_executor_list(flags.confirm_executors);
   o.executor_options = executor_options(flags);
   // A worker is killed as hung only after an external executor has had its whole --timeout on
   // one case (that executor reports the case as a timeout and is restarted; the worker goes on).

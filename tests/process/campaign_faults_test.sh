@@ -61,7 +61,7 @@ export FAKE_EXECUTOR_MODE=ok FAKE_PIDS_DIR=$work/pids
 
 # --- 1. kill -9 of the supervisor ------------------------------------------------------------
 out=$work/killed
-"$collfuzz" fuzz --executors sim,jax-interpret --slow-every 1 --seconds 120 --jobs 2 --out "$out" \
+"$collfuzz" fuzz --executors sim,jax-interpret --slow-every 1 --slow-jobs 0 --seconds 120 --jobs 2 --out "$out" \
   > "$work/1.log" 2>&1 &
 leader=$!
 leaders+=("$leader")
@@ -99,7 +99,7 @@ echo "2: a second campaign and a --resume on a --out in use exit 2 naming the ho
 rm -f "$work"/pids/*
 out=$work/worker
 # Only the fake executor (it answers unavailable): no finding can come from the cases.
-"$collfuzz" fuzz --executors jax-interpret --slow-every 1 --seconds 120 --jobs 2 --out "$out" \
+"$collfuzz" fuzz --executors jax-interpret --slow-every 1 --slow-jobs 0 --seconds 120 --jobs 2 --out "$out" \
   > "$work/3.log" 2>&1 &
 leader=$!
 leaders+=("$leader")
@@ -130,7 +130,7 @@ rm -f "$work"/pids/*
 out=$work/busy
 # The fake executor never answers its first case (--timeout is far away): at the budget's end the
 # worker is killed after the grace period, and its executor's group must go with it.
-FAKE_EXECUTOR_MODE=slow "$collfuzz" fuzz --executors jax-interpret --slow-every 1 --seconds 5 \
+FAKE_EXECUTOR_MODE=slow "$collfuzz" fuzz --executors jax-interpret --slow-every 1 --slow-jobs 0 --seconds 5 \
   --timeout 600 --jobs 1 --out "$out" > "$work/3b.log" 2>&1 &
 leader=$!
 leaders+=("$leader")

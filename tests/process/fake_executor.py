@@ -11,6 +11,9 @@ $FAKE_EXECUTOR_MODE says:
   slow       like ok, but never answers request 1
   reject     answers every request with a `rejected` outcome (a disagreement with the reference
              wherever it predicts something else: findings for the kill-and-resume figure)
+  flip       answers like `reject` on odd request ids and like `ok` on even ones: a
+             nondeterministic executor as the campaign sees it (the same case rerun gets another
+             answer), for the flaky-finding test
 With $FAKE_PIDS_DIR set, it starts a `sleep` child (in its own process group) and writes
 "<its pid> <the sleep's pid>" to $FAKE_PIDS_DIR/<its pid>, so that tests can tell whether the
 group of an executor that was killed is gone.
@@ -43,7 +46,7 @@ for line in sys.stdin:
     rid = json.loads(line)["id"]
     answer = json.dumps({"id": rid, "outcome": {"kind": "unavailable",
                                                 "reason": f"fake answer {rid}"}}) + "\n"
-    if mode == "reject":
+    if mode == "reject" or (mode == "flip" and rid % 2 == 1):
         answer = json.dumps({"id": rid, "outcome": {
             "kind": "rejected", "profile": "interpret", "executor": "fake",
             "diagnostic": {"stage": "trace", "exception": "ValueError",

@@ -6,7 +6,7 @@
 # Usage: kill_parent_figure.sh <collfuzz binary>
 collfuzz=$1
 out=$(mktemp -d)/campaign
-"$collfuzz" fuzz --executors sim,jax-interpret --slow-every 1 --seconds 300 --jobs 2 --out "$out" > /dev/null 2>&1 &
+"$collfuzz" fuzz --executors sim,jax-interpret --slow-every 1 --slow-jobs 0 --seconds 300 --jobs 2 --out "$out" > /dev/null 2>&1 &
 leader=$!
 for _ in $(seq 1 600); do
   n=$(pgrep -f "collfuzz_jax.py" -P "$(pgrep -d, -P $leader)" 2>/dev/null | wc -l)

@@ -13,9 +13,9 @@ seen=$work/seen
 lock_free() { flock -n "$out/campaign.lock" true 2> /dev/null; }
 for ((r = 0; r < rounds; r++)); do
   if [ "$r" -eq 0 ]; then
-    "$collfuzz" fuzz --executors "$executors" --slow-every 1 --seconds 600 --jobs 2 --out "$out" > /dev/null 2>&1 &
+    "$collfuzz" fuzz --executors "$executors" --slow-every 1 --slow-jobs 0 --seconds 600 --jobs 2 --out "$out" > /dev/null 2>&1 &
   else
-    "$collfuzz" fuzz --resume --slow-every 1 --seconds 600 --out "$out" > /dev/null 2>&1 &
+    "$collfuzz" fuzz --resume --slow-every 1 --slow-jobs 0 --seconds 600 --out "$out" > /dev/null 2>&1 &
   fi
   leader=$!
   sleep $((2 + RANDOM % 4))

@@ -1,0 +1,51 @@
+// Confirmation of disagreements that involve a nondeterministic executor (JAX's interpret mode
+// with Pallas threads, jax-gpu, cuda, or any executor named in --confirm-executors): the case is
+// rerun K times (--confirm, default 5) on that executor before it is reported. One that repeats
+// every time is a finding, with its counts; one that does not is flaky: it is recorded apart
+// (<out>/flaky/<slug>-<index>.json), counted in the summary, and never shrunk.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/campaign/case_check.h"
+#include "harness/core/case.h"
+
+namespace collfuzz::campaign {
+
+struct ConfirmPolicy {
+  std::int64_t repeats = 5;                          // 0: report every disagreement at once
+  std::vector<std::string> always_nondeterministic;  // --confirm-executors
+};
+
+// Whether a disagreement of `executor` on `c` is confirmed before it is reported.
+bool needs_confirmation(const std::string& executor, const Case& c, const ConfirmPolicy& policy);
+
+struct Confirmation {
+  std::int64_t reruns = 0;
+  std::int64_t repeated = 0;  // reruns that gave the signature again
+  bool flaky() const { return repeated < reruns; }
+  nlohmann::json to_json() const;
+};
+
+// Reruns `c` `repeats` times on `executor` alone and counts the reruns that give `signature`.
+Confirmation confirm(CaseCheck& check, const Case& c, const std::string& signature,
+                     const std::string& executor, std::int64_t repeats);
+
+// The executor a signature names (its last field).
+std::string signature_executor(const std::string& signature);
+
+// Records a flaky disagreement under <out>/flaky/ (out: the campaign directory).
+void record_flaky(const std::filesystem::path& out, const std::string& signature,
+                  std::uint64_t seed, std::uint64_t index, const Case& c,
+                  const Confirmation& confirmation);
+
+// Every flaky record of the campaign; adds "flaky" to summary.json and a section to summary.md
+// when they exist. Returns how many records there are.
+std::size_t append_flaky_summary(const std::filesystem::path& out);
+
+}  // namespace collfuzz::campaign

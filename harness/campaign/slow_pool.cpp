@@ -1,0 +1,128 @@
+#include "harness/campaign/slow_pool.h"
+
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "harness/core/fill.h"
+
+namespace collfuzz::campaign {
+namespace {
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return splitmix64(h ^ (v + 0x9e37u)); }
+
+std::uint64_t text_hash(const std::string& s) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const char ch : s) {
+    h ^= static_cast<unsigned char>(ch);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+// Bits for the op kinds and copy kinds the body uses.
+void features(const Body& body, std::uint64_t& bits) {
+  for (const Op& op : body) {
+    bits |= std::uint64_t{1} << op.v.index();
+    if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
+      if (!rs->collective_axes.empty()) bits |= std::uint64_t{1} << 8;
+      features(rs->body, bits);
+    } else if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
+      bits |= std::uint64_t{1} << (16 + static_cast<int>(cp->leader_tracked));
+      if (cp->collective_axes) bits |= std::uint64_t{1} << 20;
+    } else if (const auto* w = std::get_if<When>(&op.v)) {
+      features(w->body, bits);
+    }
+  }
+}
+
+}  // namespace
+
+std::uint64_t behaviour_class(const Case& c, const Outcome& predicted) {
+  std::uint64_t h = mix(0, static_cast<std::uint64_t>(predicted.profile));
+  h = mix(h, static_cast<std::uint64_t>(predicted.kind));
+  if (predicted.diagnostic) {
+    // A rejection is its rule (and where it stands): the case's shape matters little.
+    return mix(mix(h, text_hash(predicted.diagnostic->rule)),
+               static_cast<std::uint64_t>(c.target.semantics));
+  }
+  h = mix(h, static_cast<std::uint64_t>(c.target.semantics));
+  std::uint64_t cluster = 1;
+  for (const auto d : c.mesh.cluster) cluster *= static_cast<std::uint64_t>(d);
+  h = mix(h, cluster == 1 ? 0 : cluster == 2 ? 1 : 2);  // none, a pair, more
+  const std::int64_t threads = c.mesh.num_threads.value_or(0);
+  h = mix(h, threads == 0 ? 0 : threads == 1 ? 1 : 2);  // no thread axis, one thread, several
+  std::uint64_t bits = 0;
+  features(c.program, bits);
+  return mix(h, bits);
+}
+
+void offer_candidate(SlowQueue& q, std::uint64_t index, std::uint64_t mosaic_class,
+                     std::uint64_t interpret_class) {
+  q.offered.fetch_add(1, std::memory_order_relaxed);
+  SlowCandidate& s = q.slots[splitmix64(index) % kSlowQueueSlots];
+  std::uint32_t expected = s.state.load(std::memory_order_acquire);
+  if (expected == 1 || expected == 3 ||
+      !s.state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+    q.skipped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  if (expected == 2) q.overwritten.fetch_add(1, std::memory_order_relaxed);
+  s.index = index;
+  s.klass[0] = mosaic_class;
+  s.klass[1] = interpret_class;
+  s.state.store(2, std::memory_order_release);
+}
+
+std::int64_t NoveltyPicker::times_seen(Profile p, std::uint64_t klass) const {
+  const auto& m = seen_[static_cast<int>(p) & 1];
+  const auto it = m.find(klass);
+  return it == m.end() ? 0 : it->second;
+}
+
+std::optional<PickedCase> NoveltyPicker::pick(SlowQueue& q, unsigned profiles) {
+  const bool random = random_floor_ > 0 && (picks_ % random_floor_) == random_floor_ - 1;
+  std::vector<std::size_t> full;
+  std::size_t best = kSlowQueueSlots;
+  std::int64_t best_score = std::numeric_limits<std::int64_t>::max();
+  for (std::size_t i = 0; i < kSlowQueueSlots; ++i) {
+    const SlowCandidate& s = q.slots[i];
+    if (s.state.load(std::memory_order_acquire) != 2) continue;
+    full.push_back(i);
+    if (random) continue;
+    // The rarest of its classes over the executors' profiles (a race with a writer only
+    // misranks; the candidate is read again after it is taken).
+    std::int64_t score = std::numeric_limits<std::int64_t>::max();
+    for (int p = 0; p < 2; ++p) {
+      if ((profiles >> p) & 1) score = std::min(score, times_seen(Profile(p), s.klass[p]));
+    }
+    if (score < best_score) {
+      best_score = score;
+      best = i;
+    }
+  }
+  if (full.empty()) return std::nullopt;
+  if (random) {
+    rng_ = splitmix64(rng_);
+    best = full[rng_ % full.size()];
+  }
+  SlowCandidate& s = q.slots[best];
+  std::uint32_t expected = 2;
+  if (!s.state.compare_exchange_strong(expected, 3, std::memory_order_acq_rel)) return std::nullopt;
+  PickedCase out;
+  out.index = s.index;
+  out.klass[0] = s.klass[0];
+  out.klass[1] = s.klass[1];
+  out.random = random;
+  s.state.store(0, std::memory_order_release);
+  ++picks_;
+  return out;
+}
+
+void NoveltyPicker::ran(const PickedCase& c, unsigned profiles) {
+  for (int p = 0; p < 2; ++p) {
+    if ((profiles >> p) & 1) ++seen_[p][c.klass[p]];
+  }
+}
+
+}  // namespace collfuzz::campaign

@@ -1,0 +1,237 @@
+#include "harness/campaign/slow_worker.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "harness/campaign/case_check.h"
+#include "harness/campaign/findings_store.h"
+#include "harness/campaign/slow_sampling.h"
+#include "harness/core/errors.h"
+#include "harness/runner/atomic_file.h"
+#include "oracles/reference/reference.h"
+
+namespace collfuzz::campaign {
+
+bool uses_slow_pool(const CampaignOptions& o) {
+  return o.slow_jobs > 0 && !slow_executor_names(o).empty();
+}
+
+std::vector<std::string> slow_executor_names(const CampaignOptions& o) {
+  std::vector<std::string> out;
+  for (const auto& name : o.executors) {
+    if (is_slow_executor(name)) out.push_back(name);
+  }
+  return out;
+}
+
+std::vector<std::unique_ptr<Executor>> worker_executors(const CampaignOptions& o, bool slow) {
+  const bool pool = uses_slow_pool(o);
+  std::vector<std::unique_ptr<Executor>> out;
+  for (const auto& name : o.executors) {
+    if (pool && is_slow_executor(name) != slow) continue;
+    out.push_back(make_executor(name, o.executor_options));
+  }
+  return out;
+}
+
+unsigned slow_profiles(const CampaignOptions& o) {
+  unsigned bits = 0;
+  for (const auto& name : slow_executor_names(o)) {
+    bits |= 1u << static_cast<int>(make_executor(name, o.executor_options)->profile());
+  }
+  return bits;
+}
+
+void offer_to_pool(WorkerConfig& config, const CampaignOptions& o, SlowQueue& queue) {
+  const unsigned profiles = slow_profiles(o);
+  const std::int64_t every = std::max<std::int64_t>(1, o.offer_every);
+  const std::uint64_t salt = sampling_salt("slow-pool");
+  config.after_case = [&queue, profiles, every, salt](std::uint64_t index, const Case& c) {
+    if (!sampled_case(index, salt, every)) return;
+    std::uint64_t klass[2] = {0, 0};
+    for (int p = 0; p < 2; ++p) {
+      if (!((profiles >> p) & 1)) continue;
+      try {
+        klass[p] = behaviour_class(c, predict(c, Profile(p)).outcome);
+      } catch (const std::exception&) {
+        return;  // the fast worker reports the reference's exception itself
+      }
+    }
+    offer_candidate(queue, index, klass[0], klass[1]);
+  };
+}
+
+int run_slow_worker(const CampaignOptions& o, std::int64_t s,
+                    const std::optional<std::chrono::steady_clock::time_point>& deadline,
+                    const std::filesystem::path& findings, WorkerBoard& board, SlowQueue& queue) {
+  // The fast loop comes first: the pool (and the executors it starts) runs at a lower priority,
+  // on what CPU the fast workers leave.
+  errno = 0;
+  if (::nice(kSlowPoolNice) == -1 && errno != 0) {
+    // Not fatal: the pool then competes with the fast loop as an equal.
+  }
+  CaseCheck check(worker_executors(o, true), o.level);
+  std::vector<Profile> profiles;
+  unsigned bits = 0;
+  for (const auto& ex : check.executors()) {
+    profiles.push_back(ex->profile());
+    bits |= 1u << static_cast<int>(ex->profile());
+  }
+  FindingsStore store(findings);
+  NoveltyPicker picker(splitmix64(o.seed ^ static_cast<std::uint64_t>(s)));
+  SlowWorkerStats& stats = queue.workers[s];
+  WorkerConfig config;
+  config.seed = o.seed;
+  config.worker = o.jobs + s;
+  config.jobs = o.jobs;
+  config.deadline = deadline;
+  config.shrink = o.shrink;
+  config.confirm = ConfirmPolicy{o.confirm, o.confirm_executors};
+  std::uint64_t current = 0;
+  config.next_index = [&]() -> std::optional<std::uint64_t> {
+    const std::optional<PickedCase> c = picker.pick(queue, bits);
+    if (!c) return std::nullopt;
+    picker.ran(*c, bits);
+    current = c->index;
+    stats.cases.fetch_add(1, std::memory_order_relaxed);
+    for (std::size_t k = 0; k < profiles.size() && k < kSlowMaxExecutors; ++k)
+      stats.classes[k].store(static_cast<std::int64_t>(picker.classes(profiles[k])));
+    return c->index;
+  };
+  check.set_run_observer([&](std::size_t k, const Outcome* outcome, double seconds) {
+    if (k >= kSlowMaxExecutors) return;
+    if (!outcome) {
+      stats.busy_index.store(current);
+      stats.busy_since_ns.store(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::steady_clock::now().time_since_epoch())
+                                    .count());
+      stats.busy_executor.store(static_cast<std::int32_t>(k) + 1);
+      return;
+    }
+    stats.busy_executor.store(0);
+    stats.runs[k].fetch_add(1);
+    if (outcome->kind == OutcomeKind::kTimeout) stats.timeouts[k].fetch_add(1);
+    if (outcome->kind == OutcomeKind::kUnavailable) stats.unavailable[k].fetch_add(1);
+    if (outcome->kind == OutcomeKind::kCrash) stats.crashes[k].fetch_add(1);
+    if (seconds >= kStallSeconds) stats.stalls[k].fetch_add(1);
+    const auto ms = static_cast<std::int64_t>(seconds * 1000);
+    if (ms > stats.longest_ms[k].load()) stats.longest_ms[k].store(ms);
+  });
+  // No case limit and no saved state: the pool runs what the fast workers offer.
+  Worker worker(config, check, &store, nullptr, &board.slots[o.jobs + s], &board.stop);
+  worker.run(WorkerState{});
+  return kExitOk;
+}
+
+namespace {
+
+std::string with_commas(std::uint64_t n) {
+  std::string digits = std::to_string(n);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+    digits.insert(static_cast<std::size_t>(i), ",");
+  return digits;
+}
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::string slow_pool_waiting(const CampaignOptions& o, const SlowQueue& queue,
+                              double after_seconds) {
+  const std::vector<std::string> names = slow_executor_names(o);
+  std::string out;
+  for (std::int64_t s = 0; s < o.slow_jobs && s < static_cast<std::int64_t>(kSlowMaxJobs); ++s) {
+    const SlowWorkerStats& st = queue.workers[s];
+    const std::int32_t k = st.busy_executor.load() - 1;
+    if (k < 0 || static_cast<std::size_t>(k) >= names.size()) continue;
+    const double busy = static_cast<double>(steady_ns() - st.busy_since_ns.load()) / 1e9;
+    if (busy < after_seconds) continue;
+    out += (out.empty() ? "" : "; ") + names[static_cast<std::size_t>(k)] + ": case " +
+           with_commas(st.busy_index.load()) + " for " +
+           std::to_string(static_cast<std::int64_t>(busy)) + " s";
+  }
+  return out;
+}
+
+std::string write_slow_pool_report(const std::filesystem::path& out, const CampaignOptions& o,
+                                   const SlowQueue& queue) {
+  const std::vector<std::string> names = slow_executor_names(o);
+  nlohmann::json j;
+  j["slow_jobs"] = o.slow_jobs;
+  j["offer_every"] = o.offer_every;
+  j["stall_seconds"] = kStallSeconds;
+  j["offered"] = queue.offered.load();
+  j["overwritten"] = queue.overwritten.load();
+  j["skipped"] = queue.skipped.load();
+  std::ostringstream lines;
+  std::ostringstream md;
+  md << "\n## Slow executors (pool of " << o.slow_jobs << " worker process"
+     << (o.slow_jobs == 1 ? "" : "es") << ")\n\n"
+     << "A stall is a run of " << kStallSeconds << " s or more; classes are the reference's "
+     << "predicted behaviour classes the executor ran (novelty-ranked sampling).\n\n"
+     << "| worker | executor | runs | classes covered | timeouts | stalls | longest run (s) | "
+        "unavailable | crashes |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (std::int64_t s = 0; s < o.slow_jobs && s < static_cast<std::int64_t>(kSlowMaxJobs); ++s) {
+    const SlowWorkerStats& st = queue.workers[s];
+    nlohmann::json w;
+    w["cases"] = st.cases.load();
+    lines << "  slow worker " << s << ": " << st.cases.load() << " cases;";
+    for (std::size_t k = 0; k < names.size() && k < kSlowMaxExecutors; ++k) {
+      nlohmann::json e;
+      e["runs"] = st.runs[k].load();
+      e["classes_covered"] = st.classes[k].load();
+      e["timeouts"] = st.timeouts[k].load();
+      e["stalls"] = st.stalls[k].load();
+      e["longest_run_seconds"] = static_cast<double>(st.longest_ms[k].load()) / 1000.0;
+      e["unavailable"] = st.unavailable[k].load();
+      e["crashes"] = st.crashes[k].load();
+      // A run still going when the worker was stopped (or killed at the budget's end).
+      std::int64_t stalls = st.stalls[k].load();
+      if (st.busy_executor.load() == static_cast<std::int32_t>(k) + 1) {
+        const double busy = static_cast<double>(steady_ns() - st.busy_since_ns.load()) / 1e9;
+        e["unfinished_run"] = {{"case", st.busy_index.load()}, {"seconds", busy}};
+        if (busy >= kStallSeconds) e["stalls"] = ++stalls;
+      }
+      w["executors"][names[k]] = e;
+      lines << " " << names[k] << " " << st.runs[k].load() << " runs, " << st.classes[k].load()
+            << " classes, " << st.timeouts[k].load() << " timeouts, " << stalls << " stalls;";
+      md << "| " << s << " | " << names[k] << " | " << st.runs[k].load() << " | "
+         << st.classes[k].load() << " | " << st.timeouts[k].load() << " | " << stalls << " | "
+         << static_cast<double>(st.longest_ms[k].load()) / 1000.0 << " | "
+         << st.unavailable[k].load() << " | " << st.crashes[k].load() << " |\n";
+    }
+    lines << "\n";
+    j["workers"].push_back(w);
+  }
+  md << "\nQueue: " << queue.offered.load() << " cases offered, " << queue.overwritten.load()
+     << " overwritten by newer ones, " << queue.skipped.load() << " skipped on a busy slot.\n";
+  write_file_atomically(out / "slow-pool.json", j.dump(2) + "\n");
+  // Into the summary too (written just before): summary.json gains "slow_pool".
+  std::error_code ec;
+  if (std::filesystem::exists(out / "summary.json", ec)) {
+    std::ifstream in(out / "summary.json");
+    nlohmann::json summary = nlohmann::json::parse(in, nullptr, false);
+    if (!summary.is_discarded()) {
+      summary["slow_pool"] = j;
+      write_file_atomically(out / "summary.json", summary.dump(2) + "\n");
+    }
+  }
+  if (std::filesystem::exists(out / "summary.md", ec)) {
+    std::ifstream in(out / "summary.md");
+    std::stringstream text;
+    text << in.rdbuf();
+    write_file_atomically(out / "summary.md", text.str() + md.str());
+  }
+  return lines.str();
+}
+
+}  // namespace collfuzz::campaign

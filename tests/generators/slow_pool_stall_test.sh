@@ -1,0 +1,30 @@
+#!/bin/bash
+# Stalls are outcomes (issue 11): a slow executor that hangs on a case is named on the progress
+# line while it lasts ("jax-interpret: case N for S s"), and its timeout and stall are counted in
+# summary.md and summary.json; the fast loop goes on meanwhile. The executor is the fake external
+# executor (tests/process/fake_executor.py) in mode `slow`: it never answers its first request.
+# Usage: slow_pool_stall_test.sh <collfuzz binary> <source dir>
+set -u
+collfuzz=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; cat "$work/log"; exit 1; }
+
+export COLLFUZZ_JAX_PYTHON=$src/tests/process/fake_executor.py FAKE_EXECUTOR_MODE=slow
+"$collfuzz" fuzz --executors sim,jax-interpret --timeout 11 --seconds 20 --jobs 1 --slow-jobs 1 \
+  --out "$work/out" > "$work/log" 2>&1
+grep -Eq "waiting on jax-interpret: case [0-9,]+ for [0-9]+ s" "$work/log" ||
+  fail "the progress line never named the stalled executor"
+python3 - "$work/out/summary.json" << 'PY' || fail "summary.json does not count the timeout and the stall"
+import json, sys
+s = json.load(open(sys.argv[1]))
+e = s["slow_pool"]["workers"][0]["executors"]["jax-interpret"]
+assert e["timeouts"] >= 1, e
+assert e["stalls"] >= 1, e
+assert e["longest_run_seconds"] >= 10, e
+assert e["runs"] > 1, e  # restarted after the timeout, it went on
+PY
+grep -Eq "\| 0 \| jax-interpret \| [0-9]+ \| [0-9]+ \| [1-9][0-9]* \| [1-9][0-9]* \|" "$work/out/summary.md" ||
+  fail "summary.md does not show the timeout and the stall"
+echo "ok: $(grep -o 'waiting on [^,]*' "$work/log" | tail -1)"

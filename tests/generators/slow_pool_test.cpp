@@ -1,0 +1,87 @@
+// The slow pool's queue and novelty ranking: offering never blocks and stays bounded; a slow
+// worker takes rare classes before common ones, with a floor of uniform random picks.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <set>
+
+#include "generators/case_stream.h"
+#include "harness/campaign/shared_memory.h"
+#include "harness/campaign/slow_pool.h"
+#include "oracles/reference/reference.h"
+
+namespace collfuzz::campaign {
+namespace {
+
+std::size_t queued(const SlowQueue& q) {
+  std::size_t n = 0;
+  for (const auto& s : q.slots) n += s.state.load() == 2 ? 1 : 0;
+  return n;
+}
+
+TEST(SlowPool, OfferingIsBoundedAndNeverWaits) {
+  SharedMemory<SlowQueue> q;
+  for (std::uint64_t i = 0; i < 20000; ++i) offer_candidate(*q, i, 1, 1);
+  EXPECT_EQ(q->offered.load(), 20000);
+  EXPECT_LE(queued(*q), kSlowQueueSlots);
+  EXPECT_GT(queued(*q), kSlowQueueSlots / 2);
+  EXPECT_GT(q->overwritten.load(), 0);
+}
+
+TEST(SlowPool, RareClassesGoFirst) {
+  SharedMemory<SlowQueue> q;
+  constexpr std::uint64_t kCommon = 7;
+  constexpr std::uint64_t kRare = 8;
+  for (std::uint64_t i = 0; i < 200; ++i) offer_candidate(*q, i, kCommon, 0);
+  offer_candidate(*q, 100000, kRare, 0);
+  NoveltyPicker picker(1, /*random_floor=*/0);
+  std::set<std::uint64_t> first_two;
+  for (int k = 0; k < 2; ++k) {
+    const auto c = picker.pick(*q, 1u);
+    ASSERT_TRUE(c);
+    picker.ran(*c, 1u);
+    first_two.insert(c->klass[0]);
+  }
+  EXPECT_EQ(first_two, (std::set<std::uint64_t>{kCommon, kRare}));
+  EXPECT_EQ(picker.classes(Profile::kMosaic), 2u);
+  // Only common ones are left: they are still taken (the rank orders, it does not filter).
+  EXPECT_TRUE(picker.pick(*q, 1u));
+}
+
+TEST(SlowPool, TheRandomFloorTakesCommonClassesToo) {
+  SharedMemory<SlowQueue> q;
+  // One rare candidate kept queued among commons: without the floor it would be taken every
+  // time; with a floor of 1 in 4, a quarter of the picks are uniform.
+  int commons_taken = 0;
+  NoveltyPicker picker(3, /*random_floor=*/4);
+  for (int round = 0; round < 40; ++round) {
+    for (std::uint64_t i = 0; i < 50; ++i) offer_candidate(*q, 1000 * round + i, 1, 0);
+    offer_candidate(*q, 999999 - round, 1000 + round, 0);  // a new rare class each round
+    const auto c = picker.pick(*q, 1u);
+    ASSERT_TRUE(c);
+    picker.ran(*c, 1u);
+    commons_taken += c->klass[0] == 1 ? 1 : 0;
+  }
+  EXPECT_GE(commons_taken, 5);
+  EXPECT_LE(commons_taken, 15);
+}
+
+TEST(SlowPool, ClassesSeparateOutcomesAndFeatures) {
+  std::set<std::uint64_t> classes;
+  for (std::uint64_t i = 0; i < 4000; ++i) {
+    const Case c = generators::generate_case(1, i);
+    classes.insert(behaviour_class(c, predict(c, Profile::kInterpret).outcome));
+  }
+  EXPECT_GT(classes.size(), 20u);  // the stream has many behaviours
+  // and they repeat, so that ranking has something to rank
+  EXPECT_LT(classes.size(), 4000u / 4) << classes.size();
+  std::cout << "classes in 4000 cases: " << classes.size() << "\n";
+  const Case c = generators::generate_case(1, 0);
+  Outcome a = predict(c, Profile::kInterpret).outcome;
+  Outcome b = a;
+  b.kind = a.kind == OutcomeKind::kRejected ? OutcomeKind::kCompleted : OutcomeKind::kRejected;
+  EXPECT_NE(behaviour_class(c, a), behaviour_class(c, b));
+}
+
+}  // namespace
+}  // namespace collfuzz::campaign
