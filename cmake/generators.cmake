@@ -34,6 +34,8 @@ add_library(collfuzz_campaign STATIC
   harness/campaign/findings_store.cpp
   harness/campaign/isolated_loop.cpp
   harness/campaign/progress_display.cpp
+  harness/campaign/shard.cpp
+  harness/campaign/timeline.cpp
   harness/campaign/worker.cpp
 )
 target_link_libraries(collfuzz_campaign PUBLIC collfuzz_generators collfuzz_runner PRIVATE collfuzz_warnings)

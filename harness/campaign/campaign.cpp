@@ -14,6 +14,7 @@
 #include "harness/campaign/crash_report.h"
 #include "harness/campaign/progress_display.h"
 #include "harness/campaign/shared_memory.h"
+#include "harness/campaign/timeline.h"
 #include "harness/campaign/worker.h"
 #include "harness/campaign/worker_board.h"
 #include "harness/core/errors.h"
@@ -122,6 +123,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
         config.seed = o.seed;
         config.worker = w;
         config.jobs = o.jobs;
+        config.shard = o.shard;
         config.case_limit = o.cases;
         config.deadline = deadline;
         config.shrink = o.shrink;
@@ -145,6 +147,8 @@ int Campaign::run(std::ostream& out, bool terminal) {
   for (std::int64_t w = 0; w < o.jobs; ++w) spawn(w, dir.load_worker(w));
 
   ProgressDisplay progress(out, terminal);
+  TimelineWriter timeline(dir.out() / "timeline.jsonl", o.executors, o.shard, before.seconds,
+                          before.cases);
   const auto snapshot = [&] {
     ProgressSnapshot s;
     s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -243,7 +247,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
       state.seconds =
           base_seconds[static_cast<std::size_t>(w)] +
           std::chrono::duration<double>(std::chrono::steady_clock::now() - p.started).count();
-      state.next_index = crash.index + static_cast<std::uint64_t>(o.jobs);
+      state.next_index = o.shard.local(crash.index) + static_cast<std::uint64_t>(o.jobs);
       ++state.crashes;
       const std::string signature = crash_signature(crash, o.executors);
       ++state.signatures[signature];
@@ -261,6 +265,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
     }
     if (std::chrono::steady_clock::now() - last_shown > std::chrono::milliseconds(250)) {
       progress.update(snapshot());
+      timeline.record(snapshot());
       last_shown = std::chrono::steady_clock::now();
     }
     if (!any_running) break;
@@ -273,6 +278,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
   }
   const ProgressSnapshot last = snapshot();
   progress.finish(last);
+  timeline.record(last, true);
 
   CampaignTotals totals = merge_worker_states(dir, o.jobs);
   totals.run_cases = last.cases;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/campaign/shard.h"
 #include "harness/executors/executor.h"
 #include "oracles/verdict.h"
 
@@ -24,6 +25,7 @@ struct CampaignOptions {
   bool shrink = true;
   DiagnosticLevel level = DiagnosticLevel::kMessage;
   ExecutorOptions executor_options;
+  Shard shard;  // part of the seed's stream this campaign runs (--shard, or the engine's)
   double hang_seconds = 60;  // a worker that makes no progress this long is killed (a hang finding)
 };
 

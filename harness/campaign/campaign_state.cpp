@@ -38,14 +38,10 @@ void CampaignDirectory::save_options(const CampaignOptions& o) const {
   const char* level = o.level == DiagnosticLevel::kVerdict ? "verdict"
                       : o.level == DiagnosticLevel::kRule  ? "rule"
                                                            : "message";
-  const nlohmann::json j{{"format", 1},
-                         {"seed", o.seed},
-                         {"seconds", o.seconds},
-                         {"cases", o.cases},
-                         {"executors", o.executors},
-                         {"jobs", o.jobs},
-                         {"shrink", o.shrink},
-                         {"level", level}};
+  const nlohmann::json j{
+      {"format", 1},        {"seed", o.seed},           {"seconds", o.seconds},
+      {"cases", o.cases},   {"executors", o.executors}, {"jobs", o.jobs},
+      {"shrink", o.shrink}, {"level", level},           {"shard", o.shard.to_json()}};
   write_file_atomically(out_ / "campaign.json", j.dump(2) + "\n");
 }
 
@@ -62,6 +58,11 @@ CampaignOptions CampaignDirectory::load_options() const {
     o.shrink = j.at("shrink").get<bool>();
     o.level = parse_diagnostic_level(j.at("level").get<std::string>())
                   .value_or(DiagnosticLevel::kMessage);
+    if (j.contains("shard")) {
+      o.shard.index = j["shard"].at("index").get<std::uint64_t>();
+      o.shard.count = j["shard"].at("count").get<std::uint64_t>();
+      o.shard.source = j["shard"].value("source", std::string("campaign.json"));
+    }
   } catch (const nlohmann::json::exception& e) {
     throw InputError(file.string(), std::string("not a campaign file: ") + e.what());
   }

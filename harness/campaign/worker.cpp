@@ -115,7 +115,7 @@ WorkerState Worker::run(WorkerState state) {
     if (config_.deadline && now >= *config_.deadline) break;
     if (config_.stop_after_findings > 0 && findings_ >= config_.stop_after_findings) break;
 
-    const std::uint64_t index = state.next_index;
+    const std::uint64_t index = config_.shard.global(state.next_index);
     if (slot_) {
       slot_->current_index.store(index, std::memory_order_relaxed);
       slot_->phase.store(kGenerate, std::memory_order_relaxed);

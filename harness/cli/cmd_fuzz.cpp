@@ -10,6 +10,7 @@
 #include "harness/campaign/campaign_state.h"
 #include "harness/cli/commands.h"
 #include "harness/core/errors.h"
+#include "harness/report/html_report.h"
 
 namespace collfuzz::cli {
 
@@ -18,6 +19,8 @@ int cmd_fuzz(const Flags& flags) {
   const campaign::CampaignDirectory dir(flags.out);
   if (flags.seconds < 0) throw InputError("--seconds", "expected seconds >= 0");
   if (flags.cases < 0) throw InputError("--cases", "expected a count >= 0");
+  // The explicit flag wins over the engine's environment; a bad value exits 2 naming its source.
+  const campaign::Shard shard = campaign::resolve_shard(flags.shard);
   if (flags.resume) {
     if (!dir.has_campaign())
       throw InputError("--resume", flags.out + " holds no campaign to resume");
@@ -25,6 +28,8 @@ int cmd_fuzz(const Flags& flags) {
     // The budget may be extended; the seed, executors, jobs and level stay the campaign's.
     if (flags.seconds > 0) o.seconds = flags.seconds;
     if (flags.cases > 0) o.cases = flags.cases;
+    if (!flags.shard.empty() && (shard.index != o.shard.index || shard.count != o.shard.count))
+      throw InputError("--shard", "the campaign in " + flags.out + " runs shard " + o.shard.text());
     std::cout << "resuming the campaign in " << flags.out << " (seed " << o.seed << ", " << o.jobs
               << " jobs)\n";
   } else {
@@ -38,6 +43,7 @@ int cmd_fuzz(const Flags& flags) {
     o.cases = flags.cases;
     o.jobs = flags.jobs;
     o.shrink = !flags.no_shrink;
+    o.shard = shard;
     o.level = parse_level_flag(flags.level);
     const ExecutorOptions eo = executor_options(flags);
     if (flags.executors.empty()) {
@@ -57,12 +63,15 @@ int cmd_fuzz(const Flags& flags) {
   if (o.executors.empty()) std::cout << "(no executor available: only the reference runs)";
   for (std::size_t i = 0; i < o.executors.size(); ++i)
     std::cout << (i ? "," : "") << o.executors[i];
+  if (o.shard.sharded()) std::cout << ", shard " << o.shard.text() << " (" << o.shard.source << ")";
   std::cout << ", " << o.jobs << " worker process" << (o.jobs == 1 ? "" : "es") << ", budget ";
   if (o.seconds > 0) std::cout << o.seconds << " s ";
   if (o.cases > 0) std::cout << o.cases << " cases ";
   if (o.seconds <= 0 && o.cases <= 0) std::cout << "none (Ctrl-C stops it) ";
   std::cout << "-> " << o.out.string() << "\n" << std::flush;
-  return campaign::Campaign(o).run(std::cout, ::isatty(STDOUT_FILENO) != 0);
+  const int rc = campaign::Campaign(o).run(std::cout, ::isatty(STDOUT_FILENO) != 0);
+  report::write_html_report(o.out, o.out / "report.html");  // linked from summary.md
+  return rc;
 }
 
 }  // namespace collfuzz::cli

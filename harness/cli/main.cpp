@@ -49,6 +49,19 @@ int main(int argc, char** argv) {
                                   "written to --out; exit 1 if any finding");
   add_flags(*fuzz, kFuzz, flags);
 
+  auto* merge = app.add_subcommand(
+      "merge",
+      "Merge the finding folders of campaign runs (shards, machines) into --into: findings "
+      "deduplicated by signature, smallest case kept, statistics summed, each run's provenance "
+      "kept; summary.md, summary.json and report.html written");
+  merge->add_option("runs", cases, "campaign (or merged) directories")->required();
+  add_flags(*merge, kMerge, flags);
+
+  auto* report = app.add_subcommand(
+      "report", "Write one self-contained HTML report (no network access) of a campaign directory");
+  report->add_option("out", one_case, "a campaign or merged directory")->required();
+  add_flags(*report, kReport, flags);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -67,6 +80,8 @@ int main(int argc, char** argv) {
     if (*rules) return cmd_rules(flags);
     if (*gen) return cmd_gen(flags);
     if (*fuzz) return cmd_fuzz(flags);
+    if (*merge) return cmd_merge(flags, cases);
+    if (*report) return cmd_report(flags, one_case);
   } catch (const InputError& e) {
     std::cerr << "collfuzz: error: " << e.what() << "\n";
     return kExitBadInput;

@@ -1,0 +1,39 @@
+# Scale-out (docs/scale-out.md): sharding tests, `collfuzz merge`, `collfuzz report`, and the
+# engine files' validation.
+if(COLLFUZZ_BUILD_TESTS)
+  collfuzz_add_gtest(collfuzz_shard_tests SOURCES tests/scale/shard_test.cpp LIBS collfuzz_campaign)
+  add_test(NAME collfuzz_shard_union
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/scale/shard_union_test.sh $<TARGET_FILE:collfuzz>)
+endif()
+
+# harness/report: above campaign, below cli.
+add_library(collfuzz_report STATIC
+  harness/report/html_report.cpp
+  harness/report/merge.cpp
+  harness/report/run_reader.cpp
+  harness/report/svg_chart.cpp
+)
+target_link_libraries(collfuzz_report PUBLIC collfuzz_campaign PRIVATE collfuzz_warnings)
+target_sources(collfuzz PRIVATE harness/cli/cmd_merge.cpp harness/cli/cmd_report.cpp)
+target_link_libraries(collfuzz PRIVATE collfuzz_report)
+
+# The shard-union test with findings: the campaign's workers against a mutant simulator.
+if(COLLFUZZ_BUILD_TESTS AND COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)
+  add_executable(collfuzz_shard_mutant
+    tests/scale/shard_mutant_main.cpp
+    harness/campaign/case_check.cpp
+    harness/campaign/case_shrinker.cpp
+    harness/campaign/campaign_state.cpp
+    harness/campaign/finding_report.cpp
+    harness/campaign/findings_store.cpp
+    harness/campaign/shard.cpp
+    harness/campaign/worker.cpp
+    harness/executors/sim_executor.cpp
+    harness/runner/atomic_file.cpp
+  )
+  target_link_libraries(collfuzz_shard_mutant PRIVATE collfuzz_generators collfuzz_oracles
+                                                      collfuzz_sim_mutants collfuzz_warnings)
+  add_test(NAME collfuzz_shard_union_findings
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/scale/shard_mutant_union_test.sh
+                   $<TARGET_FILE:collfuzz_shard_mutant>)
+endif()
