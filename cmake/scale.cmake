@@ -24,6 +24,8 @@ if(COLLFUZZ_BUILD_TESTS AND COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)
     harness/campaign/case_check.cpp
     harness/campaign/case_shrinker.cpp
     harness/campaign/campaign_state.cpp
+    harness/campaign/campaign_summary.cpp
+    harness/campaign/timeline.cpp
     harness/campaign/finding_report.cpp
     harness/campaign/findings_store.cpp
     harness/campaign/shard.cpp
@@ -35,5 +37,8 @@ if(COLLFUZZ_BUILD_TESTS AND COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)
                                                       collfuzz_sim_mutants collfuzz_warnings)
   add_test(NAME collfuzz_shard_union_findings
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/scale/shard_mutant_union_test.sh
+                   $<TARGET_FILE:collfuzz_shard_mutant>)
+  add_test(NAME collfuzz_merge
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/scale/merge_test.sh $<TARGET_FILE:collfuzz>
                    $<TARGET_FILE:collfuzz_shard_mutant>)
 endif()
