@@ -11,6 +11,12 @@ namespace collfuzz::cli {
 
 int cmd_merge(const Flags& flags, const std::vector<std::string>& inputs) {
   if (flags.into.empty()) throw InputError("--into", "required: the merged directory");
+  const std::filesystem::path into(flags.into);
+  if (std::filesystem::exists(into) && !std::filesystem::is_directory(into))
+    throw InputError("--into", flags.into + " is not a directory");
+  // A merge replaces the files in DIR/findings: never a campaign's own directory.
+  if (std::filesystem::exists(into / "campaign.json"))
+    throw InputError("--into", flags.into + " holds a campaign; merge into a directory of its own");
   std::vector<std::filesystem::path> dirs(inputs.begin(), inputs.end());
   std::filesystem::create_directories(flags.into);
   const report::MergeResult r = report::merge_runs(dirs, flags.into);

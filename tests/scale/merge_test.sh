@@ -93,4 +93,7 @@ cmp -s "$work/first.sha" "$work/p.sha" || { diff "$work/first.sha" "$work/p.sha"
 [ $? -eq 2 ] || fail "a missing input did not exit 2"
 "$collfuzz" merge "$work/runs/s0" > /dev/null 2>&1
 [ $? -eq 2 ] || fail "a merge without --into did not exit 2"
+"$collfuzz" merge "$work/runs/s0" --into "$work/runs/s1" > /dev/null 2>&1
+[ $? -eq 2 ] || fail "a merge into a campaign's directory did not exit 2"
+[ -n "$(ls "$work"/runs/s1/findings/*.outcomes.json 2> /dev/null)" ] || fail "a merge removed a campaign's findings"
 echo "ok: idempotent, a run merged twice counted once, partial copy reported and recovered"
