@@ -5,7 +5,8 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ clang clang-format libclang-rt-dev libgtest-dev libgmock-dev librapidcheck-dev
-          libbenchmark-dev nlohmann-json3-dev libcli11-dev libmimalloc-dev)
+          libbenchmark-dev nlohmann-json3-dev libcli11-dev libmimalloc-dev
+          chromium zip unzip)  # chromium: the report's browser test; zip: .clusterfuzzlite/build.sh
 
 missing=()
 for p in "${packages[@]}"; do

@@ -38,6 +38,8 @@ add_library(collfuzz_campaign STATIC
   harness/campaign/progress_display.cpp
   harness/campaign/slow_pool.cpp
   harness/campaign/slow_worker.cpp
+  harness/campaign/shard.cpp
+  harness/campaign/timeline.cpp
   harness/campaign/worker.cpp
 )
 target_link_libraries(collfuzz_campaign PUBLIC collfuzz_generators collfuzz_runner PRIVATE collfuzz_warnings)

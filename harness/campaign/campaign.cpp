@@ -17,6 +17,7 @@
 #include "harness/campaign/progress_display.h"
 #include "harness/campaign/shared_memory.h"
 #include "harness/campaign/slow_worker.h"
+#include "harness/campaign/timeline.h"
 #include "harness/campaign/worker.h"
 #include "harness/campaign/worker_board.h"
 #include "harness/core/errors.h"
@@ -95,6 +96,7 @@ int run_worker(const CampaignOptions& o, std::int64_t w,
   config.seed = o.seed;
   config.worker = w;
   config.jobs = o.jobs;
+  config.shard = o.shard;
   config.case_limit = o.cases;
   config.deadline = deadline;
   config.shrink = o.shrink;
@@ -198,6 +200,8 @@ int Campaign::run(std::ostream& out, bool terminal) {
   for (std::int64_t w = o.jobs; w < all_jobs; ++w) spawn(w, WorkerState{});
 
   ProgressDisplay progress(out, terminal);
+  TimelineWriter timeline(dir.out() / "timeline.jsonl", o.executors, o.shard, before.seconds,
+                          before.cases);
   const auto snapshot = [&] {
     ProgressSnapshot s;
     s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -311,7 +315,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
       crash.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
       crash.hang = p.killed_for_hang;
       crash.worker = w;
-      state.next_index = crash.index + static_cast<std::uint64_t>(o.jobs);
+      state.next_index = o.shard.local(crash.index) + static_cast<std::uint64_t>(o.jobs);
       ++state.crashes;
       const std::string signature = crash_signature(crash, o.executors);
       ++state.signatures[signature];
@@ -335,6 +339,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
     if (slow_jobs > 0 && !fast_running) board->stop.store(1);
     if (std::chrono::steady_clock::now() - last_shown > std::chrono::milliseconds(250)) {
       progress.update(snapshot());
+      timeline.record(snapshot());
       last_shown = std::chrono::steady_clock::now();
     }
     if (!any_running) break;
@@ -347,6 +352,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
   }
   const ProgressSnapshot last = snapshot();
   progress.finish(last);
+  timeline.record(last, true);
 
   CampaignTotals totals = merge_worker_states(dir, o.jobs);
   totals.run_cases = last.cases;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/campaign/shard.h"
 #include "harness/executors/executor.h"
 #include "oracles/verdict.h"
 
@@ -30,6 +31,7 @@ struct CampaignOptions {
   std::int64_t offer_every = 8;  // a fast worker offers one case in this many to the slow pool
   std::int64_t confirm = 5;      // --confirm: reruns of a nondeterministic disagreement
   std::vector<std::string> confirm_executors;  // --confirm-executors: always nondeterministic
+  Shard shard;  // part of the seed's stream this campaign runs (--shard, or the engine's)
   double hang_seconds = 60;  // a worker that makes no progress this long is killed (a hang finding)
 };
 

@@ -46,7 +46,9 @@ void CampaignDirectory::save_options(const CampaignOptions& o) const {
                          {"jobs", o.jobs},
                          {"shrink", o.shrink},
                          {"level", level}};
-  write_file_atomically(out_ / "campaign.json", j.dump(2) + "\n");
+  nlohmann::json with_shard = j;
+  with_shard["shard"] = o.shard.to_json();
+  write_file_atomically(out_ / "campaign.json", with_shard.dump(2) + "\n");
 }
 
 CampaignOptions CampaignDirectory::load_options() const {
@@ -62,6 +64,13 @@ CampaignOptions CampaignDirectory::load_options() const {
     o.shrink = j.at("shrink").get<bool>();
     o.level = parse_diagnostic_level(j.at("level").get<std::string>())
                   .value_or(DiagnosticLevel::kMessage);
+    if (j.contains("shard")) {
+      o.shard.index = j["shard"].at("index").get<std::uint64_t>();
+      o.shard.count = j["shard"].at("count").get<std::uint64_t>();
+      o.shard.source = j["shard"].value("source", std::string("campaign.json"));
+      if (o.shard.count < 1 || o.shard.index >= o.shard.count)
+        throw InputError(file.string(), "shard " + o.shard.text() + " is not I/N with I < N");
+    }
   } catch (const nlohmann::json::exception& e) {
     throw InputError(file.string(), std::string("not a campaign file: ") + e.what());
   }

@@ -1,6 +1,8 @@
 #include "harness/campaign/campaign_summary.h"
 
+#include <unistd.h>
 #include <algorithm>
+
 #include <cstdio>
 
 #include "harness/core/allocator.h"
@@ -13,6 +15,12 @@ namespace {
 std::string fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
   return buf;
 }
 
@@ -38,6 +46,8 @@ nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
   j["seed"] = o.seed;
   j["executors"] = o.executors;
   j["jobs"] = o.jobs;
+  j["host"] = host_name();
+  j["shard"] = o.shard.to_json();
   j["allocator"] = allocator_name();  // this process's: figures from two machines compare with it
   j["budget"] = {{"seconds", o.seconds}, {"cases", o.cases}};
   j["cases"] = t.cases;
@@ -73,6 +83,11 @@ std::string summary_markdown(const nlohmann::json& s) {
   std::string ex;
   for (const auto& e : s["executors"]) ex += (ex.empty() ? "" : ", ") + e.get<std::string>();
   md += "| executors | reference vs " + (ex.empty() ? std::string("(none)") : ex) + " |\n";
+  if (s.contains("shard") && s["shard"].value("count", 1) > 1) {
+    md += "| shard | " + std::to_string(s["shard"]["index"].get<std::uint64_t>()) + "/" +
+          std::to_string(s["shard"]["count"].get<std::uint64_t>()) + " |\n";
+  }
+  if (s.contains("host")) md += "| host | " + s["host"].get<std::string>() + " |\n";
   md += "| worker processes | " + std::to_string(s["jobs"].get<std::int64_t>()) + " |\n";
   md += "| cases run | " + std::to_string(s["cases"].get<std::int64_t>()) + " |\n";
   md += "| seconds | " + fixed(s["seconds"].get<double>(), 1) + " |\n";
@@ -87,6 +102,9 @@ std::string summary_markdown(const nlohmann::json& s) {
   md += "| worker crashes | " + std::to_string(s["worker_crashes"].get<std::int64_t>()) + " |\n";
   md += "| findings | " + std::to_string(s["findings"].size()) + " |\n\n";
 
+  md +=
+      "The charts (throughput, coverage over time, outcome mix, rule heat map, findings): "
+      "[report.html](report.html) (`collfuzz report <dir>` rewrites it).\n\n";
   md += "## Findings\n\n";
   if (s["findings"].empty()) {
     md += "None.\n\n";

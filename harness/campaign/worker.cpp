@@ -130,7 +130,7 @@ WorkerState Worker::run(WorkerState state) {
     if (config_.deadline && now >= *config_.deadline) break;
     if (config_.stop_after_findings > 0 && findings_ >= config_.stop_after_findings) break;
 
-    std::uint64_t index = state.next_index;
+    std::uint64_t index = config_.shard.global(state.next_index);
     if (config_.next_index) {
       const std::optional<std::uint64_t> queued = config_.next_index();
       if (!queued) {

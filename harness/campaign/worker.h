@@ -25,6 +25,7 @@ struct WorkerConfig {
   std::uint64_t seed = 1;
   std::int64_t worker = 0;
   std::int64_t jobs = 1;
+  Shard shard;  // state.next_index counts the shard's cases; shard.global() is the seed's index
   std::int64_t case_limit = 0;  // stop before index >= case_limit (0: none)
   std::optional<std::chrono::steady_clock::time_point> deadline;
   bool shrink = true;

@@ -14,6 +14,7 @@
 #include "harness/cli/commands.h"
 #include "harness/core/errors.h"
 #include "harness/core/terminal_text.h"
+#include "harness/report/html_report.h"
 
 namespace collfuzz::cli {
 namespace {
@@ -97,8 +98,13 @@ int cmd_fuzz(const Flags& flags) {
   const campaign::CampaignDirectory dir(flags.out);
   // A campaign running on this --out (or its orphaned workers) is named before anything else.
   campaign::CampaignLock::check_free(flags.out);
+  // The explicit flag wins over the engine's environment; a bad value exits 2 naming its source.
+  const campaign::Shard shard = campaign::resolve_shard(flags.shard);
   if (flags.resume) {
     o = resumed_options(flags, dir);
+    if (!flags.shard.empty() && (shard.index != o.shard.index || shard.count != o.shard.count))
+      throw InputError("--shard", "the campaign in " + terminal_text(flags.out) + " runs shard " +
+                                      o.shard.text());
   } else {
     if (dir.has_campaign()) {
       throw InputError("--out", terminal_text(flags.out) +
@@ -110,6 +116,7 @@ int cmd_fuzz(const Flags& flags) {
     o.cases = flags.cases;
     o.jobs = flags.jobs;
     o.shrink = !flags.no_shrink;
+    o.shard = shard;
     o.level = parse_level_flag(flags.level);
     o.executors = flags.executors.empty() ? campaign::available_executors(executor_options(flags))
                                           : requested_executors(flags);
@@ -143,13 +150,16 @@ int cmd_fuzz(const Flags& flags) {
   if (o.executors.empty()) std::cout << "(no executor available: only the reference runs)";
   for (std::size_t i = 0; i < o.executors.size(); ++i)
     std::cout << (i ? "," : "") << o.executors[i];
+  if (o.shard.sharded()) std::cout << ", shard " << o.shard.text() << " (" << o.shard.source << ")";
   std::cout << ", " << o.jobs << " worker process" << (o.jobs == 1 ? "" : "es")
             << (flags.resume ? ", campaign budget " : ", budget ");
   if (o.seconds > 0) std::cout << o.seconds << " s ";
   if (o.cases > 0) std::cout << o.cases << " cases ";
   if (o.seconds <= 0 && o.cases <= 0) std::cout << "none (Ctrl-C stops it) ";
   std::cout << "-> " << terminal_text(o.out.string()) << "\n" << std::flush;
-  return campaign::Campaign(o).run(std::cout, ::isatty(STDOUT_FILENO) != 0);
+  const int rc = campaign::Campaign(o).run(std::cout, ::isatty(STDOUT_FILENO) != 0);
+  report::write_html_report(o.out, o.out / "report.html");  // linked from summary.md
+  return rc;
 }
 
 }  // namespace collfuzz::cli

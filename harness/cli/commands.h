@@ -17,6 +17,8 @@ int cmd_explain(const Flags& flags, const std::string& case_file);
 int cmd_rules(const Flags& flags);
 int cmd_gen(const Flags& flags);
 int cmd_fuzz(const Flags& flags);
+int cmd_merge(const Flags& flags, const std::vector<std::string>& inputs);
+int cmd_report(const Flags& flags, const std::string& dir);
 
 // Shared helpers.
 ExecutorOptions executor_options(const Flags& flags);

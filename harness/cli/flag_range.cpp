@@ -69,6 +69,22 @@ FlagRange unsigned_integer(std::uint64_t min, std::uint64_t max) {
   return {text, [=](const std::string& value) { return check_integer(value, min, max, text); }};
 }
 
+FlagRange shard_spec() {
+  return {"I/N with 0 <= I < N", [](const std::string& value) -> std::string {
+            const auto slash = value.find('/');
+            const auto digits = [](const std::string& t) {
+              return !t.empty() && t.size() <= 18 &&
+                     t.find_first_not_of("0123456789") == std::string::npos;
+            };
+            if (slash == std::string::npos || !digits(value.substr(0, slash)) ||
+                !digits(value.substr(slash + 1)))
+              return "expected I/N with 0 <= I < N" + got(value);
+            if (std::stoull(value.substr(0, slash)) >= std::stoull(value.substr(slash + 1)))
+              return "expected I/N with 0 <= I < N" + got(value);
+            return {};
+          }};
+}
+
 FlagRange path() {
   return {"a non-empty path", [](const std::string& value) -> std::string {
             if (value.empty()) return "expected a non-empty path, got \"\"";

@@ -37,5 +37,7 @@ FlagRange path();
 FlagRange one_of(std::vector<std::string> values);
 // A comma-separated list of executor names: each known, none empty, none repeated.
 FlagRange executor_list();
+// "I/N": shard I of N, 0 <= I < N (campaign/shard.h checks the upper bound of N).
+FlagRange shard_spec();
 
 }  // namespace collfuzz::cli

@@ -18,6 +18,8 @@ enum Command : unsigned {
   kRules = 1u << 3,
   kGen = 1u << 4,
   kFuzz = 1u << 5,
+  kMerge = 1u << 6,
+  kReport = 1u << 7,
 };
 
 struct Flags {

@@ -55,18 +55,31 @@ int main(int argc, char** argv) {
                                   "written to --out; exit 1 if any finding");
   add_flags(*fuzz, kFuzz, flags);
 
+  auto* merge = app.add_subcommand(
+      "merge",
+      "Merge the finding folders of campaign runs (shards, machines) into --into: findings "
+      "deduplicated by signature, smallest case kept, statistics summed, each run's provenance "
+      "kept; summary.md, summary.json and report.html written");
+  merge->add_option("runs", cases, "campaign (or merged) directories")->required();
+  add_flags(*merge, kMerge, flags);
+
+  auto* report = app.add_subcommand(
+      "report", "Write one self-contained HTML report (no network access) of a campaign directory");
+  report->add_option("out", one_case, "a campaign or merged directory")->required();
+  add_flags(*report, kReport, flags);
+
   // A first word that is not a flag names the subcommand: an unknown one is said as such (CLI11
   // would answer "A subcommand is required"). Only the first word: a top-level option's value
   // is not a subcommand.
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
-    for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz})
+    for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz, merge, report})
       known = known || sub->check_name(argv[1]);
     if (!known) {
       std::cerr << "collfuzz: error: unknown subcommand '" << terminal_text(argv[1])
                 << "'; subcommands: ";
       const char* separator = "";
-      for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz}) {
+      for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz, merge, report}) {
         std::cerr << separator << sub->get_name();
         separator = ", ";
       }
@@ -95,6 +108,8 @@ int main(int argc, char** argv) {
     if (*rules) return cmd_rules(flags);
     if (*gen) return cmd_gen(flags);
     if (*fuzz) return cmd_fuzz(flags);
+    if (*merge) return cmd_merge(flags, cases);
+    if (*report) return cmd_report(flags, one_case);
   } catch (const InputError& e) {
     std::cerr << "collfuzz: error: " << terminal_lines(e.what()) << "\n";
     return kExitBadInput;
