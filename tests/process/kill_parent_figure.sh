@@ -1,5 +1,5 @@
 #!/bin/bash
-# Processes left 5 s after kill -9 of a campaign's supervisor (docs/reliability-processes.md), with
+# Processes left 5 s after kill -9 of a campaign's supervisor (docs/reliability.md), with
 # the real JAX interpret executor (.venv-jax): the supervisor, its 2 workers and their 2 JAX
 # processes are counted before the kill, and those still alive 5 s after it. Whatever is left is
 # then killed by its pid.

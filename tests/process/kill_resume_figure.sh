@@ -1,5 +1,5 @@
 #!/bin/bash
-# Findings lost across kill -9 and --resume (docs/reliability-processes.md): a campaign is killed
+# Findings lost across kill -9 and --resume (docs/reliability.md): a campaign is killed
 # with SIGKILL (the supervisor alone) <rounds> times at random moments and resumed each time; every
 # finding on disk before a kill must be in the final summary.
 # Usage: kill_resume_figure.sh <collfuzz binary> [rounds] [executors]
