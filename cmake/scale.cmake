@@ -25,6 +25,7 @@ if(COLLFUZZ_BUILD_TESTS AND COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)
     harness/campaign/case_shrinker.cpp
     harness/campaign/campaign_state.cpp
     harness/campaign/campaign_summary.cpp
+    harness/campaign/confirmation.cpp
     harness/campaign/timeline.cpp
     harness/campaign/finding_report.cpp
     harness/campaign/findings_store.cpp

@@ -21,6 +21,7 @@
 #include "harness/campaign/worker.h"
 #include "harness/campaign/worker_board.h"
 #include "harness/core/errors.h"
+#include "harness/core/terminal_text.h"
 #include "harness/process/child_process.h"
 #include "harness/runner/atomic_file.h"
 
@@ -137,7 +138,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
   try {
     dir.save_options(o);
   } catch (const DiskFullError& e) {
-    out << "collfuzz fuzz: the disk is full: " << e.what() << "\n";
+    out << "collfuzz fuzz: the disk is full: " << terminal_lines(e.what()) << "\n";
     return kExitInternal;
   }
 
@@ -180,10 +181,10 @@ int Campaign::run(std::ostream& out, bool terminal) {
               return run_slow_worker(o, w - o.jobs, deadline, dir.findings(), *board, *queue);
             return run_worker(o, w, deadline, dir, *board, saved, *queue);
           } catch (const DiskFullError& e) {
-            std::cerr << "collfuzz: worker " << w << ": " << e.what() << "\n";
+            std::cerr << "collfuzz: worker " << w << ": " << terminal_lines(e.what()) << "\n";
             return kWorkerExitDiskFull;
           } catch (const std::exception& e) {
-            std::cerr << "collfuzz: worker " << w << ": " << e.what() << "\n";
+            std::cerr << "collfuzz: worker " << w << ": " << terminal_lines(e.what()) << "\n";
             return kExitInternal;
           }
         },
@@ -371,21 +372,23 @@ int Campaign::run(std::ostream& out, bool terminal) {
     store.remove_orphan_claims();
     out << "collfuzz fuzz: stopped: the disk is full (" << disk_full << "). " << totals.cases
         << " cases and " << findings.size() << " findings saved before are kept in "
-        << dir.out().string() << "; free some space, then --resume continues the campaign.\n";
+        << terminal_text(dir.out().string())
+        << "; free some space, then --resume continues the campaign.\n";
     return kExitInternal;
   }
   if (const std::size_t flaky = append_flaky_summary(dir.out()); flaky > 0) {
     out << "collfuzz fuzz: " << flaky << " flaky disagreement(s) (did not repeat on every rerun; "
-        << "not findings): " << (dir.out() / "flaky").string() << "\n";
+        << "not findings): " << terminal_text((dir.out() / "flaky").string()) << "\n";
   }
   if (slow_jobs > 0)
     out << "collfuzz fuzz: slow pool:\n" << write_slow_pool_report(dir.out(), o, *queue);
   out << "collfuzz fuzz: " << totals.cases << " cases in "
       << static_cast<std::int64_t>(totals.seconds) << " s, " << totals.coverage.rules_hit() << "/"
       << totals.coverage.rules_reachable() << " rules hit, " << findings.size()
-      << " findings; summary in " << (dir.out() / "summary.md").string() << "\n";
+      << " findings; summary in " << terminal_text((dir.out() / "summary.md").string()) << "\n";
   for (const auto& f : findings)
-    out << "  " << f.signature << ": " << (dir.findings() / f.case_file).string() << "\n";
+    out << "  " << terminal_text(f.signature) << ": "
+        << terminal_text((dir.findings() / f.case_file).string()) << "\n";
   return findings.empty() ? kExitOk : kExitMismatch;
 }
 
