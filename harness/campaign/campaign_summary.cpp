@@ -77,15 +77,21 @@ nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
 std::string summary_markdown(const nlohmann::json& s) {
   std::string md = "# collfuzz campaign summary\n\n";
   md += "| | |\n|---|---|\n";
-  md += "| collfuzz | " + s["collfuzz"].value("version", std::string("?")) + " (commit " +
-        s["collfuzz"].value("commit", std::string("?")) + ") |\n";
+  // An object field read safely: a merged or older summary may lack it.
+  const auto object = [&](const char* key) {
+    return s.contains(key) && s[key].is_object() ? s[key] : nlohmann::json::object();
+  };
+  const nlohmann::json built_by = object("collfuzz");
+  const nlohmann::json shard = object("shard");
+  md += "| collfuzz | " + built_by.value("version", std::string("?")) + " (commit " +
+        built_by.value("commit", std::string("?")) + ") |\n";
   md += "| seed | " + std::to_string(s["seed"].get<std::uint64_t>()) + " |\n";
   std::string ex;
   for (const auto& e : s["executors"]) ex += (ex.empty() ? "" : ", ") + e.get<std::string>();
   md += "| executors | reference vs " + (ex.empty() ? std::string("(none)") : ex) + " |\n";
-  if (s.contains("shard") && s["shard"].value("count", 1) > 1) {
-    md += "| shard | " + std::to_string(s["shard"]["index"].get<std::uint64_t>()) + "/" +
-          std::to_string(s["shard"]["count"].get<std::uint64_t>()) + " |\n";
+  if (shard.value("count", 1) > 1) {
+    md += "| shard | " + std::to_string(shard.value("index", std::uint64_t{0})) + "/" +
+          std::to_string(shard.value("count", std::uint64_t{1})) + " |\n";
   }
   if (s.contains("host")) md += "| host | " + s["host"].get<std::string>() + " |\n";
   md += "| worker processes | " + std::to_string(s["jobs"].get<std::int64_t>()) + " |\n";

@@ -11,6 +11,7 @@
 
 #include "generators/rule_coverage.h"
 #include "harness/campaign/campaign_summary.h"
+#include "harness/core/build_info.h"
 #include "harness/core/errors.h"
 #include "harness/report/run_reader.h"
 #include "harness/runner/atomic_file.h"
@@ -245,6 +246,8 @@ MergeResult merge_runs(const std::vector<std::filesystem::path>& inputs,
   }
   nlohmann::json j;
   j["merged"] = true;
+  // The collfuzz that merged; each run's own collfuzz, JAX and host stay in its `runs` record.
+  j["collfuzz"] = {{"version", collfuzz_version()}, {"commit", collfuzz_commit()}};
   j["seed"] = seed.value_or(0);
   j["executors"] = std::vector<std::string>(executors.begin(), executors.end());
   j["jobs"] = jobs;

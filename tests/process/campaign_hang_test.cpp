@@ -51,6 +51,7 @@ TEST(CampaignHang, WorkerKilledAsHungTakesItsExecutorsGroup) {
   o.seed = 1;
   o.seconds = 5;
   o.jobs = 1;
+  o.slow_jobs = 0;  // the executor runs in the fast worker, the one the supervisor kills as hung
   o.out = dir / "campaign";
   o.executors = {"jax-interpret"};
   o.executor_options.python = std::string(COLLFUZZ_SOURCE_DIR) + "/tests/process/fake_executor.py";
