@@ -161,9 +161,10 @@ int Campaign::run(std::ostream& out, bool terminal) {
   std::int64_t crashes = 0;
   std::string disk_full;  // the first disk-full error: the campaign stops
 
-  std::vector<double> base_seconds(static_cast<std::size_t>(o.jobs), 0.0);
+  // One entry per worker, fast and slow (spawn() writes both for every worker).
+  std::vector<double> base_seconds(static_cast<std::size_t>(all_jobs), 0.0);
   // The worker continues from `saved` (the child inherits it); its counters live on the board.
-  std::vector<WorkerState> started_from(static_cast<std::size_t>(o.jobs));
+  std::vector<WorkerState> started_from(static_cast<std::size_t>(all_jobs));
   const auto spawn = [&](std::int64_t w, const WorkerState& saved) {
     started_from[static_cast<std::size_t>(w)] = saved;
     board->slots[w].coverage = saved.coverage;
