@@ -12,6 +12,7 @@ add_library(collfuzz_core STATIC
   harness/core/outcome_json.cpp
   harness/core/pyrepr.cpp
   harness/core/terminal_text.cpp
+  harness/core/markup_text.cpp
 )
 target_include_directories(collfuzz_core PUBLIC ${CMAKE_SOURCE_DIR})
 # The version and git commit, regenerated at every build (cmake/build_info.cmake).

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/core/markup_text.h"
 #include "harness/report/run_reader.h"
 #include "harness/report/svg_chart.h"
 #include "harness/runner/atomic_file.h"
@@ -15,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string esc(const std::string& s) { return html_escape(s); }
+std::string esc(const std::string& s) { return markup_escape(s); }
 
 std::string str(const json& j) {
   if (j.is_string()) return j.get<std::string>();

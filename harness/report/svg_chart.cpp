@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "harness/core/markup_text.h"
+
 namespace collfuzz::report {
 namespace {
 
@@ -31,38 +33,11 @@ std::string tick(double v) {
 }
 
 std::string text(double x, double y, const std::string& s, const std::string& extra = "") {
-  return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\"" + extra + ">" + html_escape(s) +
+  return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\"" + extra + ">" + markup_escape(s) +
          "</text>";
 }
 
 }  // namespace
-
-std::string html_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string line_chart(const std::string& title, const std::string& x_label,
                        const std::string& y_label, const std::vector<Series>& series) {
@@ -140,7 +115,7 @@ std::string stacked_bars(const std::string& title, const std::vector<Bar>& bars)
       const double w = v / total * (W - L - R);
       svg += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(w) + "\" height=\"" +
              num(BarH) + "\" fill=\"" + colour(part_colour[name]) + "\"><title>" +
-             html_escape(name + ": " + tick(v)) + "</title></rect>";
+             markup_escape(name + ": " + tick(v)) + "</title></rect>";
       x += w;
     }
     if (total <= 0) svg += text(L + 4, y + BarH / 2 + 4, "(no cases)", " font-size=\"12\"");
@@ -193,7 +168,7 @@ std::string heat_map(const std::string& title, const std::vector<std::string>& r
       }
       svg += "<rect x=\"" + num(L + CellW * static_cast<double>(c)) + "\" y=\"" + num(y) +
              "\" width=\"" + num(CellW - 1) + "\" height=\"" + num(CellH - 1) + "\" fill=\"" +
-             fill + "\"><title>" + html_escape(rows[r] + " / " + columns[c] + ": " + tick(v)) +
+             fill + "\"><title>" + markup_escape(rows[r] + " / " + columns[c] + ": " + tick(v)) +
              "</title></rect>";
       svg += text(L + CellW * (static_cast<double>(c) + 0.5), y + CellH - 4, tick(v),
                   std::string(" text-anchor=\"middle\" font-size=\"10\" fill=\"") +

@@ -9,9 +9,6 @@
 
 namespace collfuzz::report {
 
-// &, <, >, " and ' as entities.
-std::string html_escape(const std::string& s);
-
 struct Series {
   std::string name;
   std::vector<std::pair<double, double>> points;  // (x, y)

@@ -7,6 +7,7 @@
 #include "harness/core/build_info.h"
 #include "harness/core/case_json.h"
 #include "harness/core/errors.h"
+#include "harness/core/markup_text.h"
 #include "harness/runner/atomic_file.h"
 
 namespace collfuzz {
@@ -97,33 +98,6 @@ CheckResult verdict_check(const CaseReport& r, const Verdict& v,
     }
   }
   return c;
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') {
-          out += '?';
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -218,18 +192,18 @@ void write_junit(const ReplaySummary& summary, const std::filesystem::path& file
          "\">\n";
   // Provenance: collfuzz's version and commit, and each executor's versions.
   xml += "  <properties>\n";
-  xml += "    <property name=\"collfuzz.version\" value=\"" + xml_escape(collfuzz_version()) +
+  xml += "    <property name=\"collfuzz.version\" value=\"" + markup_escape(collfuzz_version()) +
          "\"/>\n";
-  xml +=
-      "    <property name=\"collfuzz.commit\" value=\"" + xml_escape(collfuzz_commit()) + "\"/>\n";
+  xml += "    <property name=\"collfuzz.commit\" value=\"" + markup_escape(collfuzz_commit()) +
+         "\"/>\n";
   for (const auto& [executor, versions] : summary.executor_versions) {
-    xml += "    <property name=\"executor." + xml_escape(executor) + "\" value=\"" +
-           xml_escape(versions) + "\"/>\n";
+    xml += "    <property name=\"executor." + markup_escape(executor) + "\" value=\"" +
+           markup_escape(versions) + "\"/>\n";
   }
   xml += "  </properties>\n";
   for (const auto& c : summary.checks) {
-    xml += "  <testcase classname=\"" + xml_escape(c.executor) + "\" name=\"" +
-           xml_escape(c.case_name) + "\" file=\"" + xml_escape(c.file) + "\" time=\"" +
+    xml += "  <testcase classname=\"" + markup_escape(c.executor) + "\" name=\"" +
+           markup_escape(c.case_name) + "\" file=\"" + markup_escape(c.file) + "\" time=\"" +
            std::to_string(c.seconds) + "\"";
     if (c.status == CheckResult::Status::kPass) {
       xml += "/>\n";
@@ -237,10 +211,10 @@ void write_junit(const ReplaySummary& summary, const std::filesystem::path& file
     }
     xml += ">\n";
     if (c.status == CheckResult::Status::kFail) {
-      xml += "    <failure message=\"" + xml_escape(c.signature) + "\">" + xml_escape(c.message) +
-             "</failure>\n";
+      xml += "    <failure message=\"" + markup_escape(c.signature) + "\">" +
+             markup_escape(c.message) + "</failure>\n";
     } else {
-      xml += "    <skipped message=\"" + xml_escape(c.message) + "\"/>\n";
+      xml += "    <skipped message=\"" + markup_escape(c.message) + "\"/>\n";
     }
     xml += "  </testcase>\n";
   }
