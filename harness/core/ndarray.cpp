@@ -2,10 +2,19 @@
 
 namespace collfuzz {
 
-std::vector<std::int64_t> row_major_strides(const Shape& shape) {
-  std::vector<std::int64_t> s(shape.size(), 1);
-  for (std::size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+RankStrides row_major_rank_strides(const Shape& shape) {
+  RankStrides s{};
+  std::int64_t acc = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    s.at(i) = acc;
+    acc *= shape[i];
+  }
   return s;
+}
+
+std::vector<std::int64_t> row_major_strides(const Shape& shape) {
+  const RankStrides s = row_major_rank_strides(shape);
+  return {s.begin(), s.begin() + static_cast<std::ptrdiff_t>(shape.size())};
 }
 
 void for_each_coord(const Shape& shape,

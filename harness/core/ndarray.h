@@ -2,15 +2,21 @@
 // slices and expected-outcome regions; executors model their own data movement.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
 #include "harness/core/case.h"
+#include "harness/core/limits.h"
 
 namespace collfuzz {
 
 std::vector<std::int64_t> row_major_strides(const Shape& shape);
+// The same without an allocation, for the hot paths: a parsed shape has at most kMaxRank dims;
+// entries past shape.size() are 0.
+using RankStrides = std::array<std::int64_t, limits::kMaxRank>;
+RankStrides row_major_rank_strides(const Shape& shape);
 
 // Calls f(coords) for every coordinate of `shape`, in row-major order.
 void for_each_coord(const Shape& shape,

@@ -598,17 +598,7 @@ class Execution {
 
   // ---- copies -------------------------------------------------------------------------------
 
-  // Row-major strides of a shape of at most limits::kMaxRank dims, without an allocation.
-  using Strides = std::array<std::int64_t, limits::kMaxRank>;
-  static Strides strides_of(const Shape& shape) {
-    Strides st{};
-    std::int64_t acc = 1;
-    for (std::size_t i = shape.size(); i-- > 0;) {
-      st[i] = acc;
-      acc *= shape[i];
-    }
-    return st;
-  }
+  using Strides = RankStrides;
 
   // The input's bytes, filled once per prediction.
   const std::vector<std::uint8_t>& input_bytes(const ArraySpec& a) {
@@ -630,12 +620,12 @@ class Execution {
     const std::vector<std::uint8_t>& src = input_bytes(*f.src);
     const int bits = static_cast<int>(f.bits_per_element);
     // Leading integer indices of dst select a sub-block of the allocation.
-    const Strides alloc_strides = strides_of(f.dst->shape);
+    const Strides alloc_strides = row_major_rank_strides(f.dst->shape);
     std::int64_t d_base = 0;
     for (std::size_t k = 0; k < f.copy->dst_index.size(); ++k)
       d_base += f.copy->dst_index[k] * alloc_strides[k];
-    const Strides dst_strides = strides_of(f.dst_shape);
-    const Strides src_strides = strides_of(f.src->shape);
+    const Strides dst_strides = row_major_rank_strides(f.dst_shape);
+    const Strides src_strides = row_major_rank_strides(f.src->shape);
     // Per dst dim: the source dim's stride, size and the source index of the region's first row.
     const std::size_t rank = region.size();
     Strides s_stride{}, s_size{}, s_first{}, box{};
@@ -892,8 +882,8 @@ class Execution {
                           a->shape.end());
     const ResolvedSlice slice =
         resolve_slice(out->shape, cp.dst_index, [](const std::string&) { return 0; });
-    const Strides src_strides = strides_of(src_shape);
-    const Strides out_strides = strides_of(out->shape);
+    const Strides src_strides = row_major_rank_strides(src_shape);
+    const Strides out_strides = row_major_rank_strides(out->shape);
     View dst{&outputs_.at(out->name), 0, out->dtype};
     auto& written = written_.at(out->name);
     // The output offset of the source's origin, and the output stride each source dim runs along.

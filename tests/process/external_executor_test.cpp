@@ -22,11 +22,14 @@ namespace {
 
 const std::string kFake = std::string(COLLFUZZ_SOURCE_DIR) + "/tests/process/fake_executor.py";
 
+// startup_timeout < 0: the same as the case timeout.
 std::unique_ptr<ExternalExecutor> fake(const std::string& mode, double timeout = 30,
-                                       const std::string& log_dir = "") {
+                                       const std::string& log_dir = "",
+                                       double startup_timeout = -1) {
   ::setenv("FAKE_EXECUTOR_MODE", mode.c_str(), 1);
   return std::make_unique<ExternalExecutor>(
-      "fake", Profile::kInterpret, std::vector<std::string>{kFake}, timeout, timeout, log_dir);
+      "fake", Profile::kInterpret, std::vector<std::string>{kFake}, timeout,
+      startup_timeout < 0 ? timeout : startup_timeout, log_dir);
 }
 
 Case any_case() {
@@ -84,7 +87,9 @@ TEST(ExternalExecutorProtocol, WrongIdRestarts) {
 }
 
 TEST(ExternalExecutorProtocol, TimeoutRestarts) {
-  auto ex = fake("slow", 1);
+  // A 1 s case timeout, but 30 s to start: the restarted Python must say hello even on a loaded
+  // machine (with a 1 s start-up it failed under a load of 9 on 2 cores).
+  auto ex = fake("slow", 1, "", 30);
   const Outcome first = ex->run(any_case());
   EXPECT_EQ(first.kind, OutcomeKind::kTimeout);
   EXPECT_EQ(ex->run(any_case()).reason, "fake answer 2");
