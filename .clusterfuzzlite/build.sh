@@ -3,7 +3,8 @@
 # engine's compiler, flags and fuzzing engine, and puts each in $OUT with its seed corpus and
 # dictionary. The environment is the engine's: $CC, $CXX, $CFLAGS, $CXXFLAGS (sanitizers and
 # coverage), $LIB_FUZZING_ENGINE (e.g. -fsanitize=fuzzer), $OUT; $SRC and $WORK when set.
-# tests/scale/clusterfuzzlite_build_test.sh runs it here under those variables.
+# tests/scale/clusterfuzzlite_build_test.sh runs it here under those variables, and so does
+# ci/fuzz-short (the test command), which sets COLLFUZZ_WERROR=ON (warnings are errors; default OFF).
 src=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 [ -f "$src/CMakeLists.txt" ] || src=$src/collfuzz
 work=${WORK:-$(mktemp -d)}
@@ -16,9 +17,9 @@ cmake -S "$src" -B "$build" "${generator[@]}" \
   -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
   -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
   -DCOLLFUZZ_LIB_FUZZING_ENGINE="$LIB_FUZZING_ENGINE" \
-  -DCOLLFUZZ_WERROR=OFF -DCOLLFUZZ_BUILD_BENCH=OFF -DCOLLFUZZ_CUDA=OFF -DCOLLFUZZ_MUTANTS=OFF \
+  -DCOLLFUZZ_WERROR="${COLLFUZZ_WERROR:-OFF}" -DCOLLFUZZ_BUILD_BENCH=OFF -DCOLLFUZZ_CUDA=OFF -DCOLLFUZZ_MUTANTS=OFF \
   -DCOLLFUZZ_MIMALLOC=OFF > "$build/configure.log"
-cmake --build "$build" -j "$(nproc)" --target collfuzz_engine_fuzz_case collfuzz_engine_fuzz_parser
+cmake --build "$build" -j "${CFL_JOBS:-$(nproc)}" --target collfuzz_engine_fuzz_case collfuzz_engine_fuzz_parser
 for t in case parser; do
   cp "$build/collfuzz_engine_fuzz_$t" "$OUT/collfuzz_fuzz_$t"
   # The seed corpus: the hand-written cases and the fuzzers' own seeds.
