@@ -6,6 +6,7 @@
 
 #include "generators/case_stream.h"
 #include "harness/campaign/case_check.h"
+#include "harness/campaign/confirmation.h"
 #include "harness/core/case_json.h"
 
 namespace collfuzz::campaign {
@@ -65,6 +66,23 @@ TEST(FuzzJax, APinnedCaseIsNotComparedWithAnotherRelease) {
   EXPECT_GT(mismatches("0.12.0.1", c), 0u);  // the same release: compared (the crash)
   c.target.jax_pinned = false;
   EXPECT_GT(mismatches("0.11.2", c), 0u);  // unpinned: judged by the executor's release
+}
+
+// Interpret mode runs a cluster's CTAs concurrently: which CTA's run-time error surfaces first is
+// not fixed (found by the 0.12.0.1 campaign: run.barrier.wait_late named block 0 or block 1), so
+// a jax-interpret disagreement on a multi-CTA cluster is confirmed by reruns, as one with Pallas
+// threads is.
+TEST(FuzzJax, InterpretModeDisagreementsOnAClusterAreConfirmed) {
+  ConfirmPolicy policy;
+  policy.repeats = 5;
+  Case c;
+  EXPECT_FALSE(needs_confirmation("jax-interpret", c, policy));
+  c.mesh.cluster = {2};
+  EXPECT_TRUE(needs_confirmation("jax-interpret", c, policy));
+  EXPECT_FALSE(needs_confirmation("jax-lower", c, policy));
+  c.mesh.cluster = {1, 1};
+  c.mesh.num_threads = 2;
+  EXPECT_TRUE(needs_confirmation("jax-interpret", c, policy));
 }
 
 }  // namespace
