@@ -32,6 +32,7 @@ add_library(collfuzz_campaign STATIC
   harness/campaign/case_shrinker.cpp
   harness/campaign/confirmation.cpp
   harness/campaign/crash_report.cpp
+  harness/campaign/executor_releases.cpp
   harness/campaign/finding_report.cpp
   harness/campaign/findings_store.cpp
   harness/campaign/isolated_loop.cpp
@@ -48,6 +49,7 @@ target_link_libraries(collfuzz PRIVATE collfuzz_campaign)
 if(COLLFUZZ_BUILD_TESTS)
   collfuzz_add_gtest(collfuzz_generator_tests
     SOURCES tests/generators/generator_test.cpp tests/generators/campaign_test.cpp
+            tests/generators/fuzz_jax_test.cpp
     LIBS collfuzz_campaign)
   collfuzz_add_gtest(collfuzz_slow_pool_tests
     SOURCES tests/generators/slow_sampling_test.cpp tests/generators/slow_pool_test.cpp

@@ -7,6 +7,19 @@
 namespace collfuzz::generators {
 namespace {
 
+std::optional<JaxVersion>& generated_jax() {
+  static std::optional<JaxVersion> v;
+  return v;
+}
+
+void stamp(Case& c, std::uint64_t seed, std::uint64_t index) {
+  c.name = generated_case_name(seed, index);
+  if (generated_jax()) {
+    c.target.jax = *generated_jax();
+    c.target.jax_pinned = true;
+  }
+}
+
 const rc::Gen<Case>& the_generator() {
   static const rc::Gen<Case> gen = any_case();
   return gen;
@@ -22,17 +35,19 @@ std::string generated_case_name(std::uint64_t seed, std::uint64_t index) {
   return "gen-" + std::to_string(seed) + "-" + std::to_string(index);
 }
 
+void pin_generated_jax(std::optional<JaxVersion> v) { generated_jax() = v; }
+
 rc::Shrinkable<Case> generate_shrinkable(std::uint64_t seed, std::uint64_t index) {
-  const std::string name = generated_case_name(seed, index);
-  return rc::shrinkable::map(the_generator()(case_random(seed, index), kCaseSize), [name](Case c) {
-    c.name = name;
-    return c;
-  });
+  return rc::shrinkable::map(the_generator()(case_random(seed, index), kCaseSize),
+                             [seed, index](Case c) {
+                               stamp(c, seed, index);
+                               return c;
+                             });
 }
 
 Case generate_case(std::uint64_t seed, std::uint64_t index) {
   Case c = the_generator()(case_random(seed, index), kCaseSize).value();
-  c.name = generated_case_name(seed, index);
+  stamp(c, seed, index);
   return c;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <rapidcheck/Random.h>
@@ -26,5 +27,10 @@ Case generate_case(std::uint64_t seed, std::uint64_t index);
 rc::Shrinkable<Case> generate_shrinkable(std::uint64_t seed, std::uint64_t index);
 
 std::string generated_case_name(std::uint64_t seed, std::uint64_t index);
+
+// The JAX release every generated case is pinned to (target.jax), for `collfuzz fuzz --jax V`;
+// nullopt (the default): generated cases are not pinned. Set before a campaign starts (its forked
+// workers inherit it); the stream is otherwise unchanged.
+void pin_generated_jax(std::optional<JaxVersion> v);
 
 }  // namespace collfuzz::generators

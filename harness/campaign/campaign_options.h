@@ -3,10 +3,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/campaign/shard.h"
+#include "harness/core/jax_version.h"
 #include "harness/executors/executor.h"
 #include "oracles/verdict.h"
 
@@ -33,6 +35,9 @@ struct CampaignOptions {
   std::vector<std::string> confirm_executors;  // --confirm-executors: always nondeterministic
   Shard shard;  // part of the seed's stream this campaign runs (--shard, or the engine's)
   double hang_seconds = 60;  // a worker that makes no progress this long is killed (a hang finding)
+  // --jax: every generated case is pinned to this release and judged by its reference; a JAX
+  // executor running another release is not compared (a version mismatch). nullopt: unpinned.
+  std::optional<JaxVersion> jax;
 };
 
 // Every registered executor that can run on this machine (its unavailable_reason() is empty).

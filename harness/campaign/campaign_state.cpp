@@ -48,6 +48,7 @@ void CampaignDirectory::save_options(const CampaignOptions& o) const {
                          {"level", level}};
   nlohmann::json with_shard = j;
   with_shard["shard"] = o.shard.to_json();
+  if (o.jax) with_shard["jax"] = to_string(*o.jax);
   write_file_atomically(out_ / "campaign.json", with_shard.dump(2) + "\n");
 }
 
@@ -64,6 +65,7 @@ CampaignOptions CampaignDirectory::load_options() const {
     o.shrink = j.at("shrink").get<bool>();
     o.level = parse_diagnostic_level(j.at("level").get<std::string>())
                   .value_or(DiagnosticLevel::kMessage);
+    if (j.contains("jax")) o.jax = require_jax_version(j["jax"].get<std::string>(), "jax");
     if (j.contains("shard")) {
       o.shard.index = j["shard"].at("index").get<std::uint64_t>();
       o.shard.count = j["shard"].at("count").get<std::uint64_t>();

@@ -70,6 +70,15 @@ std::optional<Case> as_run_by(const Case& c, const Outcome& actual) {
   cv.target.jax = *v;
   return cv;
 }
+// A case pinned to one release (fuzz --jax) run by an executor that announces another: a version
+// mismatch, not compared (replay reports it the same way).
+bool version_mismatch(const Case& c, const Outcome& actual) {
+  if (!c.target.jax_pinned) return false;
+  const auto it = actual.info.find("jax_version");
+  if (it == actual.info.end() || it->second.empty() || it->second == "null") return false;
+  const auto v = parse_jax_version(it->second);
+  return !v || *v != c.target.jax;
+}
 }  // namespace
 
 const Outcome& CaseCheck::prediction(const Case& c, Profile p, std::map<Profile, Outcome>& cache,
@@ -127,6 +136,7 @@ std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCover
     }
     if (observer_) observer_(k, &actual, seconds_since(t0));
     actual.executor = ex.name();
+    if (version_mismatch(c, actual)) continue;
     enter(kCompare);
     try {
       const std::optional<Case> judged = as_run_by(c, actual);
@@ -159,7 +169,12 @@ CaseReportFull CaseCheck::full(const Case& c) {
     }
     er.outcome.executor = exp->name();
     er.verdict.executor = exp->name();
-    if (expected.kind != OutcomeKind::kCrash && er.outcome.kind != OutcomeKind::kCrash) {
+    if (version_mismatch(c, er.outcome)) {
+      er.verdict.ran = false;
+      er.verdict.reason = "version mismatch: the case is pinned to JAX " +
+                          std::string(to_string(c.target.jax)) + ", the executor runs JAX " +
+                          er.outcome.info.at("jax_version");
+    } else if (expected.kind != OutcomeKind::kCrash && er.outcome.kind != OutcomeKind::kCrash) {
       try {
         const std::optional<Case> judged = as_run_by(c, er.outcome);
         const Outcome own = judged ? predict(*judged, exp->profile()).outcome : Outcome{};

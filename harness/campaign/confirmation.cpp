@@ -16,8 +16,11 @@ bool needs_confirmation(const std::string& executor, const Case& c, const Confir
   const auto& always = policy.always_nondeterministic;
   if (std::find(always.begin(), always.end(), executor) != always.end()) return true;
   if (executor == "jax-gpu" || executor == "cuda") return true;
-  // Interpret mode runs Pallas threads as Python threads: their interleaving is not fixed.
-  return executor == "jax-interpret" && c.mesh.num_threads.value_or(1) > 1;
+  // Interpret mode runs Pallas threads, and the CTAs of a cluster, as Python threads: their
+  // interleaving is not fixed (which CTA's run-time error surfaces first, for one).
+  std::int64_t cluster_ctas = 1;
+  for (const std::int64_t d : c.mesh.cluster) cluster_ctas *= d;
+  return executor == "jax-interpret" && (c.mesh.num_threads.value_or(1) > 1 || cluster_ctas > 1);
 }
 
 nlohmann::json Confirmation::to_json() const {

@@ -7,10 +7,12 @@
 
 #include <iostream>
 
+#include "generators/case_stream.h"
 #include "harness/campaign/campaign.h"
 #include "harness/campaign/campaign_lock.h"
 #include "harness/campaign/campaign_state.h"
 #include "harness/campaign/campaign_summary.h"
+#include "harness/campaign/executor_releases.h"
 #include "harness/cli/commands.h"
 #include "harness/core/errors.h"
 #include "harness/core/terminal_text.h"
@@ -57,6 +59,8 @@ void refuse_changes(const Flags& flags, const campaign::CampaignOptions& o) {
                                                            : "message");
   }
   if (flags.was_given("--no-shrink") && o.shrink) refuse("--no-shrink", "shrinking on");
+  if (flags.was_given("--jax") && parse_jax_flag(flags.jax) != o.jax)
+    refuse("--jax", o.jax ? to_string(*o.jax) : "(none)");
 }
 
 // --resume: the campaign as it was started, with this session's budget. --seconds and --cases
@@ -118,6 +122,7 @@ int cmd_fuzz(const Flags& flags) {
     o.shrink = !flags.no_shrink;
     o.shard = shard;
     o.level = parse_level_flag(flags.level);
+    o.jax = parse_jax_flag(flags.jax);
     o.executors = flags.executors.empty() ? campaign::available_executors(executor_options(flags))
                                           : requested_executors(flags);
   }
@@ -146,10 +151,23 @@ int cmd_fuzz(const Flags& flags) {
     if (!flags.allow_unavailable) return kExitMismatch;
   }
 
+  // --jax V: every generated case is pinned to V and judged by V's reference (forked workers
+  // inherit the pin); a JAX executor running another release is a version mismatch.
+  generators::pin_generated_jax(o.jax);
+  if (o.jax) {
+    for (const auto& off :
+         campaign::executors_off_release(o.executors, o.executor_options, *o.jax)) {
+      std::cout << "note: " << off.executor << " runs JAX " << terminal_text(off.jax) << ", not "
+                << to_string(*o.jax) << ": its results are version mismatches, not "
+                << "compared (--python .venv-jax-" << to_string(*o.jax) << "/bin/python)\n";
+    }
+  }
+
   std::cout << "collfuzz fuzz: seed " << o.seed << ", reference vs ";
   if (o.executors.empty()) std::cout << "(no executor available: only the reference runs)";
   for (std::size_t i = 0; i < o.executors.size(); ++i)
     std::cout << (i ? "," : "") << o.executors[i];
+  if (o.jax) std::cout << ", judged by JAX " << to_string(*o.jax);
   if (o.shard.sharded()) std::cout << ", shard " << o.shard.text() << " (" << o.shard.source << ")";
   std::cout << ", " << o.jobs << " worker process" << (o.jobs == 1 ? "" : "es")
             << (flags.resume ? ", campaign budget " : ", budget ");

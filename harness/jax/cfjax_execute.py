@@ -180,11 +180,19 @@ class Executor:
 
   @contextlib.contextmanager
   def _x64(self, case: Case):
-    if self.tr.needs_x64(case):
-      with self.jax.enable_x64(True):
-        yield
-    else:
+    """64-bit types for a case that needs them. `jax.enable_x64` is a thread-local context, and
+    interpret mode runs the CTAs of a cluster on other Python threads, which saw 32-bit values
+    (an empty AssertionError in store_buffer_content: f32 value, f64 buffer). The global flag,
+    set for this case only (the executor runs one case at a time), reaches every thread."""
+    if not self.tr.needs_x64(case):
       yield
+      return
+    before = bool(self.jax.config.jax_enable_x64)
+    self.jax.config.update("jax_enable_x64", True)
+    try:
+      yield
+    finally:
+      self.jax.config.update("jax_enable_x64", before)
 
   @contextlib.contextmanager
   def _arch(self, case: Case):

@@ -24,6 +24,11 @@ struct JaxFacts {
   // with predicate=False does not arrive (0.11.2: it arrives expecting 0 bytes). Lane and
   // Warpgroup semantics both.
   bool predicate_gates_arrive = false;
+  // A copy onto an orders_tensor_core barrier arms it from one lane with the whole byte count
+  // (arrive_expect_tx with single_lane_predicate and a tensor-core order scope), in Lane and
+  // Warpgroup semantics, and Lane semantics no longer require the byte count to be a multiple of
+  // 128 for such a copy (0.11.2: every lane arrives with bytes/128, or a Warpgroup select).
+  bool orders_tc_single_lane_arrive = false;
 };
 
 constexpr JaxFacts jax_facts(JaxVersion v) {
@@ -34,6 +39,7 @@ constexpr JaxFacts jax_facts(JaxVersion v) {
     f.strides_checked_after_split = true;
     f.cta_barrier_budget = true;
     f.predicate_gates_arrive = true;
+    f.orders_tc_single_lane_arrive = true;
   }
   return f;
 }

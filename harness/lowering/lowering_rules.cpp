@@ -326,7 +326,9 @@ class Lowerer {
     }
     if (lane()) {
       if (!ic.cp_async) {
-        if (ic.bytes % kWarpgroupLanes) {
+        const bool single_lane_arrive = ic.barrier->alloc->orders_tensor_core &&
+                                        jax_facts(c_.target.jax).orders_tc_single_lane_arrive;
+        if (ic.bytes % kWarpgroupLanes && !single_lane_arrive) {
           raise(Stage::kLower, "NotImplementedError",
                 "Only copies transferring a number of bytes divisible by the warpgroup size are "
                 "supported. Got "

@@ -188,7 +188,12 @@ class PlanBuilder {
     a.lanes = kWarpgroupLanes;
     a.count_per_lane = 1;
     const std::int64_t bytes = ic.bytes;
-    if (c_.target.semantics == Semantics::kLane) {
+    if (ic.barrier->alloc->orders_tensor_core &&
+        jax_facts(c_.target.jax).orders_tc_single_lane_arrive) {
+      // 0.12.0.1: one lane arrives with the whole byte count (the predicate gates the arrive).
+      a.lanes = 1;
+      a.tx_lane0 = a.tx_other = pred ? bytes : 0;
+    } else if (c_.target.semantics == Semantics::kLane) {
       // Every lane: arrive_expect_tx(pred ? bytes/128 : 0).
       a.tx_lane0 = a.tx_other = pred ? bytes / kWarpgroupLanes : 0;
     } else {

@@ -63,7 +63,10 @@ void check_copy_lowering(Checker& ck, const Op& op, const CopyGmemToSmem& cp, co
   if (ck.lane()) {
     // Step 5: Lane arms the barrier from every thread, then calls LaunchContext.async_copy.
     if (!cp_async) {
-      ck.check(RuleId::kLowerLaneBytes128, bytes % 128 != 0, op.path, [&] {
+      // 0.12.0.1 arms an orders_tensor_core barrier from one lane: any byte count lowers.
+      const bool single_lane_arrive =
+          f.barrier->orders_tensor_core && ck.jax_at_least(JaxVersion::k0_12_0_1);
+      ck.check(RuleId::kLowerLaneBytes128, bytes % 128 != 0 && !single_lane_arrive, op.path, [&] {
         return Holes{{"bytes", std::to_string(bytes)}};
       });
       ck.check(RuleId::kLowerBarrierNotSingle, barrier_group, op.path, group_holes);

@@ -12,6 +12,7 @@
 #include "oracles/reference/barrier_model.h"
 #include "oracles/reference/copy_facts.h"
 #include "oracles/reference/interpret_barrier.h"
+#include "oracles/reference/interpret_reallocation.h"
 #include "oracles/reference/program_walk.h"
 
 namespace collfuzz::ref {
@@ -477,6 +478,11 @@ class Execution {
     const bool gated = at_least(c_.target.jax, JaxVersion::k0_12_0_1);
     if (gated && !pred) return;
     const std::int64_t total = pred ? bytes : 0;
+    // 0.12.0.1 arms an orders_tensor_core barrier from one lane with the whole byte count.
+    if (f.barrier->orders_tensor_core && mosaic_ && gated) {
+      arrive(rank, name, index, 1, total, f.op->path);
+      return;
+    }
     if (!f.barrier->orders_tensor_core || !mosaic_ || barrier(rank, name, index).pending() >= 128) {
       arrive(rank, name, index, f.barrier->orders_tensor_core ? 128 : 1, total, f.op->path);
       return;
@@ -515,6 +521,7 @@ class Execution {
 
   void enter(const Thread& th, const Op& op, const RunScoped& rs) {
     Cta& x = cta(th.rank);
+    if (realloc_checked_) realloc_on_allocate(th, op, rs);
     for (const Alloc& a : rs.allocs) {
       std::int64_t& refs = x.live_refs[a.name];
       if (refs > 0) continue;  // already allocated by another thread of the block
@@ -568,20 +575,73 @@ class Execution {
       const bool last_reference = --x.live_refs[a.name] == 0;
       if (mosaic_) continue;
       // Interpret mode checks a barrier's invariants when its last reference goes.
-      if (a.kind == AllocKind::kBarrier && last_reference) {
+      if (a.kind == AllocKind::kBarrier) {
         for (std::int64_t i = 0; i < a.num_barriers; ++i) {
+          realloc_on_deallocate(th, a.name, i);
+          if (!last_reference) continue;
           if (const auto v = ibarrier(th.rank, a.name, i).deallocate()) raise(*v, op.path);
+          realloc_on_final_deallocate(th.rank, a.name, i, op);
         }
       }
-      if (a.kind == AllocKind::kClusterBarrier && --ref_counts_[{-1, a.name}] == 0) {
-        for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
-          for (std::int64_t i = 0; i < a.num_barriers; ++i) {
-            if (const auto v = ibarrier(r, a.name, i).deallocate()) raise(*v, op.path);
+      if (a.kind == AllocKind::kClusterBarrier) {
+        for (std::int64_t i = 0; i < a.num_barriers; ++i) realloc_on_deallocate(th, a.name, i);
+        if (--ref_counts_[{-1, a.name}] == 0) {
+          for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
+            for (std::int64_t i = 0; i < a.num_barriers; ++i) {
+              if (const auto v = ibarrier(r, a.name, i).deallocate()) raise(*v, op.path);
+            }
+          }
+          for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
+            for (std::int64_t i = 0; i < a.num_barriers; ++i)
+              realloc_on_final_deallocate(r, a.name, i, op);
           }
         }
       }
     }
   }
+
+  // ---- interpret mode's barrier reallocation check (0.12.0.1; interpret_reallocation.h) -----
+
+  void realloc_on_allocate(const Thread& th, const Op& op, const RunScoped& rs) {
+    const bool allocates_barrier =
+        std::any_of(rs.allocs.begin(), rs.allocs.end(), [](const Alloc& a) {
+          return a.kind == AllocKind::kBarrier || a.kind == AllocKind::kClusterBarrier;
+        });
+    if (!allocates_barrier) return;
+    const auto v = realloc_.on_allocate(
+        thread_repr(th.rank, th.index),
+        [&](const InterpretReallocation::BarrierKey& k) -> const InterpretBarrier& {
+          return ibarrier(std::get<0>(k), std::get<1>(k), std::get<2>(k));
+        },
+        [&](const InterpretReallocation::BarrierKey& k) {
+          const Alloc& a = *allocs_.at(std::get<1>(k));
+          if (a.kind == AllocKind::kClusterBarrier) return ref_counts_[{-1, a.name}] > 0;
+          return cta(std::get<0>(k)).live_refs[a.name] > 0;
+        });
+    if (v) raise_realloc(*v, op.path);
+  }
+  void realloc_on_deallocate(const Thread& th, const std::string& name, std::int64_t index) {
+    if (!realloc_checked_) return;
+    realloc_.on_deallocate(thread_repr(th.rank, th.index), {th.rank, name, index},
+                           ibarrier(th.rank, name, index));
+  }
+  void realloc_on_final_deallocate(std::int64_t rank, const std::string& name, std::int64_t index,
+                                   const Op& op) {
+    if (!realloc_checked_) return;
+    if (const auto v =
+            realloc_.on_final_deallocate({rank, name, index}, ibarrier(rank, name, index)))
+      raise_realloc(*v, op.path);
+  }
+  void raise_realloc(const InterpretReallocation::Violation& v, const std::string& where) {
+    ck_.check(RuleId::kRunBarrierReallocUnobserved, true, where, [&] {
+      return Holes{{"thread", v.thread},
+                   {"id", "0"},
+                   {"last", std::to_string(v.last)},
+                   {"phase", std::to_string(v.phase)}};
+    });
+  }
+  InterpretReallocation realloc_;
+  const bool realloc_checked_ = !mosaic_ && ck_.jax_at_least(JaxVersion::k0_12_0_1);
 
   void snapshot(std::int64_t rank, const Alloc& a) {
     Cta& x = cta(rank);

@@ -36,6 +36,13 @@ class InterpretBarrier {
   std::int64_t num_arrivals() const { return num_arrivals_; }
   std::int64_t arrivals_count() const { return arrivals_count_; }
   std::int64_t phase() const { return phase_; }
+  // The phase after the last one `thread` observed (the dict's value), if it ever waited.
+  std::optional<std::int64_t> observed(const std::string& thread) const {
+    for (const auto& [t, last] : observed_) {
+      if (t == thread) return last;
+    }
+    return std::nullopt;
+  }
 
   // One arrival from `thread`; returns whether it completed a phase, or a violation.
   std::optional<Violation> arrive(bool& completed) {

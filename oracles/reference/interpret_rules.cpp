@@ -1,6 +1,9 @@
 // Rule family: GPU interpret mode's checks while it interprets the kernel jaxpr (spec 2.2, 4).
 // The interpreter walks the jaxpr in program order, `when` bodies included.
+#include <algorithm>
+
 #include "harness/core/pyrepr.h"
+
 #include "oracles/reference/rule_families.h"
 
 namespace collfuzz::ref {
@@ -108,10 +111,24 @@ void check_grid(Checker& ck) {
            });
 }
 
+// plgpu.kernel wraps the body in a run_scoped collective over the thread axis (for its scratch
+// shapes; none here), in both releases. A thread name that is also a cluster name makes that
+// scope collective along a cluster axis, before any op of the program (found by the 0.11.2
+// jax-interpret campaign, docs/upgrading-jax.md).
+void check_kernel_scope(Checker& ck) {
+  const Mesh& m = ck.c.mesh;
+  if (ck.c.target.entry != Entry::kKernel || !m.thread_name) return;
+  const bool clash =
+      std::any_of(m.cluster_names.begin(), m.cluster_names.end(),
+                  [&](const AxisName& n) { return n == AxisName::plain(*m.thread_name); });
+  ck.check(RuleId::kInterpClusterAxes, clash, "kernel");
+}
+
 }  // namespace
 
 void check_interpret(Checker& ck) {
   check_grid(ck);
+  check_kernel_scope(ck);
   walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
     if (const auto* rs = std::get_if<RunScoped>(&op.v)) check_scoped(ck, op, *rs);
     if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
