@@ -19,6 +19,7 @@ Anything not modelled raises Unsupported("op NAME") / ("ptx ...") and the case i
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any
@@ -426,7 +427,8 @@ class Compiler:
 
     def step(th):
       env = th.env
-      env[o] = put(uniform(env[c], "descriptor"), uniform(env[v], "descriptor field"))
+      cont = uniform(env[c], "descriptor")
+      env[o] = None if cont is None else put(cont, uniform(env[v], "descriptor field"))
     return self._simple(step)
 
   def op_llvm_extractvalue(self, op, ins, outs):
@@ -436,7 +438,7 @@ class Compiler:
     def step(th):
       s = uniform(th.env[c], "descriptor")
       for p in pos:
-        s = s[p]
+        s = None if s is None else s[p]  # None: accumulator registers (never read by a case)
       th.env[o] = s
     return self._simple(step)
 
@@ -587,6 +589,23 @@ class Compiler:
           k += 1
         off += x * d[4][i]
       th.env[o] = (d[0], d[1], off, tuple(sizes), tuple(d[4][i] * steps[i] for i in range(len(sizes))))
+    return self._simple(step)
+
+  def op_memref_transpose(self, op, ins, outs):
+    perm_s = str(op.attributes["permutation"])
+    m = re.fullmatch(r"affine_map<\(([^)]*)\) -> \(([^)]*)\)>", perm_s)
+    if m is None:
+      raise Unsupported("op memref.transpose (permutation)")
+    dims = [d.strip() for d in m.group(1).split(",")]
+    res = [d.strip() for d in m.group(2).split(",")]
+    if sorted(res) != sorted(dims):
+      raise Unsupported("op memref.transpose (permutation)")
+    perm = [dims.index(r) for r in res]
+    a, o = ins[0], outs[0]
+
+    def step(th):
+      d = uniform(th.env[a], "memref")
+      th.env[o] = (d[0], d[1], d[2], tuple(d[3][p] for p in perm), tuple(d[4][p] for p in perm))
     return self._simple(step)
 
   def op_memref_extract_strided_metadata(self, op, ins, outs):
@@ -978,7 +997,7 @@ class Compiler:
     asm = str(op.attributes["asm_string"])[1:-1]
     asm_n = re.sub(r"\\0A", "\n", asm)
     text = " ".join(asm_n.split())
-    return ptx_step(self, text, ins, outs)
+    return ptx_step(self, op, text, ins, outs)
 
 
 def ir_type_of(attr):
@@ -1006,12 +1025,19 @@ _NOOP_PTX = {
 }
 
 
-def ptx_step(comp: Compiler, text: str, ins, outs):
+def ptx_step(comp: Compiler, op, text: str, ins, outs):
   mach = comp.m
   simple = Compiler._simple
 
   if text in _NOOP_PTX:
     return None
+  if text == "" and not any(str(r.type).startswith("!llvm.ptr") for r in op.results) and all(
+      str(v.type).startswith(("vector<", "f", "!llvm.struct<(f", "!llvm.struct<(vector")) for v in op.operands):
+    # An empty asm statement: an optimization barrier on accumulator registers (no effect).
+    def barrier(th):
+      for o in outs:
+        th.env[o] = None
+    return simple(barrier)
   if text == "bar.sync $0, 128;":
     # A named barrier of one warpgroup's 128 threads: this warpgroup's own lanes.
     return None
@@ -1088,10 +1114,8 @@ def ptx_step(comp: Compiler, text: str, ins, outs):
     coord_ops = [int(x) for x in re.findall(r"\$(\d+)", m.group(7))]
     if len(coord_ops) != rank:
       raise Unsupported(f"ptx {text[:60]}")
-    if m.group(6):
-      # cta_group::2: which CTA's barrier the pair signals is not modelled yet.
-      raise Unsupported("ptx cta_group::2")
     mapped = m.group(1) is not None
+    cta_pair = m.group(6) is not None
     multicast = m.group(5) is not None
     mask_op = int(m.group(10)) if m.group(10) else None
     if multicast and mask_op is None:
@@ -1105,8 +1129,16 @@ def ptx_step(comp: Compiler, text: str, ins, outs):
           bar = ((0 + 1) << CLUSTER_SHIFT) | bar  # mapa to CTA 0 of the cluster
         mask = get(mask_op) if multicast else None
         mach.tma_load(th.cta, get(1), get(2), [get(k) for k in coord_ops], bar, mask,
-                      bar_local=not mapped)
+                      bar_local=not mapped, pair=cta_pair)
     return simple(tma)
+  if text == "mapa.shared::cluster.u32 $0, $1, $2;":
+    def mapa(th):
+      def f(addr, tgt):
+        if tgt >= mach.num_ctas:
+          raise Unsupported("mapa to a CTA past the cluster")
+        return ((tgt + 1) << CLUSTER_SHIFT) | (addr & ((1 << CLUSTER_SHIFT) - 1))
+      th.env[outs[0]] = lift(f, th.env[ins[0]], th.env[ins[1]])
+    return simple(mapa)
   m = re.fullmatch(r"@\$0 cp\.async\.bulk\.shared::cta\.global\.mbarrier::complete_tx::bytes \[\$1\], \[\$2\], \$3, \[\$4\];", text)
   if m:
     def bulk(th):
@@ -1114,10 +1146,10 @@ def ptx_step(comp: Compiler, text: str, ins, outs):
         get = lambda k: lane(th.env[ins[k]], i)  # noqa: E731
         mach.bulk_load(th.cta, get(1), get(2), get(3), get(4))
     return simple(bulk)
-  raise Unsupported("ptx " + text[:80])
+  raise Unsupported("ptx " + json.dumps(text[:80]))
 
 
-def _tma_load(self: Machine, cta, dst, desc_addr, coords, bar, mask, bar_local):
+def _tma_load(self: Machine, cta, dst, desc_addr, coords, bar, mask, bar_local, pair=False):
   d = self.tma.get(desc_addr)
   if d is None:
     raise Unsupported("TMA descriptor the host never initialised")
@@ -1173,6 +1205,12 @@ def _tma_load(self: Machine, cta, dst, desc_addr, coords, bar, mask, bar_local):
       raise Unsupported("TMA past the end of SMEM")
     smem[t_dst:t_dst + len(box)] = box
     rb = r if mask is not None else br
+    if pair:
+      # cta_group::2: each destination's complete_tx goes to the mbarrier at that offset in the
+      # CTA of the destination's pair that the mbarrier address selects (PTX ISA, cp.async.bulk.tensor).
+      rb = (r & ~1) | (br & 1)
+      if rb >= self.num_ctas:
+        raise Unsupported("cta_group::2 pair past the cluster")
     b = self.bars[rb].get(boff)
     if b is None:
       raise Unsupported("mbarrier used before init")
@@ -1288,9 +1326,9 @@ def evaluate(module, case, allocs, op_paths) -> dict:
     raise Unsupported("block shape")
   mach.num_wgs = block_sz[0] // LANES
   # cuLaunchKernelEx's limits are the driver's: a launch past them is not evaluated.
-  if block_sz[0] > 1024 or grid[1] > 65535 or grid[2] > 65535 or math.prod(cluster) > 8:
-    raise Unsupported(f"launch: block {block_sz}, grid {grid}, cluster {cluster} past the "
-                      "driver's limits (cuLaunchKernelEx is not run)")
+  if block_sz[0] > 1024 or grid[1] > 65535 or grid[2] > 65535 or math.prod(cluster) > 16:
+    raise Unsupported("launch: block, grid or cluster past the driver's limits (cuLaunchKernelEx is "
+                      "not run)")
   sentinel = cfjax_fill.SMEM_SENTINEL
   for _ in range(mach.num_ctas):
     mach.smem.append(bytearray([sentinel]) * int(smem_size))

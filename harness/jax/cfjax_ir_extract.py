@@ -137,6 +137,8 @@ def map_allocs(case: Case, rec: Extracted) -> dict[str, dict]:
         raise Unsupported("alloc mapping (barrier offset)")
       out[a["name"]] = {"kind": kind, "offset": off, "num_barriers": int(a.get("num_barriers", 1)),
                         "orders_tensor_core": bool(a.get("orders_tensor_core", False))}
+    elif kind == "acc":
+      continue  # registers: the accumulator's zero value is never read by a case op
     else:
       raise Unsupported(f"alloc {kind}")
   # The scoped SMEM scratch is the first slice of dynamic SMEM.
