@@ -33,7 +33,10 @@ def run(ex, case: Case) -> dict:
     allocs = cfjax_ir_extract.map_allocs(case, rec)
     text = cfjax_ir_extract.planted_edit(rec.module_text)
     from jax._src.lib.mlir import ir  # pylint: disable=import-outside-toplevel
-    module = ir.Module.parse(text, context=rec.context)
+    try:
+      module = ir.Module.parse(text, context=rec.context)
+    except ir.MLIRError as e:
+      raise Unsupported(f"the (edited) module does not parse: {str(e)[:200]}") from e
     with rec.context:
       out = cfjax_ir_eval.evaluate(module, case, allocs, list(t.op_paths))
   except Unsupported as u:

@@ -169,9 +169,9 @@ def _edit_mask(text: str) -> str:
   if mm is None:
     raise Unsupported("edit mask: the mask is not a trunci")
   src = mm.group(2)
-  repl = (f"{mm.group(1)}%{name}_flip = arith.constant 2 : i32"
-          f"{mm.group(1)}%{name}_x = arith.xori {src}, %{name}_flip : i32"
-          f"{mm.group(1)}%{name} = arith.trunci %{name}_x : i32 to i16")
+  repl = (f"{mm.group(1)}%cf_flip = arith.constant 2 : i32"
+          f"{mm.group(1)}%cf_flipped = arith.xori {src}, %cf_flip : i32"
+          f"{mm.group(1)}%{name} = arith.trunci %cf_flipped : i32 to i16")
   return text[:mm.start()] + repl + text[mm.end():]
 
 
@@ -189,27 +189,60 @@ def _edit_expect_tx(text: str) -> str:
   return text[:mm.start()] + f"%{var} = arith.constant {int(mm.group(1)) + 16} : i32" + text[mm.end():]
 
 
-def _edit_predicate(text: str) -> str:
-  # Drop the predicate of the TMA copy (it is issued by every lane that reaches it).
-  m = re.search(r"(box\[[^\]]*\](?: multicast_mask = %[\w]+)?) predicate = %[\w]+", text)
-  if m is not None:
-    return text[:m.start()] + m.group(1) + text[m.end():]
-  m = re.search(r'"@\$0 (cp\.async\.bulk\.tensor)', text)
+_TMA_ASM = re.compile(r'^(\s*)(%[\w]+ = )?llvm\.inline_asm has_side_effects "[^"]*cp\.async\.bulk\.tensor[^"]*", "[^"]*" ([^:]*) :', re.M)
+
+
+def _asm_operand(text: str, which) -> tuple[str, str, int, int]:
+  """(indent, operand, start, end) of an operand of the first inline-PTX TMA copy; `which` picks
+  its index from the asm string."""
+  m = _TMA_ASM.search(text)
   if m is None:
-    raise Unsupported("edit predicate: no predicated TMA copy")
-  return text[:m.start()] + '"@$0 ' + text[m.start() + 5:]
+    raise Unsupported("edit: no TMA copy in the module")
+  asm = m.group(0)
+  k = which(asm)
+  ops_start = m.start(3)
+  names = [o.strip() for o in m.group(3).split(",")]
+  pos = ops_start
+  for i, n in enumerate(names):
+    j = text.index(n, pos)
+    if i == k:
+      return m.group(1), n, j, j + len(n)
+    pos = j + len(n)
+  raise Unsupported("edit: operand index")
+
+
+def _define_before(text: str, at: int, indent: str, line: str) -> str:
+  line_start = text.rfind("\n", 0, at) + 1
+  return text[:line_start] + indent + line + "\n" + text[line_start:]
+
+
+def _edit_predicate(text: str) -> str:
+  # Drop the predicate of the TMA copy: every lane that reaches it issues it.
+  m = re.search(r"box\[[^\]]*\](?: multicast_mask = %[\w]+)? predicate = (%[\w]+)", text)
+  if m is not None:
+    text = text[:m.start(1)] + "%cf_true" + text[m.end(1):]
+    return _define_before(text, m.start(), "      ", "%cf_true = arith.constant true")
+  indent, _, b, e = _asm_operand(text, lambda asm: 0)
+  text = text[:b] + "%cf_true" + text[e:]
+  return _define_before(text, b, indent, "%cf_true = arith.constant true")
 
 
 def _edit_coord(text: str) -> str:
-  m = re.search(r"box\[(%[\w]+), (%[\w]+)", text)
-  if m is None:
-    raise Unsupported("edit coord: no 2-d TMA box")
-  row = m.group(2)
-  line_start = text.rfind("\n", 0, m.start()) + 1
-  indent = re.match(r"\s*", text[line_start:]).group(0)
-  new = (f"{indent}%cf_one = arith.constant 8 : i32\n{indent}%cf_shift = arith.addi {row}, %cf_one : i32\n")
-  body = text[line_start:m.end()].replace(f"{m.group(1)}, {row}", f"{m.group(1)}, %cf_shift", 1)
-  return text[:line_start] + new + body + text[m.end():]
+  # Shift the TMA box's outermost coordinate (PTX lists the innermost first) by 8.
+  m = re.search(r"box\[((?:%[\w]+, )*)(%[\w]+)\]", text)
+  if m is not None:
+    row = m.group(2)
+    new = text[:m.start(2)] + "%cf_shift" + text[m.end(2):]
+    return _define_before(new, m.start(), "      ", "%cf_eight = arith.constant 8 : i32\n      "
+                          f"%cf_shift = arith.addi {row}, %cf_eight : i32")
+
+  def last_coord(asm):
+    coords = re.search(r"\{((?:\$\d+,?)+)\}", asm).group(1).split(",")
+    return int(coords[-1].lstrip("$"))
+  indent, row, b, e = _asm_operand(text, last_coord)
+  text = text[:b] + "%cf_shift" + text[e:]
+  return _define_before(text, b, indent, f"%cf_eight = arith.constant 8 : i32\n{indent}"
+                        f"%cf_shift = arith.addi {row}, %cf_eight : i32")
 
 
 EDITS = {"mask": _edit_mask, "expect_tx": _edit_expect_tx, "predicate": _edit_predicate,

@@ -1,0 +1,129 @@
+"""Tests of jax-ir (harness/jax/cfjax_ir*.py, docs/ir-executor.md) on the JAX release running them.
+
+    .venv-jax/bin/python -m unittest tests/jax/test_ir.py            # JAX 0.11.2
+    .venv-jax-0.12.0.1/bin/python -m unittest tests/jax/test_ir.py   # JAX 0.12.0.1
+
+Needs build/release/collfuzz (COLLFUZZ_BIN overrides); skipped without it. The planted-edit tests
+("proof that it can fail") edit the lowered module as a compiler bug would (CFJAX_IR_EDIT) and
+check that the oracles flag the edited kernel while they pass the unedited one.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from importlib import metadata
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "harness", "jax"))
+
+JAX_VERSION = metadata.version("jax")
+COLLFUZZ = os.environ.get("COLLFUZZ_BIN", os.path.join(ROOT, "build", "release", "collfuzz"))
+MULTICAST = os.path.join(ROOT, "corpus", "mode.multicast__cluster2x1_x.json")
+
+
+def collfuzz(*args, edit=None):
+  env = dict(os.environ)
+  env.pop("CFJAX_IR_EDIT", None)
+  if edit:
+    env["CFJAX_IR_EDIT"] = edit
+  return subprocess.run([COLLFUZZ, *args, "--python", sys.executable, "--jax", JAX_VERSION],
+                        capture_output=True, text=True, env=env, cwd=ROOT, timeout=300, check=False)
+
+
+@unittest.skipUnless(os.path.exists(COLLFUZZ), "needs build/release/collfuzz")
+class PlantedEdits(unittest.TestCase):
+  """Each edit is one a compiler bug could make; the unedited module agrees with the reference."""
+
+  def test_unedited_agrees(self):
+    p = collfuzz("run", MULTICAST, "--executors", "jax-ir")
+    self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+    self.assertIn("jax-ir: agrees with the reference", p.stdout)
+
+  def check_flagged(self, edit, expect):
+    p = collfuzz("run", MULTICAST, "--executors", "jax-ir", edit=edit)
+    self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+    self.assertRegex(p.stdout, r"jax-ir: \d+ disagreement\(s\)")
+    self.assertIn(expect, p.stdout)
+
+  def test_multicast_mask_bit_flipped(self):
+    # CTA 1 drops out of the multicast: its buffer stays the sentinel and its wait never ends.
+    self.check_flagged("mask", "CTA 1 dst element 0: expected 0x3f800000 (32-bit), got 0xa5a5a5a5")
+
+  def test_expect_tx_bytes_changed(self):
+    # 16 more bytes per lane armed: 2048 bytes never arrive.
+    self.check_flagged("expect_tx", "got pending 0 tx 2048")
+
+  def test_predicate_dropped(self):
+    # Every lane issues the copy: 128 times the bytes land.
+    self.check_flagged("predicate", "received 4194304")
+
+  def test_tma_coordinate_shifted(self):
+    # The box starts 8 rows lower: other rows land in the buffer.
+    self.check_flagged("coord", "CTA 0 dst element 0: expected 0x3f800000 (32-bit), got 0x44004000")
+
+  def test_unknown_edit_is_bad_input(self):
+    p = collfuzz("run", MULTICAST, "--executors", "jax-ir", edit="nope")
+    self.assertNotEqual(p.returncode, 0)
+    self.assertIn("CFJAX_IR_EDIT: unknown edit 'nope'", p.stdout + p.stderr)
+
+
+class UnknownOps(unittest.TestCase):
+  """An op the evaluator does not model makes the case unavailable with the op's name."""
+
+  def test_unknown_op_named(self):
+    from jax._src.interpreters import mlir  # pylint: disable=import-outside-toplevel
+    from jax._src.lib.mlir import ir  # pylint: disable=import-outside-toplevel
+    import cfjax_case  # pylint: disable=import-outside-toplevel
+    import cfjax_ir_eval  # pylint: disable=import-outside-toplevel
+    from cfjax_ir_extract import Unsupported  # pylint: disable=import-outside-toplevel
+    with open(MULTICAST, encoding="utf-8") as f:
+      case = cfjax_case.Case.from_json(json.load(f))
+    ctx = mlir.make_ir_context()
+    with ctx:
+      m = ir.Module.parse("func.func @f(%a: f32) -> f32 {\n  %0 = math.sqrt %a : f32\n  return %0 : f32\n}")
+      comp = cfjax_ir_eval.Compiler(cfjax_ir_eval.Machine(case, {}, [], None))
+      op = list(m.body.operations[0].regions[0].blocks[0].operations)[0]
+      with self.assertRaises(Unsupported) as cm:
+        comp.op(op)
+    self.assertEqual(str(cm.exception), "op math.sqrt")
+
+
+@unittest.skipUnless(os.path.exists(COLLFUZZ), "needs build/release/collfuzz")
+class PredicateFalse(unittest.TestCase):
+  """JAX 0.12.0.1 predicates the arrive.expect_tx itself: predicate=False and a wait deadlock."""
+
+  @unittest.skipUnless(JAX_VERSION == "0.12.0.1", "the 0.12.0.1 behaviour")
+  def test_0_12_deadlock_agrees_with_its_reference_and_not_0_11(self):
+    # Against the 0.12.0.1 reference (the case pinned to 0.12.0.1): agreement.
+    pinned = os.path.join(ROOT, "corpus", "deadlock.predicate_false__plain.json")
+    p = collfuzz("run", pinned, "--executors", "jax-ir")
+    self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+    self.assertIn("jax-ir: deadlock (mosaic)", p.stdout)
+    self.assertIn("jax-ir: agrees with the reference", p.stdout)
+    # Against the 0.11.2 reference (the upgrade triage, docs/upgrading-jax.md): a disagreement.
+    with tempfile.TemporaryDirectory() as out:
+      t = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "jax_upgrade_triage.py"),
+                          "--python", sys.executable, "--against", "0.11.2", "--modes", "ir",
+                          "--campaign", "0", "--collfuzz", COLLFUZZ, "--out", out,
+                          os.path.join(ROOT, "corpus", "mode.predicate_false__plain.json")],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
+      self.assertEqual(t.returncode, 0, t.stdout + t.stderr)
+      with open(os.path.join(out, "disagreements.jsonl"), encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    self.assertEqual([(r["file"], r["why"]) for r in rows],
+                     [("corpus/mode.predicate_false__plain.json", "reference completed; deadlock")])
+
+  @unittest.skipUnless(JAX_VERSION == "0.11.2", "the 0.11.2 behaviour")
+  def test_0_11_completes(self):
+    p = collfuzz("run", os.path.join(ROOT, "corpus", "mode.predicate_false__plain.json"),
+                 "--executors", "jax-ir")
+    self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+    self.assertIn("jax-ir: completed (mosaic)", p.stdout)
+
+
+if __name__ == "__main__":
+  unittest.main()
