@@ -31,7 +31,7 @@ def run(ex, case: Case) -> dict:
     if arch == "sm_90a" and ("tcgen05" in rec.module_text or "cta_group" in rec.module_text):
       raise Unsupported("compile: sm_100 PTX on sm_90a (ptxas is not run)")
     allocs = cfjax_ir_extract.map_allocs(case, rec)
-    text = cfjax_ir_extract.planted_edit(rec.module_text)
+    text = cfjax_ir_extract.planted_edit(rec.module_text, case.name)
     from jax._src.lib.mlir import ir  # pylint: disable=import-outside-toplevel
     try:
       module = ir.Module.parse(text, context=rec.context)

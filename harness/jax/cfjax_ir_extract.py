@@ -249,10 +249,18 @@ EDITS = {"mask": _edit_mask, "expect_tx": _edit_expect_tx, "predicate": _edit_pr
          "coord": _edit_coord}
 
 
-def planted_edit(text: str) -> str:
-  name = os.environ.get("CFJAX_IR_EDIT")
-  if not name:
+def planted_edit(text: str, case_name: str = "") -> str:
+  """CFJAX_IR_EDIT=EDIT edits every case's module; CFJAX_IR_EDIT=CASE:EDIT,CASE:EDIT only the
+  named cases' (so that one replay checks several edits)."""
+  spec = os.environ.get("CFJAX_IR_EDIT")
+  if not spec:
     return text
+  name = spec
+  if ":" in spec:
+    per_case = dict(item.split(":", 1) for item in spec.split(",") if ":" in item)
+    name = per_case.get(case_name)
+    if not name:
+      return text
   if name not in EDITS:
     raise CaseError(f"CFJAX_IR_EDIT: unknown edit {name!r} (one of {', '.join(EDITS)})")
   return EDITS[name](text)

@@ -34,38 +34,48 @@ def collfuzz(*args, edit=None):
                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=300, check=False)
 
 
+EDITS = {
+    # CTA 1 drops out of the multicast: its buffer stays the sentinel and its wait never ends.
+    "mask": "CTA 1 dst element 0: expected 0x3f800000 (32-bit), got 0xa5a5a5a5",
+    # 16 more bytes per lane armed: 2048 bytes never arrive.
+    "expect_tx": "got pending 0 tx 2048",
+    # Every lane issues the copy: 128 times the bytes land.
+    "predicate": "received 4194304",
+    # The box starts 8 rows lower: other rows land in the buffer.
+    "coord": "CTA 0 dst element 0: expected 0x3f800000 (32-bit), got 0x44004000",
+}
+
+
 @unittest.skipUnless(os.path.exists(COLLFUZZ), "needs build/release/collfuzz")
 class PlantedEdits(unittest.TestCase):
-  """Each edit is one a compiler bug could make; the unedited module agrees with the reference."""
+  """Each edit is one a compiler bug could make; the unedited module agrees with the reference.
+  One replay runs the unedited case and one copy of it per edit (CFJAX_IR_EDIT=CASE:EDIT,...)."""
 
-  def test_unedited_agrees(self):
-    p = collfuzz("run", MULTICAST, "--executors", "jax-ir")
-    self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-    self.assertIn("jax-ir: agrees with the reference", p.stdout)
-
-  def check_flagged(self, edit, expect):
-    p = collfuzz("run", MULTICAST, "--executors", "jax-ir", edit=edit)
+  def test_each_edit_is_flagged_and_the_unedited_case_agrees(self):
+    with open(MULTICAST, encoding="utf-8") as f:
+      case = json.load(f)
+    with tempfile.TemporaryDirectory() as tmp:
+      names, files = {}, []
+      for edit in ["none", *EDITS]:
+        c = dict(case, name=f"{case['name']}__edit_{edit}")
+        names[edit] = c["name"]
+        files.append(os.path.join(tmp, c["name"] + ".json"))
+        with open(files[-1], "w", encoding="utf-8") as f:
+          json.dump(c, f)
+      spec = ",".join(f"{names[e]}:{e}" for e in EDITS)
+      p = collfuzz("run", *files, "--executors", "jax-ir", edit=spec)
     self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-    self.assertRegex(p.stdout, r"jax-ir: \d+ disagreement\(s\)")
-    self.assertIn(expect, p.stdout)
+    sections = {}
+    for chunk in p.stdout.split("\n== ")[0:]:
+      head = chunk.lstrip("= ").split(" ", 1)[0]
+      sections[head] = chunk
+    self.assertIn("jax-ir: agrees with the reference", sections[names["none"]], p.stdout)
+    for edit, expect in EDITS.items():
+      sec = sections[names[edit]]
+      self.assertRegex(sec, r"jax-ir: \d+ disagreement\(s\)", edit)
+      self.assertIn(expect, sec, edit)
 
-  def test_multicast_mask_bit_flipped(self):
-    # CTA 1 drops out of the multicast: its buffer stays the sentinel and its wait never ends.
-    self.check_flagged("mask", "CTA 1 dst element 0: expected 0x3f800000 (32-bit), got 0xa5a5a5a5")
-
-  def test_expect_tx_bytes_changed(self):
-    # 16 more bytes per lane armed: 2048 bytes never arrive.
-    self.check_flagged("expect_tx", "got pending 0 tx 2048")
-
-  def test_predicate_dropped(self):
-    # Every lane issues the copy: 128 times the bytes land.
-    self.check_flagged("predicate", "received 4194304")
-
-  def test_tma_coordinate_shifted(self):
-    # The box starts 8 rows lower: other rows land in the buffer.
-    self.check_flagged("coord", "CTA 0 dst element 0: expected 0x3f800000 (32-bit), got 0x44004000")
-
-  def test_unknown_edit_is_bad_input(self):
+  def test_unknown_edit_is_reported(self):
     p = collfuzz("run", MULTICAST, "--executors", "jax-ir", edit="nope")
     self.assertNotEqual(p.returncode, 0)
     self.assertIn("CFJAX_IR_EDIT: unknown edit 'nope'", p.stdout + p.stderr)
