@@ -146,6 +146,25 @@ def map_allocs(case: Case, rec: Extracted) -> dict[str, dict]:
   for v in out.values():
     if v["kind"] == "smem":
       v["offset"] = base + v["scratch_offset"]
+  # Sequential scopes reuse SMEM and mbarriers; the outcome reports each allocation's own
+  # contents and counts, which would need per-scope snapshots (not modelled).
+  spans = []
+  for name, v in out.items():
+    if v["kind"] == "smem":
+      a = case.alloc(name)
+      n = 1
+      for d in a["shape"]:
+        n *= int(d)
+      bits = {"int4": 4, "uint4": 4, "int8": 8, "uint8": 8, "float8_e4m3fn": 8, "float8_e5m2": 8,
+              "int16": 16, "uint16": 16, "bfloat16": 16, "float16": 16, "int64": 64, "uint64": 64,
+              "float64": 64}.get(a["dtype"], 32)
+      spans.append((v["offset"], v["offset"] + max(1, (n * bits + 7) // 8)))
+    else:
+      spans.append((v["offset"], v["offset"] + 8 * v["num_barriers"]))
+  spans.sort()
+  if any(spans[i][1] > spans[i + 1][0] for i in range(len(spans) - 1)):
+    raise Unsupported("allocations of sequential scopes share SMEM or an mbarrier (per-scope "
+                      "snapshots are not modelled)")
   return out
 
 
