@@ -1,7 +1,8 @@
 """Tests of jax-ir (harness/jax/cfjax_ir*.py, docs/ir-executor.md) on the JAX release running them.
 
-    .venv-jax/bin/python -m unittest tests/jax/test_ir.py            # JAX 0.11.2
-    .venv-jax-0.12.0.1/bin/python -m unittest tests/jax/test_ir.py   # JAX 0.12.0.1
+    .venv-jax/bin/python -m unittest tests/jax/ir_tests.py            # JAX 0.11.2
+    .venv-jax-0.12.0.1/bin/python -m unittest tests/jax/ir_tests.py   # JAX 0.12.0.1
+    ctest --preset release -R jax_ir                                  # both (tests/jax/run_ir_tests.sh)
 
 Needs build/release/collfuzz (COLLFUZZ_BIN overrides); skipped without it. The planted-edit tests
 ("proof that it can fail") edit the lowered module as a compiler bug would (CFJAX_IR_EDIT) and
