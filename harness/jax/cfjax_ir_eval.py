@@ -19,6 +19,7 @@ Anything not modelled raises Unsupported("op NAME") / ("ptx ...") and the case i
 
 from __future__ import annotations
 
+import collections
 import json
 import math
 import re
@@ -191,6 +192,8 @@ class Machine:
     self.steps = 0
     self.outputs_written: dict[int, list] = {}
     self.wait_counts: dict = {}
+    self.finished: dict = collections.defaultdict(int)
+    self.snapshots: dict = {}
 
   # -- memory
 
@@ -731,6 +734,10 @@ class Compiler:
       if mach.sync_arrived[cta] == mach.num_wgs:
         mach.sync_arrived[cta] = 0
         mach.sync_gen[cta] += 1
+        if rec is None:
+          # The kernel's entry barrier orders nothing in the canonical schedule: the warpgroup
+          # that releases it yields, so that the next round starts again from CTA 0.
+          yield
       while mach.sync_gen[cta] == gen:
         yield
       if rec is not None:
@@ -1048,7 +1055,11 @@ def ptx_step(comp: Compiler, op, text: str, ins, outs):
       if mach.cluster_arrived == mach.num_ctas * mach.num_wgs:
         mach.cluster_arrived = 0
         mach.cluster_gen += 1
-    return simple(arrive)
+        # The cluster barriers JAX emits (kernel entry and exit) order nothing in the canonical
+        # schedule: the warpgroup that releases one yields, so the next round starts from CTA 0.
+        yield
+    arrive.gen = True
+    return arrive
   if text == "barrier.cluster.wait.aligned;":
     def wait(th):
       while mach.cluster_gen == th.cluster_gen:
@@ -1361,6 +1372,11 @@ def evaluate(module, case, allocs, op_paths) -> dict:
         nxt.append((th, gen))
       except StopIteration:
         progressed = True
+        # A CTA's buffers are read when its last warpgroup finishes: the end of its scopes, as
+        # the reference snapshots them (later multicast bytes from other CTAs are not seen).
+        mach.finished[th.cta] += 1
+        if mach.finished[th.cta] == mach.num_wgs:
+          mach.snapshots[th.cta] = bytes(mach.smem[th.cta])
         continue
       if mach.steps != before:
         progressed = True
@@ -1401,7 +1417,8 @@ def _outcome(mach: Machine, case, deadlock) -> dict:
       nb = _nbytes({"shape": a["shape"], "dtype": a["dtype"]})
       if a["offset"] + nb > len(mach.smem[rank]):
         raise Unsupported(f"smem buffer {name} ends past the kernel's dynamic SMEM")
-      data = bytes(mach.smem[rank][a["offset"]:a["offset"] + nb])
+      mem = mach.snapshots.get(rank, mach.smem[rank])
+      data = bytes(mem[a["offset"]:a["offset"] + nb])
       bufs.append({"alloc": name, "hex": data.hex(), "digest": cfjax_fill.fnv1a64(data)})
     waits = sorted(mach.waits[rank], key=lambda w: w["thread"])
     ctas.append({"rank": rank, "coords": list(coords), "barriers": bars, "waits": waits,
