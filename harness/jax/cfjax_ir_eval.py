@@ -474,6 +474,27 @@ class Compiler:
   def op_llvm_mul(self, op, ins, outs):
     return self.op_arith_muli(op, ins, outs)
 
+  def op_llvm_udiv(self, op, ins, outs):
+    return self.op_arith_divui(op, ins, outs)
+
+  def op_llvm_urem(self, op, ins, outs):
+    return self.op_arith_remui(op, ins, outs)
+
+  def op_llvm_sub(self, op, ins, outs):
+    return self.op_arith_subi(op, ins, outs)
+
+  def op_llvm_and(self, op, ins, outs):
+    return self.op_arith_andi(op, ins, outs)
+
+  def op_llvm_or(self, op, ins, outs):
+    return self.op_arith_ori(op, ins, outs)
+
+  def op_llvm_shl(self, op, ins, outs):
+    return self.op_arith_shli(op, ins, outs)
+
+  def op_llvm_lshr(self, op, ins, outs):
+    return self.op_arith_shrui(op, ins, outs)
+
   def op_llvm_alloca(self, op, ins, outs):
     et = str(ir_type_of(op.attributes["elem_type"]))
     m = re.fullmatch(r"!llvm\.array<(\d+) x i8>", et)
@@ -610,6 +631,19 @@ class Compiler:
     def step(th):
       d = uniform(th.env[a], "memref")
       th.env[o] = (d[0], d[1], d[2], tuple(d[3][p] for p in perm), tuple(d[4][p] for p in perm))
+    return self._simple(step)
+
+  def op_memref_cast(self, op, ins, outs):
+    # Only a change of static type information: the descriptor is the same.
+    _, shape, strides, offset = _static_shape_strides(op.results[0].type)
+    a, o = ins[0], outs[0]
+
+    def step(th):
+      d = uniform(th.env[a], "memref")
+      if any(x >= 0 and x != y for x, y in zip(shape, d[3])) or any(
+          x >= 0 and x != y for x, y in zip(strides, d[4])):
+        raise Unsupported("op memref.cast (to a layout the value does not have)")
+      th.env[o] = d
     return self._simple(step)
 
   def op_memref_extract_strided_metadata(self, op, ins, outs):
