@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+import cfjax_case
 import cfjax_fill
 from cfjax_ir_extract import Unsupported
 
@@ -1186,6 +1187,18 @@ def ptx_step(comp: Compiler, op, text: str, ins, outs):
         return ((tgt + 1) << CLUSTER_SHIFT) | (addr & ((1 << CLUSTER_SHIFT) - 1))
       th.env[outs[0]] = lift(f, th.env[ins[0]], th.env[ins[1]])
     return simple(mapa)
+  if text == "@$0 cp.async.bulk.global.shared::cta.bulk_group [$1], [$2], $3;":
+    # copy_smem_to_gmem: a bulk store of $3 bytes (complete at issue, like every copy here).
+    def store(th):
+      for i in comp._pred_lanes(th, ins[0]):
+        get = lambda k: lane(th.env[ins[k]], i)  # noqa: E731
+        dst, src, n = get(1), get(2), get(3)
+        base, data, _ = mach.gmem_at(dst)
+        r, off = mach.smem_of(th.cta, src)
+        if dst - base + n > len(data) or off + n > len(mach.smem[r]):
+          raise Unsupported("bulk store past the end of an array")
+        data[dst - base:dst - base + n] = mach.smem[r][off:off + n]
+    return simple(store)
   m = re.fullmatch(r"@\$0 cp\.async\.bulk\.shared::cta\.global\.mbarrier::complete_tx::bytes \[\$1\], \[\$2\], \$3, \[\$4\];", text)
   if m:
     def bulk(th):
@@ -1468,5 +1481,11 @@ def _outcome(mach: Machine, case, deadlock) -> dict:
                  "buffers": bufs})
   out = {"kind": "deadlock" if deadlock else "completed", "ctas": ctas}
   if case.outputs:
-    raise Unsupported("outputs (TMA stores are not modelled)")
+    written = cfjax_case.written_ranges(case)
+    recs = []
+    for k, spec in enumerate(case.outputs):
+      data = bytes(mach.gmem[len(case.inputs) + k][1])
+      recs.append({"name": spec["name"], "hex": data.hex(), "digest": cfjax_fill.fnv1a64(data),
+                   "written": written.get(spec["name"], [])})
+    out["outputs"] = recs
   return out
