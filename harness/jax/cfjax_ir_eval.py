@@ -108,6 +108,12 @@ def _ints(attr):
   return [int(x) for x in re.findall(r"-?\d+", s)]
 
 
+def _tdiv(x, y):
+  """Integer division rounding toward zero (LLVM's sdiv)."""
+  q = abs(x) // abs(y)
+  return q if (x >= 0) == (y >= 0) else -q
+
+
 def _signed(v, w):
   v &= (1 << w) - 1
   return v - (1 << w) if v >> (w - 1) else v
@@ -351,6 +357,19 @@ class Compiler:
   def op_arith_remui(self, op, ins, outs):
     return self._binary(ins, outs, self._div(lambda a, b: a % b))
 
+  def op_arith_divsi(self, op, ins, outs):
+    w = self._w(op)
+    return self._binary(ins, outs, self._div(
+        lambda a, b: _tdiv(_signed(a, w), _signed(b, w)) & ((1 << w) - 1)))
+
+  def op_arith_remsi(self, op, ins, outs):
+    w = self._w(op)
+
+    def rem(a, b):
+      x, y = _signed(a, w), _signed(b, w)
+      return (x - _tdiv(x, y) * y) & ((1 << w) - 1)
+    return self._binary(ins, outs, self._div(rem))
+
   def op_arith_minui(self, op, ins, outs):
     return self._binary(ins, outs, min)
 
@@ -573,14 +592,25 @@ class Compiler:
 
   # -- memref
   def op_memref_reinterpret_cast(self, op, ins, outs):
-    _, shape, strides, offset = _static_shape_strides(op.results[0].type)
-    if any(d < 0 for d in shape) or any(s < 0 for s in strides) or offset < 0 or len(ins) != 1:
-      raise Unsupported("op memref.reinterpret_cast (dynamic)")
+    dynsent = -9223372036854775808
+    at = _attrs(op)
+    offs, sizes, strides = (_ints(at[n]) for n in ("static_offsets", "static_sizes", "static_strides"))
     a, o = ins[0], outs[0]
+    dyn = ins[1:]
 
     def step(th):
       d = uniform(th.env[a], "memref")
-      th.env[o] = (d[0], d[1], offset, tuple(shape), tuple(strides))
+      k = 0
+      vals = []
+      for group in (offs, sizes, strides):
+        out = []
+        for x in group:
+          if x == dynsent:
+            x = _signed(uniform(th.env[dyn[k]], "reinterpret_cast operand"), 64)
+            k += 1
+          out.append(x)
+        vals.append(out)
+      th.env[o] = (d[0], d[1], vals[0][0] if vals[0] else 0, tuple(vals[1]), tuple(vals[2]))
     return self._simple(step)
 
   def op_memref_view(self, op, ins, outs):
