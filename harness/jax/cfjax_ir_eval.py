@@ -108,6 +108,22 @@ def _ints(attr):
   return [int(x) for x in re.findall(r"-?\d+", s)]
 
 
+def _rank_reduced(full, res_shape):
+  """(sizes, strides) of a subview whose result drops unit dims to `res_shape`: unit dims are
+  dropped, first ones first, while there are more dims left than result dims."""
+  kept, j = [], 0
+  for i, (size, stride) in enumerate(full):
+    if len(full) - i > len(res_shape) - j and size == 1:
+      continue
+    if j >= len(res_shape) or (res_shape[j] >= 0 and res_shape[j] != size):
+      raise Unsupported("op memref.subview (rank reduction)")
+    kept.append((size, stride))
+    j += 1
+  if j != len(res_shape):
+    raise Unsupported("op memref.subview (rank reduction)")
+  return tuple(k[0] for k in kept), tuple(k[1] for k in kept)
+
+
 def _tdiv(x, y):
   """Integer division rounding toward zero (LLVM's sdiv)."""
   q = abs(x) // abs(y)
@@ -629,6 +645,7 @@ class Compiler:
   def op_memref_subview(self, op, ins, outs):
     st = lambda n: _ints(op.attributes[n])  # noqa: E731
     offs, sizes, steps = st("static_offsets"), st("static_sizes"), st("static_strides")
+    res_shape = list(_memref_type(op.results[0].type).shape)
     dynsent = -9223372036854775808
     if any(x == dynsent for x in sizes + steps):
       raise Unsupported("op memref.subview (dynamic sizes)")
@@ -644,7 +661,8 @@ class Compiler:
           x = _signed(uniform(th.env[dyn[k]], "subview offset"), 64)
           k += 1
         off += x * d[4][i]
-      th.env[o] = (d[0], d[1], off, tuple(sizes), tuple(d[4][i] * steps[i] for i in range(len(sizes))))
+      full = [(sizes[i], d[4][i] * steps[i]) for i in range(len(sizes))]
+      th.env[o] = (d[0], d[1], off, *_rank_reduced(full, res_shape))
     return self._simple(step)
 
   def op_memref_transpose(self, op, ins, outs):
