@@ -1393,18 +1393,36 @@ def evaluate(module, case, allocs, op_paths) -> dict:
     if o.operation.name == "gpu.launch":
       break
     host_steps.append(comp.op(o))
-  # GMEM: inputs, outputs (and the hidden keep-alive output), one pointer each in the argument array.
-  arrays = list(case.inputs) + list(case.outputs)
+  # GMEM: one buffer per kernel argument (the memref casts the host function makes carry
+  # `mosaic_gpu.from_kernel_arg_idx`), matched in order with the case's inputs, then its outputs;
+  # arguments of neither (GMEM semaphores, the keep-alive output) get zeroed buffers of their type.
+  arg_types = {}
+  for o in ops:
+    if o.operation.name == "builtin.unrealized_conversion_cast" and \
+        "mosaic_gpu.from_kernel_arg_idx" in o.operation.attributes:
+      k = int(str(o.operation.attributes["mosaic_gpu.from_kernel_arg_idx"]).split(":")[0])
+      mt = _memref_type(o.operation.results[0].type)
+      arg_types[k] = (list(mt.shape), str(mt.element_type))
+  pending_in, pending_out = list(case.inputs), list(range(len(case.outputs)))
   arg_ptrs = ARGS_BASE
-  for k, spec in enumerate(arrays):
+  mach.output_buffers = {}
+  for k in range(max(arg_types, default=-1) + 1):
+    shape, et = arg_types.get(k, ([1], "i8"))
     base = GMEM_BASE + k * GMEM_STRIDE
-    data = bytearray(cfjax_fill.fill_bytes(spec)) if k < len(case.inputs) else bytearray(
-        _nbytes(spec))
+    if pending_in and _same_array(pending_in[0], shape, et):
+      spec = pending_in.pop(0)
+      data = bytearray(cfjax_fill.fill_bytes(spec))
+    elif not pending_in and pending_out and _same_array(case.outputs[pending_out[0]], shape, et):
+      spec = case.outputs[pending_out[0]]
+      mach.output_buffers[pending_out.pop(0)] = len(mach.gmem)
+      data = bytearray(_nbytes(spec))
+    else:
+      spec = {}
+      data = bytearray(max(1, int(math.prod(shape) * _elem_bytes(et))))
     mach.gmem.append((base, data, spec))
     mach.mem[arg_ptrs + 8 * k] = base
-  extra = len(arrays)
-  mach.gmem.append((GMEM_BASE + extra * GMEM_STRIDE, bytearray(4), {}))
-  mach.mem[arg_ptrs + 8 * extra] = GMEM_BASE + extra * GMEM_STRIDE
+  if pending_in or pending_out:
+    raise Unsupported("kernel arguments that do not match the case's arrays")
   eargs = list(block.arguments)
   host = Thread(mach, 0, 0, [1, 1, 1], [1, 1, 1])
   host.env = [None] * 0
@@ -1492,6 +1510,16 @@ def evaluate(module, case, allocs, op_paths) -> dict:
   return _outcome(mach, case, deadlock)
 
 
+_IR_DTYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64",
+              "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2", "int4": "i4", "uint4": "i4",
+              "int8": "i8", "uint8": "i8", "int16": "i16", "uint16": "i16", "int32": "i32",
+              "uint32": "i32", "int64": "i64", "uint64": "i64"}
+
+
+def _same_array(spec, shape, et) -> bool:
+  return [int(d) for d in spec["shape"]] == list(shape) and _IR_DTYPES.get(spec["dtype"]) == et
+
+
 def _nbytes(spec):
   n = math.prod(int(d) for d in spec["shape"]) if spec["shape"] else 1
   return (n * cfjax_fill.DTYPE_BITS[spec["dtype"]] + 7) // 8
@@ -1532,7 +1560,7 @@ def _outcome(mach: Machine, case, deadlock) -> dict:
     written = cfjax_case.written_ranges(case)
     recs = []
     for k, spec in enumerate(case.outputs):
-      data = bytes(mach.gmem[len(case.inputs) + k][1])
+      data = bytes(mach.gmem[mach.output_buffers[k]][1])
       recs.append({"name": spec["name"], "hex": data.hex(), "digest": cfjax_fill.fnv1a64(data),
                    "written": written.get(spec["name"], [])})
     out["outputs"] = recs

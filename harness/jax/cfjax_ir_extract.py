@@ -139,6 +139,8 @@ def map_allocs(case: Case, rec: Extracted) -> dict[str, dict]:
                         "orders_tensor_core": bool(a.get("orders_tensor_core", False))}
     elif kind == "acc":
       continue  # registers: the accumulator's zero value is never read by a case op
+    elif kind == "semaphore":
+      continue  # a GMEM buffer of its own (a kernel argument); no case op uses it
     else:
       raise Unsupported(f"alloc {kind}")
   # The scoped SMEM scratch is the first slice of dynamic SMEM.
