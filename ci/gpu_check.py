@@ -429,12 +429,38 @@ def cmd_summary(argv) -> int:
   return 0
 
 
+def cmd_cross(argv) -> int:
+  """cross --a REPLAY.json --b REPLAY.json --out FILE: per case file, the statuses of two replays'
+  executors (jax-gpu and jax-ir); prints one line: how many both ran, and where they differ."""
+  ap = argparse.ArgumentParser(prog="gpu_check.py cross")
+  ap.add_argument("--a", required=True)
+  ap.add_argument("--b", required=True)
+  ap.add_argument("--out", required=True)
+  a = ap.parse_args(argv)
+
+  def load(path):
+    try:
+      with open(path, encoding="utf-8") as f:
+        return {c["file"]: c for c in json.load(f) if c.get("executor") != "reference"}
+    except (OSError, ValueError):
+      return {}
+  ra, rb = load(a.a), load(a.b)
+  both = [f for f in ra if f in rb and ra[f]["status"] != "skip" and rb[f]["status"] != "skip"]
+  differ = [{"file": f, ra[f]["executor"]: ra[f]["status"], rb[f]["executor"]: rb[f]["status"],
+             "signatures": ra[f].get("signatures", []) + rb[f].get("signatures", [])}
+            for f in both if ra[f]["status"] != rb[f]["status"]]
+  with open(a.out, "w", encoding="utf-8") as f:
+    json.dump({"both_ran": len(both), "differ": differ}, f, indent=1)
+  print(f"{len(both)} case(s) ran on both, {len(differ)} with different verdicts")
+  return 0
+
+
 def main() -> int:
   if len(sys.argv) < 2:
     print(__doc__, file=sys.stderr)
     return 2
   cmd, argv = sys.argv[1], sys.argv[2:]
-  commands = {"planted": cmd_planted, "verdicts": cmd_verdicts, "jax-files": cmd_jax_files,
+  commands = {"planted": cmd_planted, "verdicts": cmd_verdicts, "jax-files": cmd_jax_files, "cross": cmd_cross,
               "merge": cmd_merge, "versions": cmd_versions, "summary": cmd_summary}
   if cmd not in commands:
     print(__doc__, file=sys.stderr)

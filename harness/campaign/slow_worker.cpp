@@ -4,7 +4,9 @@
 
 #include <cerrno>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -16,6 +18,10 @@
 #include "oracles/reference/reference.h"
 
 namespace collfuzz::campaign {
+
+std::filesystem::path unavailable_log(const std::filesystem::path& out, std::int64_t worker) {
+  return out / ("slow-unavailable-" + std::to_string(worker) + ".tsv");
+}
 
 bool uses_slow_pool(const CampaignOptions& o) {
   return o.slow_jobs > 0 && !slow_executor_names(o).empty();
@@ -116,7 +122,14 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
     stats.busy_executor.store(0);
     stats.runs[k].fetch_add(1);
     if (outcome->kind == OutcomeKind::kTimeout) stats.timeouts[k].fetch_add(1);
-    if (outcome->kind == OutcomeKind::kUnavailable) stats.unavailable[k].fetch_add(1);
+    if (outcome->kind == OutcomeKind::kUnavailable) {
+      stats.unavailable[k].fetch_add(1);
+      // The reason (for jax-ir, the op or PTX string it does not model), one line per run, for
+      // the summary's count of reasons (write_slow_pool_report).
+      std::ofstream reasons(unavailable_log(findings.parent_path(), s), std::ios::app);
+      const std::string why = outcome->reason.substr(0, outcome->reason.find('\n'));
+      reasons << check.executors()[k]->name() << '\t' << why.substr(0, 160) << '\n';
+    }
     if (outcome->kind == OutcomeKind::kCrash) stats.crashes[k].fetch_add(1);
     if (seconds >= kStallSeconds) stats.stalls[k].fetch_add(1);
     const auto ms = static_cast<std::int64_t>(seconds * 1000);
@@ -214,6 +227,27 @@ std::string write_slow_pool_report(const std::filesystem::path& out, const Campa
   }
   md << "\nQueue: " << queue.offered.load() << " cases offered, " << queue.overwritten.load()
      << " overwritten by newer ones, " << queue.skipped.load() << " skipped on a busy slot.\n";
+  // Why the slow executors marked cases unavailable, with how many runs gave each reason.
+  std::map<std::pair<std::string, std::string>, std::int64_t> reasons;
+  for (std::int64_t s = 0; s < o.slow_jobs && s < static_cast<std::int64_t>(kSlowMaxJobs); ++s) {
+    std::ifstream in(unavailable_log(out, s));
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto tab = line.find('\t');
+      if (tab != std::string::npos) ++reasons[{line.substr(0, tab), line.substr(tab + 1)}];
+    }
+  }
+  if (!reasons.empty()) {
+    std::vector<std::pair<std::int64_t, std::pair<std::string, std::string>>> sorted;
+    for (const auto& [key, n] : reasons) sorted.emplace_back(-n, key);
+    std::sort(sorted.begin(), sorted.end());
+    md << "\nUnavailable runs by reason:\n\n| executor | reason | runs |\n|---|---|---|\n";
+    for (const auto& [n, key] : sorted) {
+      md << "| " << key.first << " | " << key.second << " | " << -n << " |\n";
+      j["unavailable_reasons"].push_back(
+          {{"executor", key.first}, {"reason", key.second}, {"runs", -n}});
+    }
+  }
   write_file_atomically(out / "slow-pool.json", j.dump(2) + "\n");
   // Into the summary too (written just before): summary.json gains "slow_pool".
   std::error_code ec;

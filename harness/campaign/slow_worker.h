@@ -36,6 +36,10 @@ void offer_to_pool(WorkerConfig& config, const CampaignOptions& o, SlowQueue& qu
 inline constexpr int kSlowPoolNice = 4;
 
 // The body of slow worker `s` (board slot o.jobs + s).
+// OUT/slow-unavailable-N.tsv: slow worker N's unavailable runs, one "executor<TAB>reason" line
+// each.
+std::filesystem::path unavailable_log(const std::filesystem::path& out, std::int64_t worker);
+
 int run_slow_worker(const CampaignOptions& o, std::int64_t s,
                     const std::optional<std::chrono::steady_clock::time_point>& deadline,
                     const std::filesystem::path& findings, WorkerBoard& board, SlowQueue& queue);

@@ -70,6 +70,8 @@ int cmd_replay(const Flags& flags, const std::vector<std::string>& paths) {
     for (const auto& [executor, why] : summary.counts.never_ran())
       std::cout << "note: " << executor << " ran no case: " << terminal_text(why) << "\n";
   }
+  for (const std::string& line : unavailable_lines(summary))
+    std::cout << terminal_text(line) << "\n";
   std::cout << summary_line(summary) << "\n";
   if (summary.bad_input) return kExitBadInput;
   if (summary.failed) return kExitMismatch;

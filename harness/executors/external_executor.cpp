@@ -196,6 +196,7 @@ std::unique_ptr<Executor> make_jax_executor(const std::string& mode,
   }
   const std::string name = mode == "interpret" ? "jax-interpret"
                            : mode == "gpu"     ? "jax-gpu"
+                           : mode == "ir"      ? "jax-ir"
                                                : "jax-lower";
   const Profile profile = mode == "interpret" ? Profile::kInterpret : Profile::kMosaic;
   auto ex = std::make_unique<ExternalExecutor>(
@@ -217,6 +218,9 @@ std::unique_ptr<Executor> make_jax_gpu_executor(const ExecutorOptions& o) {
 }
 std::unique_ptr<Executor> make_jax_lower_executor(const ExecutorOptions& o) {
   return make_jax_executor("lower", o);
+}
+std::unique_ptr<Executor> make_jax_ir_executor(const ExecutorOptions& o) {
+  return make_jax_executor("ir", o);
 }
 
 }  // namespace collfuzz

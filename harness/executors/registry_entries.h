@@ -11,6 +11,7 @@ namespace collfuzz {
 std::unique_ptr<Executor> make_jax_interpret_executor(const ExecutorOptions& options);
 std::unique_ptr<Executor> make_jax_gpu_executor(const ExecutorOptions& options);
 std::unique_ptr<Executor> make_jax_lower_executor(const ExecutorOptions& options);
+std::unique_ptr<Executor> make_jax_ir_executor(const ExecutorOptions& options);
 
 // harness/executors/sim_executor.cpp
 std::unique_ptr<Executor> make_sim_executor(const ExecutorOptions& options);

@@ -151,7 +151,7 @@ def diagnostic_outcome(stage: str, exc: BaseException, op: str | None,
 # ---- running
 
 class Executor:
-  """Runs cases in one mode: interpret, gpu or lower."""
+  """Runs cases in one mode: interpret, gpu, lower or ir (cfjax_ir)."""
 
   def __init__(self, mode: str):
     self.mode = mode
@@ -197,7 +197,7 @@ class Executor:
   @contextlib.contextmanager
   def _arch(self, case: Case):
     """In lower mode, make Mosaic GPU lower for the case's arch (there is no device to ask)."""
-    if self.mode != "lower":
+    if self.mode not in ("lower", "ir"):
       yield
       return
     from jax.experimental.mosaic.gpu import utils as mgpu_utils  # pylint: disable=import-outside-toplevel
@@ -321,6 +321,9 @@ class Executor:
     return 1 << 30
 
   def _run_mosaic(self, case: Case) -> dict:
+    if self.mode == "ir":
+      import cfjax_ir  # pylint: disable=import-outside-toplevel
+      return cfjax_ir.run(self, case)
     t, traced, args = self._trace(case, None)
     try:
       if self.mode == "lower":

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Replays case files through collfuzz_jax.py over the executor protocol, with a per-case timeout.
 
-    cfjax_replay.py [--mode interpret|gpu|lower] [--timeout S] [--out FILE.jsonl] PATH...
+    cfjax_replay.py [--mode interpret|gpu|lower|ir] [--timeout S] [--out FILE.jsonl] PATH...
 
 PATHs are case files or directories of them (*.json, sorted). Like the C++ harness, it kills and
 restarts the executor when a case runs past the timeout (interpret mode hangs on a wait that never
@@ -113,7 +113,7 @@ def summary(outcome: dict) -> str:
 def main(argv=None) -> int:
   ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   ap.add_argument("paths", nargs="+")
-  ap.add_argument("--mode", default="interpret", choices=["interpret", "gpu", "lower"])
+  ap.add_argument("--mode", default="interpret", choices=["interpret", "gpu", "lower", "ir"])
   ap.add_argument("--timeout", type=float, default=60.0)
   ap.add_argument("--python", default=os.path.join(ROOT, ".venv-jax", "bin", "python"))
   ap.add_argument("--out", help="write the outcomes as JSON lines")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """collfuzz's JAX executor: runs collfuzz cases through real JAX (docs/external-executor-protocol.md).
 
-    collfuzz_jax.py --mode interpret|gpu|lower [--once CASE.json]
+    collfuzz_jax.py --mode interpret|gpu|lower|ir [--once CASE.json]
 
 Speaks line-delimited JSON on stdin/stdout: one hello line, then one response line per request
 line `{"id": N, "case": {...}}`. stdout carries nothing else: the process's fd 1 is pointed at
@@ -18,8 +18,8 @@ import sys
 import time
 
 PROTOCOL = "collfuzz-executor/1"
-NAMES = {"interpret": "jax-interpret", "gpu": "jax-gpu", "lower": "jax-lower"}
-PROFILES = {"interpret": "interpret", "gpu": "mosaic", "lower": "mosaic"}
+NAMES = {"interpret": "jax-interpret", "gpu": "jax-gpu", "lower": "jax-lower", "ir": "jax-ir"}
+PROFILES = {"interpret": "interpret", "gpu": "mosaic", "lower": "mosaic", "ir": "mosaic"}
 # The JAX releases collfuzz models (harness/core/jax_version.h; ci/setup-jax.sh VERSION makes a
 # venv for each). Another release runs, with a warning: collfuzz reports its outcomes as a version
 # mismatch.
@@ -81,6 +81,8 @@ def _availability(mode: str, versions: dict) -> tuple[str | None, str]:
     import jax.experimental.mosaic.gpu  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
   except Exception as e:  # pylint: disable=broad-except
     return f"Mosaic GPU cannot be imported: {type(e).__name__}: {e}", jax.default_backend()
+  if mode == "ir":
+    return None, f"{jax.default_backend()} (the lowered kernel evaluated on the CPU)"
   return None, f"{jax.default_backend()} (lowering for cuda only)"
 
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "harness/core/build_info.h"
@@ -220,6 +221,28 @@ void write_junit(const ReplaySummary& summary, const std::filesystem::path& file
   }
   xml += "</testsuite>\n</testsuites>\n";
   write_file_atomically(file, xml);
+}
+
+std::vector<std::string> unavailable_lines(const ReplaySummary& summary) {
+  std::map<std::string, std::map<std::string, int>> reasons;
+  for (const CheckResult& c : summary.checks) {
+    if (c.status != CheckResult::Status::kSkip || c.executor == "reference") continue;
+    if (c.message.rfind("version mismatch", 0) == 0) continue;
+    std::string why = c.message.substr(0, c.message.find('\n'));
+    if (why.size() > 100) why = why.substr(0, 100) + "...";
+    ++reasons[c.executor][why];
+  }
+  std::vector<std::string> lines;
+  for (const auto& [executor, counts] : reasons) {
+    std::vector<std::pair<int, std::string>> sorted;
+    for (const auto& [why, n] : counts) sorted.emplace_back(-n, why);
+    std::sort(sorted.begin(), sorted.end());
+    std::string line = "unavailable on " + executor + ":";
+    for (std::size_t i = 0; i < sorted.size(); ++i)
+      line += (i ? "; " : " ") + std::to_string(-sorted[i].first) + "x " + sorted[i].second;
+    lines.push_back(std::move(line));
+  }
+  return lines;
 }
 
 std::string summary_line(const ReplaySummary& summary) {

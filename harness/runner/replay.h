@@ -60,4 +60,8 @@ std::string executor_versions(const Outcome& o);
 // The closing line: "N passed, N failed" (", N skipped" when any were skipped).
 std::string summary_line(const ReplaySummary& summary);
 
+// One line per executor that marked cases unavailable (version mismatches aside): each reason
+// (for jax-ir, the op or PTX string it does not model) with how many cases gave it, most first.
+std::vector<std::string> unavailable_lines(const ReplaySummary& summary);
+
 }  // namespace collfuzz

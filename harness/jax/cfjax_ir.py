@@ -1,0 +1,48 @@
+"""The `ir` mode of the JAX executor (`jax-ir`, docs/ir-executor.md): the case lowered as in
+`lower` mode, and the lowered Mosaic GPU module evaluated for every CTA on the CPU."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import cfjax_execute
+import cfjax_ir_eval
+import cfjax_ir_extract
+from cfjax_case import Case
+from cfjax_ir_extract import Unsupported
+
+
+def run(ex, case: Case) -> dict:
+  rec = cfjax_ir_extract.Extracted()
+  with cfjax_ir_extract.recording(rec):
+    t, traced, _ = ex._trace(case, None)  # pylint: disable=protected-access
+    try:
+      traced.lower(lowering_platforms=("cuda",))
+    except Exception as e:  # pylint: disable=broad-except
+      raise cfjax_execute.Stage(cfjax_execute.lowering_stage(e), e) from e
+  if rec.module_text is None:
+    return {"kind": "unavailable", "reason": "no Mosaic GPU module was lowered"}
+  try:
+    arch = case.target["arch"]
+    if arch == "sm_80":
+      raise Unsupported("compile: sm_80 (ptxas, which checks the PTX against the arch, is not run)")
+    if arch != "sm_100a" and ("tcgen05" in rec.module_text or "cta_group" in rec.module_text):
+      raise Unsupported("compile: sm_100 PTX on sm_90a (ptxas is not run)")
+    if arch != "sm_90a" and "wgmma" in rec.module_text:
+      raise Unsupported(f"compile: wgmma (sm_90a only) on {arch} (ptxas is not run)")
+    allocs = cfjax_ir_extract.map_allocs(case, rec)
+    text = cfjax_ir_extract.planted_edit(rec.module_text, case.name)
+    from jax._src.lib.mlir import ir  # pylint: disable=import-outside-toplevel
+    try:
+      module = ir.Module.parse(text, context=rec.context)
+    except ir.MLIRError as e:
+      raise Unsupported(f"the (edited) module does not parse: {str(e)[:200]}") from e
+    with rec.context:
+      out = cfjax_ir_eval.evaluate(module, case, allocs, list(t.op_paths))
+  except Unsupported as u:
+    if os.environ.get("CFJAX_DEBUG"):
+      traceback.print_exc(file=sys.stderr)
+    return {"kind": "unavailable", "reason": str(u)}
+  return out
