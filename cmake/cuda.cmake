@@ -31,7 +31,7 @@ add_library(collfuzz_gpu_host STATIC
   gpu/tensor_map_params.cpp
   gpu/worker_protocol.cpp
 )
-target_link_libraries(collfuzz_gpu_host PUBLIC collfuzz_lowering collfuzz_gpu_framing
+target_link_libraries(collfuzz_gpu_host PUBLIC collfuzz_lowering collfuzz_sim collfuzz_gpu_framing
                                         PRIVATE collfuzz_warnings)
 
 set(COLLFUZZ_CUDA_ARCH "sm_90a" CACHE STRING "Target of the CUDA executor's kernel: sm_90a or sm_100a")

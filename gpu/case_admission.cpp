@@ -2,6 +2,7 @@
 
 #include "gpu/plan_encoder.h"
 #include "harness/lowering/lowering.h"
+#include "harness/sim/cluster_simulator.h"
 
 namespace collfuzz::gpu {
 namespace {
@@ -51,6 +52,21 @@ Admission admit_case(const Case& c, const DeviceBackend& backend) {
   if (enc.encoded->leader_tracked && *arch != Arch::kSm100a) {
     return unavailable("leader-tracked copies (.cta_group::2) need sm_100a; this device runs " +
                        std::string(to_string(*arch)));
+  }
+  // An arrival on a phase with no pending arrival is undefined behaviour on hardware (the
+  // emulator refuses it too): the plan's CPU run shows it as a pending count below zero.
+  sim::DeviceMemory memory;
+  const Outcome cpu = sim::simulate_plan(lowered.plan, memory);
+  for (const CtaRecord& cta : cpu.ctas) {
+    for (const BarrierRecord& b : cta.barriers) {
+      if (b.pending && *b.pending < 0) {
+        return unavailable(
+            "undefined behaviour on hardware: barrier " + b.alloc + "[" + std::to_string(b.index) +
+            "] of CTA " + std::to_string(cta.rank) +
+            " gets an arrival on a phase with no pending arrival (the plan's run on the CPU "
+            "simulator)");
+      }
+    }
   }
   Admission a;
   a.kind = Admission::Kind::kRun;

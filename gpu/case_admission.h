@@ -1,9 +1,10 @@
 // What the CUDA executor does with a case on a given device, decided before anything is launched:
 // run its plan, try the launch that the lowering predicts the device refuses, report Mosaic GPU's
 // runtime abort (a tensor map it would not build), or say why it is unavailable (another target,
-// no plan, a plan that is undefined behaviour on hardware, .cta_group::2 without sm_100a). The
-// case pipeline admits every case through it, and `collfuzz-cuda-worker --declare` prints it, so
-// the GPU check's required cases are exactly those the executor says it runs.
+// no plan, a plan that is undefined behaviour on hardware (an over-arrival its CPU simulation
+// shows), .cta_group::2 without sm_100a). The case pipeline admits every case through it, and
+// `collfuzz-cuda-worker --declare` prints it, so the GPU check's required cases are exactly those
+// the executor says it runs.
 #pragma once
 
 #include <optional>
