@@ -76,13 +76,16 @@ add_library(collfuzz_runner STATIC
   harness/runner/case_runner.cpp
   harness/runner/outcome_text.cpp
   harness/runner/replay.cpp
+  harness/runner/repro_script.cpp
 )
 target_link_libraries(collfuzz_runner PUBLIC collfuzz_executors PRIVATE collfuzz_warnings)
+target_compile_definitions(collfuzz_runner PRIVATE COLLFUZZ_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 
 add_executable(collfuzz
   harness/cli/cmd_common.cpp
   harness/cli/cmd_explain.cpp
   harness/cli/cmd_replay.cpp
+  harness/cli/cmd_repro.cpp
   harness/cli/cmd_rules.cpp
   harness/cli/cmd_run.cpp
   harness/cli/flag_range.cpp
