@@ -57,7 +57,8 @@ def main(argv=None) -> int:
   results_file = os.path.join(work, "results.json")
   subprocess.run([args.python, os.path.join(ROOT, "harness/jax/cfjax_repro_run.py"),
                   *[os.path.join(scripts, e["script"]) for e in runnable], "--out", results_file],
-                 check=False, stdout=subprocess.DEVNULL)
+                 check=False, stdout=subprocess.DEVNULL,
+                 stderr=open(os.path.join(work, "scripts.log"), "w", encoding="utf-8"))
   with open(results_file, encoding="utf-8") as f:
     results = json.load(f)
   t_run = time.monotonic()
