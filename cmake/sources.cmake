@@ -47,6 +47,7 @@ add_library(collfuzz_reference STATIC
   oracles/reference/program_walk.cpp
   oracles/reference/reference.cpp
   oracles/reference/resource_rules.cpp
+  oracles/reference/rule_fix.cpp
   oracles/reference/rules.cpp
   oracles/reference/scoped_rules.cpp
   oracles/reference/trace_rules.cpp

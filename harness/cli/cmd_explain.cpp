@@ -10,6 +10,7 @@
 #include "harness/lowering/plan_json.h"
 #include "harness/runner/outcome_text.h"
 #include "oracles/reference/reference.h"
+#include "oracles/reference/rule_fix.h"
 
 namespace collfuzz::cli {
 
@@ -40,10 +41,10 @@ int cmd_explain(const Flags& flags, const std::string& case_file) {
     nlohmann::json steps = nlohmann::json::array();
     for (const auto& s : p.steps) {
       const Rule& r = rule(s.rule);
-      steps.push_back({{"rule", r.name},
-                       {"stage", to_string(s.stage)},
-                       {"where", s.where},
-                       {"fired", s.fired}});
+      nlohmann::json step = {
+          {"rule", r.name}, {"stage", to_string(s.stage)}, {"where", s.where}, {"fired", s.fired}};
+      if (s.fired) step["fix"] = rule_fix(r.id);
+      steps.push_back(std::move(step));
     }
     std::cout << nlohmann::json{{"case", c.name}, {"profile", to_string(profile)}, {"steps", steps}}
                      .dump(2)
@@ -65,6 +66,7 @@ int cmd_explain(const Flags& flags, const std::string& case_file) {
     std::cout << "  " << (s.fired ? "FIRED " : "ok    ") << r.name << " at "
               << terminal_text(s.where) << "\n"
               << "        " << r.summary << " (spec " << r.section << ")\n";
+    if (s.fired) std::cout << "        fix: " << rule_fix(r.id) << "\n";
     ++n;
   }
   std::cout << "\n" << n << " rule check(s). Outcome:\n" << describe_outcome(p.outcome);

@@ -12,6 +12,7 @@
 #include "harness/core/jax_version.h"
 #include "harness/core/outcome_json.h"
 #include "oracles/reference/reference.h"
+#include "oracles/reference/rule_fix.h"
 #include "oracles/reference/rules.h"
 
 #ifndef COLLFUZZ_SOURCE_DIR
@@ -58,6 +59,7 @@ std::string repro_request(const Case& c, ReproMode mode, const std::string& comm
   if (p.outcome.diagnostic) {
     if (const Rule* r = find_rule(p.outcome.diagnostic->rule)) {
       req["match"] = r->match == RuleMatch::kContains ? "contains" : "exact";
+      req["fix"] = std::string(rule_fix(r->id));
     }
   }
   req["collfuzz"] = collfuzz_version_line();
