@@ -75,6 +75,7 @@ add_library(collfuzz_runner STATIC
   harness/runner/atomic_file.cpp
   harness/runner/baseline.cpp
   harness/runner/case_runner.cpp
+  harness/runner/element_values.cpp
   harness/runner/outcome_text.cpp
   harness/runner/replay.cpp
   harness/runner/repro_script.cpp

@@ -69,7 +69,7 @@ int cmd_explain(const Flags& flags, const std::string& case_file) {
     if (s.fired) std::cout << "        fix: " << rule_fix(r.id) << "\n";
     ++n;
   }
-  std::cout << "\n" << n << " rule check(s). Outcome:\n" << describe_outcome(p.outcome);
+  std::cout << "\n" << n << " rule check(s). Outcome:\n" << describe_outcome(p.outcome, &c);
   return 0;
 }
 
