@@ -74,6 +74,7 @@ target_compile_definitions(collfuzz_executors PRIVATE COLLFUZZ_SOURCE_DIR="${CMA
 add_library(collfuzz_runner STATIC
   harness/runner/atomic_file.cpp
   harness/runner/baseline.cpp
+  harness/runner/barrier_imbalance.cpp
   harness/runner/case_runner.cpp
   harness/runner/element_values.cpp
   harness/runner/outcome_text.cpp

@@ -12,6 +12,10 @@ collfuzz_add_gtest(collfuzz_hostile_input_tests
   SOURCES tests/core/hostile_input_test.cpp
   LIBS collfuzz_runner)
 
+collfuzz_add_gtest(collfuzz_explain_support_tests
+  SOURCES tests/runner/explain_support_test.cpp
+  LIBS collfuzz_runner)
+
 collfuzz_add_gtest(collfuzz_reference_tests
   SOURCES tests/reference/accounting_test.cpp tests/reference/lowering_rules_test.cpp
           tests/reference/mesh_and_trace_rules_test.cpp tests/reference/rule_table_test.cpp

@@ -8,6 +8,7 @@
 #include "harness/core/terminal_text.h"
 #include "harness/lowering/lowering.h"
 #include "harness/lowering/plan_json.h"
+#include "harness/runner/barrier_imbalance.h"
 #include "harness/runner/outcome_text.h"
 #include "oracles/reference/reference.h"
 #include "oracles/reference/rule_fix.h"
@@ -70,6 +71,8 @@ int cmd_explain(const Flags& flags, const std::string& case_file) {
     ++n;
   }
   std::cout << "\n" << n << " rule check(s). Outcome:\n" << describe_outcome(p.outcome, &c);
+  if (const auto imbalance = first_unbalanced_barrier(c, p.outcome))
+    std::cout << "\n" << describe_imbalance(*imbalance);
   return 0;
 }
 
