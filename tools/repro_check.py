@@ -52,8 +52,12 @@ def main(argv=None) -> int:
                 if v.get("executor") == "jax-interpret"}
   t_replay = time.monotonic()
 
+  def hung(v):  # the executor timed out: the script would hang the one process that runs them all
+    return "got timeout" in v.get("message", "") or ":hang:" in v.get("signature", "")
+
   runnable = [e for e in index if "script" in e
-              and verdicts.get(os.path.normpath(e["case"]), {}).get("status") in ("pass", "fail")]
+              and verdicts.get(os.path.normpath(e["case"]), {}).get("status") in ("pass", "fail")
+              and not hung(verdicts[os.path.normpath(e["case"])])]
   results_file = os.path.join(work, "results.json")
   subprocess.run([args.python, os.path.join(ROOT, "harness/jax/cfjax_repro_run.py"),
                   *[os.path.join(scripts, e["script"]) for e in runnable], "--out", results_file],
@@ -83,7 +87,7 @@ def main(argv=None) -> int:
     print(f"REFUSED {e['case']}: {e['error']}")
   print(f"{agree} agree ({both_fail} of them fail both ways), {disagree} disagree, {broken} broken "
         f"scripts, {len(refused)} refused by the generator, {skipped} skipped (the replay skipped "
-        f"the case); generate {t_gen - t0:.1f} s, replay {t_replay - t_gen:.1f} s, scripts "
+        f"the case, or jax-interpret timed out on it); generate {t_gen - t0:.1f} s, replay {t_replay - t_gen:.1f} s, scripts "
         f"{t_run - t_replay:.1f} s")
   return 1 if disagree or broken or not runnable else 0
 
