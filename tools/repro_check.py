@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Do `collfuzz repro` scripts pass or fail exactly as the jax-interpret executor's verdict says?
 
-    tools/repro_check.py [--collfuzz BIN] [--python PY] [--verdicts REPLAY.json] [--work DIR] PATH...
+    tools/repro_check.py [--collfuzz BIN] [--python PY] [--jax V] [--verdicts REPLAY.json] [--work DIR] PATH...
 
 Writes interpret-mode scripts for every case under PATHs (`collfuzz repro PATHS -o DIR`), runs them
 all in one Python process (harness/jax/cfjax_repro_run.py) and compares each script's pass/fail
@@ -31,11 +31,14 @@ def main(argv=None) -> int:
   ap.add_argument("--python", default=os.path.join(ROOT, ".venv-jax/bin/python"))
   ap.add_argument("--verdicts", help="a replay's --json-out (jax-interpret entries are read)")
   ap.add_argument("--work", help="folder for the scripts (default: a temporary one)")
+  ap.add_argument("--jax", help="write the scripts for this JAX release (collfuzz repro --jax): "
+                  "the release of --python, when the replay judges unpinned cases by it")
   args = ap.parse_args(argv)
   t0 = time.monotonic()
   work = args.work or tempfile.mkdtemp(prefix="collfuzz-repro-")
   scripts = os.path.join(work, "scripts")
-  subprocess.run([args.collfuzz, "repro", *args.paths, "-o", scripts, "--python", args.python],
+  subprocess.run([args.collfuzz, "repro", *args.paths, "-o", scripts, "--python", args.python,
+                  *(["--jax", args.jax] if args.jax else [])],
                  check=False, stderr=subprocess.DEVNULL)
   with open(os.path.join(scripts, "index.json"), encoding="utf-8") as f:
     index = json.load(f)
