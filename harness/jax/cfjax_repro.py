@@ -337,6 +337,23 @@ def _compared_ranges(spec: dict, rec: dict, data: bytes) -> tuple[list, int]:
   return out, skipped
 
 
+def _input_slice(inputs: list, spec: dict, want: bytes):
+  """(input index, element offset) of an input whose filled contents hold `want` contiguously."""
+  if cfjax_fill.DTYPE_BITS[spec["dtype"]] == 4 or not want:
+    return None
+  eb = _element_bytes(spec)
+  for k, a in enumerate(inputs):
+    if a["dtype"] != spec["dtype"]:
+      continue
+    have = cfjax_fill.fill_bytes(a)
+    at = have.find(want)
+    while at != -1 and at % eb:
+      at = have.find(want, at + 1)
+    if at != -1:
+      return k, at // eb
+  return None
+
+
 def _literal(v) -> str:
   if isinstance(v, (float, np.floating)):
     f = float(v)
@@ -605,7 +622,7 @@ def generate(req: dict) -> str:
     E("")
     E("")
   elif kind == "completed" and mode != "lower":
-    E("def check_outputs(results):")
+    E("def check_outputs(results, inputs):")
     n_checks = 0
     for k, (spec, rec) in enumerate(zip(outputs, expected.get("outputs", []))):
       data = bytes.fromhex(rec.get("hex", ""))
@@ -624,10 +641,23 @@ def generate(req: dict) -> str:
         E(f"  want = np.array([{', '.join(_literal(vals[i]) for i in idx)}]).astype({dtype_src(spec['dtype'])})")
         E(f"  got = {ident(spec['name'])}[np.array({idx!r}, dtype=np.int64)]")
       else:
-        E(f"  want_all = np.frombuffer(bytes.fromhex({rec['hex']!r}), {dtype_src(spec['dtype'])})")
-        E(f"  ranges = {ranges!r}  # [begin, end) of the written elements")
-        E("  want = np.concatenate([want_all[b:e] for b, e in ranges])")
-        E(f"  got = np.concatenate([{ident(spec['name'])}[b:e] for b, e in ranges])")
+        eb = _element_bytes(spec)
+        parts = []
+        for b, e in ranges:
+          src = _input_slice(inputs, spec, data[b * eb:e * eb])
+          if src is not None:
+            k_in, off = src
+            parts.append(f"np.asarray(inputs[{k_in}]).reshape(-1)[{off}:{off + e - b}]"
+                         f"  # {inputs[k_in]['name']}'s elements [{off}, {off + e - b})")
+          else:
+            parts.append(f"np.frombuffer(bytes.fromhex({data[b * eb:e * eb].hex()!r}), "
+                         f"{dtype_src(spec['dtype'])})")
+        E(f"  # the written elements {ranges!r} ([begin, end), row-major) are predicted to hold:")
+        E("  want = np.concatenate([")
+        for part in parts:
+          E(f"      {part.replace('  #', ',  #', 1) if '  #' in part else part + ','}")
+        E("  ])")
+        E(f"  got = np.concatenate([{ident(spec['name'])}[b:e] for b, e in {ranges!r}])")
       E(f"  np.testing.assert_array_equal(got, want, err_msg={'output ' + spec['name']!r})")
       n_checks += 1
     E(f"  print('as predicted: the kernel completed; {n_checks} output(s) hold the predicted values')")
@@ -694,7 +724,7 @@ def generate(req: dict) -> str:
       E(f"{ind}assert not finished, 'expected a deadlock (a wait that never completes); the kernel finished'")
       E(f"{ind}print('as predicted: the kernel is still waiting after {DEADLOCK_SECONDS} s')")
     else:
-      E(f"{ind}check_outputs(jax.tree.leaves(results))")
+      E(f"{ind}check_outputs(jax.tree.leaves(results), inputs)")
   E("")
   E("")
   E('if __name__ == "__main__":')
