@@ -47,9 +47,28 @@ int cmd_explain(const Flags& flags, const std::string& case_file) {
       if (s.fired) step["fix"] = rule_fix(r.id);
       steps.push_back(std::move(step));
     }
-    std::cout << nlohmann::json{{"case", c.name}, {"profile", to_string(profile)}, {"steps", steps}}
-                     .dump(2)
-              << "\n";
+    nlohmann::json out{{"case", c.name}, {"profile", to_string(profile)}, {"steps", steps}};
+    if (const auto b = first_unbalanced_barrier(c, p.outcome)) {
+      nlohmann::json contributors = nlohmann::json::array();
+      for (const auto& k : b->contributors)
+        contributors.push_back({{"op", k.op}, {"what", k.what}, {"here", k.here}});
+      out["unbalanced_barrier"] = {{"rank", b->rank},
+                                   {"coords", b->coords},
+                                   {"barrier", b->barrier},
+                                   {"findings", b->findings},
+                                   {"contributors", contributors}};
+      if (b->record) {
+        const auto v = [](const std::optional<std::int64_t>& x) {
+          return x ? nlohmann::json(*x) : nlohmann::json(nullptr);
+        };
+        out["unbalanced_barrier"]["counts"] = {
+            {"count", v(b->record->count)},   {"arrivals", v(b->record->arrivals)},
+            {"armed", v(b->record->armed)},   {"received", v(b->record->received)},
+            {"phases", v(b->record->phases)}, {"pending", v(b->record->pending)},
+            {"tx", v(b->record->tx)}};
+      }
+    }
+    std::cout << out.dump(2) << "\n";
     return 0;
   }
   std::cout << "Case " << terminal_text(c.name) << ", predicting " << to_string(profile) << " ("
