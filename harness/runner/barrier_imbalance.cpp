@@ -84,7 +84,7 @@ std::string threads_text(const std::vector<std::int64_t>& ts) {
 
 void collect(const Case& k, const Body& body, std::vector<const Cond*>& guards,
              const std::string& barrier, const std::vector<std::int64_t>& coords,
-             std::vector<BarrierContributor>& out) {
+             const std::vector<CtaRecord>& ctas, std::vector<BarrierContributor>& out) {
   const std::int64_t threads = k.mesh.num_threads.value_or(1);
   // Threads of this CTA for which every enclosing pl.when holds (unknown: -1 marks it).
   const auto running = [&](const Cond* extra, bool& unknown) {
@@ -108,10 +108,10 @@ void collect(const Case& k, const Body& body, std::vector<const Cond*>& guards,
   };
   for (const Op& op : body) {
     if (const auto* s = std::get_if<RunScoped>(&op.v)) {
-      collect(k, s->body, guards, barrier, coords, out);
+      collect(k, s->body, guards, barrier, coords, ctas, out);
     } else if (const auto* w = std::get_if<When>(&op.v)) {
       guards.push_back(&w->cond);
-      collect(k, w->body, guards, barrier, coords, out);
+      collect(k, w->body, guards, barrier, coords, ctas, out);
       guards.pop_back();
     } else if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
       if (!cp->barrier || barrier_name(*cp->barrier) != barrier) continue;
@@ -137,6 +137,25 @@ void collect(const Case& k, const Body& body, std::vector<const Cond*>& guards,
               "; its predicate is false for " + std::to_string(ts.size() - on.size()) + " of them";
       }
       if (unknown) here += " (a condition names an axis collfuzz cannot evaluate per CTA)";
+      // A multicast's bytes come from every CTA of its group: say which CTAs issue it.
+      if (cp->collective_axes && !cp->collective_axes->empty() && ctas.size() > 1) {
+        std::string issuers;
+        std::size_t n = 0;
+        for (const CtaRecord& other : ctas) {
+          bool any = false;
+          for (std::int64_t t = 0; t < k.mesh.num_threads.value_or(1) && !any; ++t) {
+            bool on = true;
+            for (const Cond* g : guards) on = on && eval(*g, k, other.coords, t).value_or(false);
+            any = on;
+          }
+          if (any) {
+            issuers += (issuers.empty() ? "" : ", ") + std::to_string(other.rank);
+            ++n;
+          }
+        }
+        here += "; issued in " + std::to_string(n) + " of " + std::to_string(ctas.size()) +
+                " CTAs (" + (issuers.empty() ? std::string("none") : "rank " + issuers) + ")";
+      }
       out.push_back({op.path, what, here});
     } else if (const auto* a = std::get_if<BarrierArrive>(&op.v)) {
       if (barrier_name(a->barrier) != barrier) continue;
@@ -189,7 +208,7 @@ std::optional<BarrierImbalance> first_unbalanced_barrier(const Case& c, const Ou
   for (const WaitRecord& w : cta->waits)
     if (!w.completed && w.barrier == barrier) out.stuck.push_back(w);
   std::vector<const Cond*> guards;
-  collect(c, c.program, guards, barrier, cta->coords, out.contributors);
+  collect(c, c.program, guards, barrier, cta->coords, o.ctas, out.contributors);
   if (barrier == "block_sync") {
     out.findings.push_back(
         "the block-wide barrier at a thread-collective run_scoped's entry: some Pallas thread of "
