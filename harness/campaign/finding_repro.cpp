@@ -31,7 +31,9 @@ void write_finding_repro(const std::filesystem::path& dir, const std::string& st
       if (!s.error.empty()) {
         why = s.error;
       } else {
-        write_file_atomically(dir / (stem + ".repro.py"), s.script);
+        write_file_atomically(dir / (stem + ".py"), s.script);
+        std::error_code ec;
+        std::filesystem::remove(dir / (stem + ".repro.txt"), ec);
         return;
       }
     }
@@ -42,7 +44,7 @@ void write_finding_repro(const std::filesystem::path& dir, const std::string& st
     write_file_atomically(dir / (stem + ".repro.txt"),
                           "No JAX script was written for this finding: " + why +
                               "\nWrite it later with: collfuzz repro " + stem + ".json --mode " +
-                              to_string(mode) + " -o " + stem + ".repro.py\n");
+                              to_string(mode) + " -o " + stem + ".py\n");
   } catch (const std::exception&) {
     // The finding's own files are written; a note that cannot be is not worth failing for.
   }

@@ -1,4 +1,5 @@
-// Every finding gets a JAX script beside its case (docs/python.md): SIGNATURE.repro.py, written by
+// Every finding gets a JAX script beside its case (docs/python.md): SIGNATURE.py (the reproducer
+// that `collfuzz report` embeds and `merge` carries), written by
 // `collfuzz repro`'s generator for the mode of the executor that disagreed (jax-interpret:
 // interpret; jax-lower: lower; jax-gpu, sim, cuda and the rest: gpu). When no script can be
 // written (no JAX venv, a case the generator cannot write), SIGNATURE.repro.txt says why instead.
