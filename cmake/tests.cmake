@@ -32,6 +32,11 @@ add_test(NAME cli_bad_case_exit_code
          COMMAND ${CMAKE_COMMAND} -DCOLLFUZZ=$<TARGET_FILE:collfuzz> -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
                  -P ${CMAKE_SOURCE_DIR}/tests/cli/bad_input.cmake)
 
+# collfuzz repro from the command line (docs/python.md).
+add_test(NAME cli_repro
+         COMMAND ${CMAKE_COMMAND} -DCOLLFUZZ=$<TARGET_FILE:collfuzz> -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
+                 -P ${CMAKE_SOURCE_DIR}/tests/cli/repro_cli_test.cmake)
+
 # Process hygiene and the external executor protocol's failures (issue 10).
 collfuzz_add_gtest(collfuzz_process_tests
   SOURCES tests/process/child_process_test.cpp tests/process/external_executor_test.cpp
