@@ -271,6 +271,10 @@ class Writer:
       self.body(op.get("body", []), depth + 1, path + ".body")
 
 
+def _tuple_src(items: list) -> str:
+  return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
 def needs_x64(case: dict) -> bool:
   dtypes = [a["dtype"] for a in case.get("inputs", []) + case.get("outputs", [])]
 
@@ -549,17 +553,17 @@ def generate(req: dict) -> str:
     E("  gmem = pl.BlockSpec(memory_space=plgpu.GMEM)")
     E("  return pl.pallas_call(")
     E("      kernel_body,")
-    E("      out_shape=(" + "".join(t + ", " for t in out_types) + "),")
+    E(f"      out_shape={_tuple_src(out_types)},")
     E("      grid=grid,")
     E(f"      in_specs=[gmem] * {len(inputs)},")
-    E(f"      out_specs=(" + "gmem, " * len(out_types) + "),")
+    E(f"      out_specs={_tuple_src(['gmem'] * len(out_types))},")
     E(f"      compiler_params=plgpu.CompilerParams(lowering_semantics={semantics_src}),")
     E(f"      interpret={interp},")
     E("  )")
   else:
     E("  return plgpu.kernel(")
     E("      kernel_body,")
-    E("      out_type=(" + "".join(t + ", " for t in out_types) + "),")
+    E(f"      out_type={_tuple_src(out_types)},")
     E("      grid=grid,")
     E(f"      grid_names={axis_names_src(mesh.get('grid_names', []))},")
     E(f"      cluster={shape_src(mesh.get('cluster', []))},")
