@@ -37,7 +37,7 @@ def main(argv=None) -> int:
   t0 = time.monotonic()
   work = args.work or tempfile.mkdtemp(prefix="collfuzz-repro-")
   scripts = os.path.join(work, "scripts")
-  subprocess.run([args.collfuzz, "repro", *args.paths, "-o", scripts, "--python", args.python,
+  subprocess.run([args.collfuzz, "repro", *args.paths, "-o", scripts + "/", "--python", args.python,
                   *(["--jax", args.jax] if args.jax else [])],
                  check=False, stderr=subprocess.DEVNULL)
   with open(os.path.join(scripts, "index.json"), encoding="utf-8") as f:

@@ -23,6 +23,10 @@ int cmd_repro(const Flags& flags, const std::vector<std::string>& paths) {
   const std::vector<std::filesystem::path> files = collect_case_files(paths);
   bool one_file = files.size() == 1;
   for (const auto& p : paths) one_file = one_file && !std::filesystem::is_directory(p);
+  // -o naming a folder (an existing one, or a path ending in '/') takes one script per case.
+  if (!flags.output.empty() &&
+      (flags.output.back() == '/' || std::filesystem::is_directory(flags.output)))
+    one_file = false;
   if (!one_file && flags.output.empty())
     throw InputError("-o",
                      "several cases (or a directory) need -o DIR, the folder for the scripts");
