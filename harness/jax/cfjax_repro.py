@@ -459,6 +459,11 @@ def generate(req: dict) -> str:
   kind = expected.get("kind")
   if kind not in ("completed", "rejected", "deadlock"):
     raise Unsupported(f"a predicted outcome of kind {kind!r}")
+  later = None  # lower mode: a predicted error of compile or launch, which lowering does not reach
+  if mode == "lower" and kind == "rejected" and \
+      _STEP_OF_STAGE.get(expected["diagnostic"].get("stage", "")) == "launch":
+    later = expected["diagnostic"]
+    kind = "completed"
   target = dict(case.get("target", {}))
   entry = target.get("entry", "kernel")
   semantics = target.get("semantics", "warpgroup")
@@ -496,6 +501,9 @@ def generate(req: dict) -> str:
         "; the outputs hold the values asserted below" if outputs and mode != "lower" else "")
     if mode == "lower":
       shows = "the kernel lowers for CUDA without an error"
+      if later is not None:
+        shows += (f" (the compiler's {later['exception']} {later['message']!r} comes at stage "
+                  f"{later['stage']}, after lowering: run --mode gpu to see it)")
   E(f'"""collfuzz case {case.get("name", "")!r} as a JAX script: {what}.')
   E("")
   for line in _comment_block(f"collfuzz predicts: {shows}."):
