@@ -26,6 +26,7 @@ add_library(collfuzz_campaign STATIC
   harness/campaign/campaign.cpp
   harness/campaign/campaign_lock.cpp
   harness/campaign/campaign_options.cpp
+  harness/campaign/finding_repro.cpp
   harness/campaign/campaign_state.cpp
   harness/campaign/campaign_summary.cpp
   harness/campaign/case_check.cpp

@@ -28,14 +28,17 @@ if(COLLFUZZ_BUILD_TESTS AND COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)
     harness/campaign/confirmation.cpp
     harness/campaign/timeline.cpp
     harness/campaign/finding_report.cpp
+    harness/campaign/finding_repro.cpp
     harness/campaign/findings_store.cpp
     harness/campaign/shard.cpp
     harness/campaign/worker.cpp
     harness/executors/sim_executor.cpp
+    harness/runner/repro_script.cpp
     harness/runner/atomic_file.cpp
   )
   target_link_libraries(collfuzz_shard_mutant PRIVATE collfuzz_generators collfuzz_oracles
-                                                      collfuzz_sim_mutants collfuzz_warnings)
+                                                      collfuzz_sim_mutants collfuzz_process
+                                                      collfuzz_warnings)
   add_test(NAME collfuzz_shard_union_findings
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/scale/shard_mutant_union_test.sh
                    $<TARGET_FILE:collfuzz_shard_mutant>)

@@ -48,6 +48,7 @@ add_library(collfuzz_reference STATIC
   oracles/reference/program_walk.cpp
   oracles/reference/reference.cpp
   oracles/reference/resource_rules.cpp
+  oracles/reference/rule_fix.cpp
   oracles/reference/rules.cpp
   oracles/reference/scoped_rules.cpp
   oracles/reference/trace_rules.cpp
@@ -74,16 +75,21 @@ target_compile_definitions(collfuzz_executors PRIVATE COLLFUZZ_SOURCE_DIR="${CMA
 add_library(collfuzz_runner STATIC
   harness/runner/atomic_file.cpp
   harness/runner/baseline.cpp
+  harness/runner/barrier_imbalance.cpp
   harness/runner/case_runner.cpp
+  harness/runner/element_values.cpp
   harness/runner/outcome_text.cpp
   harness/runner/replay.cpp
+  harness/runner/repro_script.cpp
 )
 target_link_libraries(collfuzz_runner PUBLIC collfuzz_executors PRIVATE collfuzz_warnings)
+target_compile_definitions(collfuzz_runner PRIVATE COLLFUZZ_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 
 add_executable(collfuzz
   harness/cli/cmd_common.cpp
   harness/cli/cmd_explain.cpp
   harness/cli/cmd_replay.cpp
+  harness/cli/cmd_repro.cpp
   harness/cli/cmd_rules.cpp
   harness/cli/cmd_run.cpp
   harness/cli/flag_range.cpp

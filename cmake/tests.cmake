@@ -13,9 +13,14 @@ collfuzz_add_gtest(collfuzz_hostile_input_tests
   SOURCES tests/core/hostile_input_test.cpp
   LIBS collfuzz_runner)
 
+collfuzz_add_gtest(collfuzz_explain_support_tests
+  SOURCES tests/runner/explain_support_test.cpp
+  LIBS collfuzz_runner)
+
 collfuzz_add_gtest(collfuzz_reference_tests
   SOURCES tests/reference/accounting_test.cpp tests/reference/lowering_rules_test.cpp
           tests/reference/mesh_and_trace_rules_test.cpp tests/reference/rule_table_test.cpp
+          tests/reference/rule_fix_test.cpp
           tests/reference/corpus_coverage_test.cpp tests/reference/jax_version_test.cpp
   LIBS collfuzz_reference)
 target_link_libraries(collfuzz_reference_tests PRIVATE collfuzz_core)
@@ -35,6 +40,11 @@ endforeach()
 add_test(NAME cli_bad_case_exit_code
          COMMAND ${CMAKE_COMMAND} -DCOLLFUZZ=$<TARGET_FILE:collfuzz> -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
                  -P ${CMAKE_SOURCE_DIR}/tests/cli/bad_input.cmake)
+
+# collfuzz repro from the command line (docs/python.md).
+add_test(NAME cli_repro
+         COMMAND ${CMAKE_COMMAND} -DCOLLFUZZ=$<TARGET_FILE:collfuzz> -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
+                 -P ${CMAKE_SOURCE_DIR}/tests/cli/repro_cli_test.cmake)
 
 # Process hygiene and the external executor protocol's failures (issue 10).
 collfuzz_add_gtest(collfuzz_process_tests

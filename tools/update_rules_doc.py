@@ -22,4 +22,13 @@ changes = subprocess.run([binary, "rules", "--markdown", "--changes"], check=Tru
                          text=True).stdout
 begin = doc.index("<!-- rule-changes:begin -->\n") + len("<!-- rule-changes:begin -->\n")
 end = doc.index("<!-- rule-changes:end -->")
-doc_path.write_text(doc[:begin] + changes + doc[end:])
+doc = doc[:begin] + changes + doc[end:]
+# How to fix each rule (rule_fixes.def; collfuzz rules --json gives each rule's "fix").
+import json  # noqa: E402  pylint: disable=wrong-import-position
+rules = json.loads(subprocess.run([binary, "rules", "--json"], check=True, capture_output=True,
+                                  text=True).stdout)
+fixes = "| rule | how to fix the kernel |\n|---|---|\n" + "".join(
+    f"| `{r['id']}` | {r['fix']} |\n" for r in rules)
+begin = doc.index("<!-- rule-fixes:begin -->\n") + len("<!-- rule-fixes:begin -->\n")
+end = doc.index("<!-- rule-fixes:end -->")
+doc_path.write_text(doc[:begin] + fixes + doc[end:])

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "harness/campaign/finding_repro.h"
 #include "harness/core/case_json.h"
 #include "harness/runner/atomic_file.h"
 
@@ -93,6 +94,7 @@ void FindingsStore::write(const std::string& signature, const Case& c,
   // The outcomes first: a case file always has its outcomes beside it.
   write_file_atomically(dir_ / (stem + ".outcomes.json"), out.dump(2) + "\n");
   write_file_atomically(dir_ / (stem + ".json"), case_to_json(c).dump(2) + "\n");
+  write_finding_repro(dir_, stem, signature, c);
 }
 
 std::vector<FindingRecord> FindingsStore::load_all() const {

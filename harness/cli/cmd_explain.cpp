@@ -8,8 +8,10 @@
 #include "harness/core/terminal_text.h"
 #include "harness/lowering/lowering.h"
 #include "harness/lowering/plan_json.h"
+#include "harness/runner/barrier_imbalance.h"
 #include "harness/runner/outcome_text.h"
 #include "oracles/reference/reference.h"
+#include "oracles/reference/rule_fix.h"
 
 namespace collfuzz::cli {
 
@@ -40,14 +42,33 @@ int cmd_explain(const Flags& flags, const std::string& case_file) {
     nlohmann::json steps = nlohmann::json::array();
     for (const auto& s : p.steps) {
       const Rule& r = rule(s.rule);
-      steps.push_back({{"rule", r.name},
-                       {"stage", to_string(s.stage)},
-                       {"where", s.where},
-                       {"fired", s.fired}});
+      nlohmann::json step = {
+          {"rule", r.name}, {"stage", to_string(s.stage)}, {"where", s.where}, {"fired", s.fired}};
+      if (s.fired) step["fix"] = rule_fix(r.id);
+      steps.push_back(std::move(step));
     }
-    std::cout << nlohmann::json{{"case", c.name}, {"profile", to_string(profile)}, {"steps", steps}}
-                     .dump(2)
-              << "\n";
+    nlohmann::json out{{"case", c.name}, {"profile", to_string(profile)}, {"steps", steps}};
+    if (const auto b = first_unbalanced_barrier(c, p.outcome)) {
+      nlohmann::json contributors = nlohmann::json::array();
+      for (const auto& k : b->contributors)
+        contributors.push_back({{"op", k.op}, {"what", k.what}, {"here", k.here}});
+      out["unbalanced_barrier"] = {{"rank", b->rank},
+                                   {"coords", b->coords},
+                                   {"barrier", b->barrier},
+                                   {"findings", b->findings},
+                                   {"contributors", contributors}};
+      if (b->record) {
+        const auto v = [](const std::optional<std::int64_t>& x) {
+          return x ? nlohmann::json(*x) : nlohmann::json(nullptr);
+        };
+        out["unbalanced_barrier"]["counts"] = {
+            {"count", v(b->record->count)},   {"arrivals", v(b->record->arrivals)},
+            {"armed", v(b->record->armed)},   {"received", v(b->record->received)},
+            {"phases", v(b->record->phases)}, {"pending", v(b->record->pending)},
+            {"tx", v(b->record->tx)}};
+      }
+    }
+    std::cout << out.dump(2) << "\n";
     return 0;
   }
   std::cout << "Case " << terminal_text(c.name) << ", predicting " << to_string(profile) << " ("
@@ -65,9 +86,12 @@ int cmd_explain(const Flags& flags, const std::string& case_file) {
     std::cout << "  " << (s.fired ? "FIRED " : "ok    ") << r.name << " at "
               << terminal_text(s.where) << "\n"
               << "        " << r.summary << " (spec " << r.section << ")\n";
+    if (s.fired) std::cout << "        fix: " << rule_fix(r.id) << "\n";
     ++n;
   }
-  std::cout << "\n" << n << " rule check(s). Outcome:\n" << describe_outcome(p.outcome);
+  std::cout << "\n" << n << " rule check(s). Outcome:\n" << describe_outcome(p.outcome, &c);
+  if (const auto imbalance = first_unbalanced_barrier(c, p.outcome))
+    std::cout << "\n" << describe_imbalance(*imbalance);
   return 0;
 }
 

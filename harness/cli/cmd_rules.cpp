@@ -5,6 +5,7 @@
 
 #include "harness/cli/commands.h"
 #include "oracles/reference/reference.h"
+#include "oracles/reference/rule_fix.h"
 #include "oracles/reference/rules.h"
 
 namespace collfuzz::cli {
@@ -25,6 +26,7 @@ int cmd_rules(const Flags& flags) {
                      {"profiles", to_string(r.profiles)},
                      {"basis", to_string(r.basis)},
                      {"summary", r.summary},
+                     {"fix", rule_fix(r.id)},
                      {"since", r.since},
                      {"until", r.until}});
     }
@@ -40,7 +42,8 @@ int cmd_rules(const Flags& flags) {
   for (const Rule& r : all_rules()) {
     if (!listed(r)) continue;
     std::cout << r.name << " [" << to_string(r.stage) << ", " << to_string(r.profiles) << "] "
-              << r.exception << ": " << r.message << "\n    " << r.summary << "\n";
+              << r.exception << ": " << r.message << "\n    " << r.summary
+              << "\n    fix: " << rule_fix(r.id) << "\n";
   }
   return 0;
 }

@@ -71,12 +71,12 @@ int cmd_run(const Flags& flags, const std::vector<std::string>& cases) {
     } else {
       std::cout << "== " << terminal_text(c.name) << " (" << terminal_text(shown_file) << "), JAX "
                 << to_string(judged.target.jax) << ", " << collfuzz_version_line() << "\n"
-                << describe_outcome(predicted);
+                << describe_outcome(predicted, &judged);
       for (const auto& r : report.results) {
         if (const std::string v = executor_versions(r.outcome); !v.empty())
           std::cout << terminal_text(r.executor) << " runs " << terminal_text(v)
                     << " (judged by JAX " << r.judged_jax << ")\n";
-        std::cout << describe_outcome(r.outcome) << describe_verdict(r.verdict);
+        std::cout << describe_outcome(r.outcome, &judged) << describe_verdict(r.verdict);
       }
     }
     if (report.stored && !report.stored->agrees()) {

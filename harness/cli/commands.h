@@ -19,6 +19,7 @@ int cmd_gen(const Flags& flags);
 int cmd_fuzz(const Flags& flags);
 int cmd_merge(const Flags& flags, const std::vector<std::string>& inputs);
 int cmd_report(const Flags& flags, const std::string& dir);
+int cmd_repro(const Flags& flags, const std::vector<std::string>& paths);
 
 // Shared helpers.
 ExecutorOptions executor_options(const Flags& flags);

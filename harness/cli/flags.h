@@ -20,6 +20,7 @@ enum Command : unsigned {
   kFuzz = 1u << 5,
   kMerge = 1u << 6,
   kReport = 1u << 7,
+  kRepro = 1u << 8,
 };
 
 struct Flags {

@@ -68,18 +68,25 @@ int main(int argc, char** argv) {
   report->add_option("out", one_case, "a campaign or merged directory")->required();
   add_flags(*report, kReport, flags);
 
+  auto* repro = app.add_subcommand(
+      "repro",
+      "Write a case as a standalone JAX script that builds its kernel, runs it in --mode and "
+      "asserts the reference's prediction (several cases or a directory: one script each in -o)");
+  repro->add_option("cases", cases, "case files or directories")->required();
+  add_flags(*repro, kRepro, flags);
+
   // A first word that is not a flag names the subcommand: an unknown one is said as such (CLI11
   // would answer "A subcommand is required"). Only the first word: a top-level option's value
   // is not a subcommand.
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
-    for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz, merge, report})
+    for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz, merge, report, repro})
       known = known || sub->check_name(argv[1]);
     if (!known) {
       std::cerr << "collfuzz: error: unknown subcommand '" << terminal_text(argv[1])
                 << "'; subcommands: ";
       const char* separator = "";
-      for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz, merge, report}) {
+      for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz, merge, report, repro}) {
         std::cerr << separator << sub->get_name();
         separator = ", ";
       }
@@ -110,6 +117,7 @@ int main(int argc, char** argv) {
     if (*fuzz) return cmd_fuzz(flags);
     if (*merge) return cmd_merge(flags, cases);
     if (*report) return cmd_report(flags, one_case);
+    if (*repro) return cmd_repro(flags, cases);
   } catch (const InputError& e) {
     std::cerr << "collfuzz: error: " << terminal_lines(e.what()) << "\n";
     return kExitBadInput;

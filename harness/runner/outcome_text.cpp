@@ -2,6 +2,7 @@
 
 #include "harness/core/outcome_json.h"
 #include "harness/core/terminal_text.h"
+#include "harness/runner/element_values.h"
 
 namespace collfuzz {
 namespace {
@@ -14,7 +15,7 @@ std::string lines(const std::string& s) { return terminal_lines(s); }
 
 }  // namespace
 
-std::string describe_outcome(const Outcome& o) {
+std::string describe_outcome(const Outcome& o, const Case* c) {
   std::string out = std::string(to_string(o.kind)) + " (" + to_string(o.profile) + ")";
   if (!o.executor.empty()) out = t(o.executor) + ": " + out;
   out += "\n";
@@ -25,22 +26,22 @@ std::string describe_outcome(const Outcome& o) {
            "\n    " + lines(d.message) + "\n";
   }
   if (!o.reason.empty()) out += "  reason: " + lines(o.reason) + "\n";
-  for (const CtaRecord& c : o.ctas) {
+  for (const CtaRecord& cta : o.ctas) {
     std::string coords;
-    for (auto x : c.coords) coords += (coords.empty() ? "" : ",") + std::to_string(x);
-    out += "  CTA " + std::to_string(c.rank) + " (" + coords + ")\n";
-    for (const BarrierRecord& b : c.barriers) {
+    for (auto x : cta.coords) coords += (coords.empty() ? "" : ",") + std::to_string(x);
+    out += "  CTA " + std::to_string(cta.rank) + " (" + coords + ")\n";
+    for (const BarrierRecord& b : cta.barriers) {
       out += "    barrier " + t(b.alloc) + "[" + std::to_string(b.index) + "]: count " +
              opt(b.count) + ", arrivals " + opt(b.arrivals) + ", armed " + opt(b.armed) +
              " B, received " + opt(b.received) + " B, phases " + opt(b.phases) +
              ", open phase: pending " + opt(b.pending) + " tx " + opt(b.tx) + "\n";
     }
-    for (const WaitRecord& w : c.waits) {
+    for (const WaitRecord& w : cta.waits) {
       out += "    thread " + std::to_string(w.thread) + " waits on " + t(w.barrier) + " phase " +
              std::to_string(w.phase) + " at " + t(w.op) + ": " +
              (w.completed ? "completes" : "NEVER completes") + "\n";
     }
-    for (const BufferRecord& b : c.buffers) {
+    for (const BufferRecord& b : cta.buffers) {
       out += "    buffer " + t(b.alloc) + ": ";
       if (!b.observed) {
         out += "not observed\n";
@@ -48,6 +49,9 @@ std::string describe_outcome(const Outcome& o) {
         out += "undefined (written by undefined behaviour)\n";
       } else {
         out += std::to_string(b.bytes.size()) + " B, " + digest_hex(b.bytes) + "\n";
+        if (const Alloc* a = c ? find_alloc(*c, b.alloc) : nullptr)
+          out += "      " + t(std::string(dtype_name(a->dtype))) + " " +
+                 elements_text(b.bytes, a->dtype, element_count(a->shape)) + "\n";
       }
     }
   }
@@ -56,6 +60,9 @@ std::string describe_outcome(const Outcome& o) {
     for (const auto& [b, e] : r.written) n += e - b;
     out += "  output " + t(r.name) + ": " + std::to_string(n) + " element(s) written, " +
            digest_hex(r.bytes) + "\n";
+    if (const ArraySpec* a = c ? find_array(c->outputs, r.name) : nullptr)
+      out += "    " + t(std::string(dtype_name(a->dtype))) + " " +
+             elements_text(r.bytes, a->dtype, element_count(a->shape)) + "\n";
   }
   return out;
 }

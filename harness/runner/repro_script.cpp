@@ -1,0 +1,121 @@
+#include "harness/runner/repro_script.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "harness/core/build_info.h"
+#include "harness/core/case_json.h"
+#include "harness/core/jax_version.h"
+#include "harness/core/outcome_json.h"
+#include "oracles/reference/reference.h"
+#include "oracles/reference/rule_fix.h"
+#include "oracles/reference/rules.h"
+
+#ifndef COLLFUZZ_SOURCE_DIR
+#define COLLFUZZ_SOURCE_DIR "."
+#endif
+
+namespace collfuzz {
+
+namespace {
+constexpr double kGeneratorSeconds = 60;           // start-up (numpy) plus one case
+constexpr std::size_t kMaxScriptLine = 64u << 20;  // a script embeds outputs as hex
+}  // namespace
+
+const char* to_string(ReproMode m) {
+  switch (m) {
+    case ReproMode::kInterpret:
+      return "interpret";
+    case ReproMode::kGpu:
+      return "gpu";
+    case ReproMode::kLower:
+      return "lower";
+  }
+  return "interpret";
+}
+
+std::optional<ReproMode> parse_repro_mode(const std::string& s) {
+  if (s == "interpret") return ReproMode::kInterpret;
+  if (s == "gpu") return ReproMode::kGpu;
+  if (s == "lower") return ReproMode::kLower;
+  return std::nullopt;
+}
+
+Profile repro_profile(ReproMode m) {
+  return m == ReproMode::kInterpret ? Profile::kInterpret : Profile::kMosaic;
+}
+
+std::string repro_request(const Case& c, ReproMode mode, const std::string& command) {
+  const Prediction p = predict(c, repro_profile(mode));
+  nlohmann::json req;
+  req["case"] = case_to_json(c);
+  req["mode"] = to_string(mode);
+  req["expected"] = outcome_to_json(p.outcome);
+  req["match"] = "exact";
+  if (p.outcome.diagnostic) {
+    if (const Rule* r = find_rule(p.outcome.diagnostic->rule)) {
+      req["match"] = r->match == RuleMatch::kContains ? "contains" : "exact";
+      req["fix"] = std::string(rule_fix(r->id));
+    }
+  }
+  req["collfuzz"] = collfuzz_version_line();
+  req["jax"] = to_string(c.target.jax);
+  req["command"] = command;
+  return req.dump();
+}
+
+ReproGenerator::ReproGenerator(std::string python, std::string root)
+    : python_(std::move(python)), root_(std::move(root)) {
+  if (root_.empty()) {
+    const char* env = std::getenv("COLLFUZZ_ROOT");
+    root_ = env ? env : COLLFUZZ_SOURCE_DIR;
+  }
+  if (python_.empty()) {
+    const char* env = std::getenv("COLLFUZZ_JAX_PYTHON");
+    python_ = env ? env : root_ + "/.venv-jax/bin/python";
+  }
+}
+
+ReproGenerator::~ReproGenerator() = default;
+
+std::string ReproGenerator::unavailable() const {
+  if (::access(python_.c_str(), X_OK) != 0)
+    return "no Python at " + python_ + " (run ci/setup-jax.sh, or pass --python)";
+  const std::string gen = root_ + "/harness/jax/cfjax_repro.py";
+  if (!std::filesystem::exists(gen)) return "no generator at " + gen;
+  return "";
+}
+
+ReproScript ReproGenerator::generate(const Case& c, ReproMode mode, const std::string& command) {
+  if (!child_) {
+    auto child = std::make_unique<process::ChildProcess>();
+    std::string why;
+    if (!child->spawn({python_, root_ + "/harness/jax/cfjax_repro.py"}, 2, why))
+      throw std::runtime_error("cannot start the script generator (" + python_ + "): " + why);
+    child_ = std::move(child);
+  }
+  if (!child_->write_line(repro_request(c, mode, command))) {
+    child_.reset();
+    throw std::runtime_error("the script generator closed its input");
+  }
+  std::string line;
+  const auto r = child_->read_line(kGeneratorSeconds, kMaxScriptLine, line);
+  if (r != process::ChildProcess::Read::kLine) {
+    child_.reset();
+    throw std::runtime_error("the script generator gave no answer (" + python_ + ")");
+  }
+  const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) throw std::runtime_error("the script generator's answer is not JSON");
+  ReproScript out;
+  if (j.contains("script") && j["script"].is_string()) out.script = j["script"];
+  if (j.contains("error") && j["error"].is_string()) out.error = j["error"];
+  if (out.script.empty() && out.error.empty())
+    throw std::runtime_error("the script generator answered neither a script nor an error");
+  return out;
+}
+
+}  // namespace collfuzz

@@ -1,0 +1,116 @@
+"""Tests of the script generator of `collfuzz repro` (harness/jax/cfjax_repro.py), without JAX runs.
+
+    .venv-jax/bin/python -m unittest discover -s tests/jax
+
+The end-to-end check (every corpus script against jax-interpret's verdict) is tools/repro_check.py.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "harness", "jax"))
+
+import cfjax_repro  # noqa: E402
+
+
+def case(program, **mesh):
+  return {
+      "format": 1, "name": "t", "target": {"arch": "sm_90a"},
+      "mesh": {"cluster": [2], "cluster_names": ["x"], **mesh},
+      "inputs": [{"name": "src", "shape": [128], "dtype": "float32"}],
+      "outputs": [{"name": "out", "shape": [4], "dtype": "int32"}],
+      "program": program,
+  }
+
+
+COPY = [{"op": "run_scoped", "allocs": [
+    {"name": "dst", "kind": "smem", "shape": [128], "dtype": "float32"},
+    {"name": "bar", "kind": "barrier"}], "body": [
+    {"op": "copy_gmem_to_smem", "src": {"input": "src"}, "dst": {"alloc": "dst"},
+     "barrier": {"alloc": "bar", "index": 0}, "collective_axes": ["x"]},
+    {"op": "when", "cond": {"axis": "x", "eq": 0}, "body": [
+        {"op": "barrier_wait", "barrier": {"alloc": "bar", "index": 0}}]}]}]
+
+
+def request(program, expected, mode="interpret"):
+  return {"case": case(program), "mode": mode, "expected": expected, "match": "exact",
+          "collfuzz": "collfuzz test", "jax": "0.11.2", "command": "collfuzz repro t.json"}
+
+
+class GeneratorTest(unittest.TestCase):
+
+  def test_rejected_script_compiles_and_names_the_exception(self):
+    exp = {"kind": "rejected", "diagnostic": {"stage": "interpret", "exception": "ValueError",
+                                              "message": "Collective axis `x` not found",
+                                              "rule": "interpret.scoped.axis_not_found"}}
+    src = cfjax_repro.generate(request(COPY, exp))
+    compile(src, "t.py", "exec")
+    self.assertIn("EXPECTED_EXCEPTION = 'ValueError'", src)
+    self.assertIn("EXPECTED_STEP = 'interpret'", src)
+    self.assertIn("collective_axes=('x',)", src)
+    self.assertIn("@pl.when(lax.axis_index('x') == 0)", src)
+    self.assertIn("Targets JAX 0.11.2", src)
+
+  def test_completed_script_asserts_written_values_and_skips_the_sentinel(self):
+    # out = [7, <sentinel>, 9, 10]; elements [0, 3) written
+    data = bytes.fromhex("07000000" "a5a5a5a5" "09000000" "0a000000")
+    exp = {"kind": "completed", "outputs": [{"name": "out", "hex": data.hex(), "written": [[0, 3]]}]}
+    src = cfjax_repro.generate(request(COPY, exp))
+    compile(src, "t.py", "exec")
+    self.assertIn("want = np.array([7, 9])", src)
+    self.assertIn("np.array([0, 2], dtype=np.int64)", src)
+    self.assertIn("1 written element(s) hold SMEM that no copy wrote", src)
+
+  def test_lower_mode_patches_the_arch_and_keeps_the_call_alive(self):
+    c = case(COPY)
+    c["outputs"] = []
+    req = {"case": c, "mode": "lower", "expected": {"kind": "completed"}}
+    src = cfjax_repro.generate(req)
+    compile(src, "t.py", "exec")
+    self.assertIn("mgpu_utils._infer_arch = lambda: (9, 0)", src)
+    self.assertIn("lowering_platforms=('cuda',)", src)
+    self.assertIn("jax.ShapeDtypeStruct((1,), jnp.float32)", src)
+
+  def test_unknown_op_is_refused_with_its_path(self):
+    prog = [{"op": "run_scoped", "allocs": [], "body": [{"op": "loop", "count": 2}]}]
+    with self.assertRaisesRegex(cfjax_repro.Unsupported, r"\$\.program\[0\]\.body\[0\]: op 'loop'"):
+      cfjax_repro.generate(request(prog, {"kind": "completed", "outputs": []}))
+
+  def test_names_that_are_not_identifiers(self):
+    self.assertEqual(cfjax_repro.ident("dst"), "dst")
+    self.assertNotEqual(cfjax_repro.ident("jax"), "jax")
+    self.assertTrue(cfjax_repro.ident("a-b").isidentifier())
+    self.assertTrue(cfjax_repro.ident("class").isidentifier())
+
+  def test_raised_unwraps_a_callback_error(self):
+    ns = {}
+    exec(cfjax_repro._RAISED, {"re": __import__("re")}, ns)  # pylint: disable=exec-used,protected-access
+
+    class JaxRuntimeError(RuntimeError):
+      pass
+
+    e = JaxRuntimeError("INTERNAL: CpuCallback error\nTraceback (most recent call last):\n"
+                        "RuntimeError: Computation failed on Warpgroup(...) with exception:\n"
+                        "  File \"x.py\", line 1\n    assert a == b\nAssertionError\n")
+    self.assertEqual(ns["raised"](e), ("AssertionError", ""))
+    e = JaxRuntimeError("INTERNAL: ...\nValueError: Barrier deallocated with 1 arrivals pending.\n")
+    self.assertEqual(ns["raised"](e), ("ValueError", "Barrier deallocated with 1 arrivals pending."))
+
+  def test_protocol_answers_errors_as_json(self):
+    lines = [json.dumps(request([{"op": "nope"}], {"kind": "completed", "outputs": []})),
+             json.dumps(request(COPY, {"kind": "timeout"}))]
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "harness/jax/cfjax_repro.py")],
+                         input="\n".join(lines) + "\n", capture_output=True, text=True, check=True)
+    answers = [json.loads(line) for line in out.stdout.splitlines()]
+    self.assertEqual(len(answers), 2)
+    self.assertIn("op 'nope'", answers[0]["error"])
+    self.assertIn("'timeout'", answers[1]["error"])
+
+
+if __name__ == "__main__":
+  unittest.main()

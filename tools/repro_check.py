@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Do `collfuzz repro` scripts pass or fail exactly as the JAX executor's verdict says?
+
+    tools/repro_check.py [--mode interpret|lower] [--collfuzz BIN] [--python PY] [--jax V]
+                         [--verdicts REPLAY.json] [--work DIR] PATH...
+
+Writes interpret-mode scripts for every case under PATHs (`collfuzz repro PATHS -o DIR`), runs them
+all in one Python process (harness/jax/cfjax_repro_run.py) and compares each script's pass/fail
+with the verdict of `collfuzz replay PATHS --executors jax-interpret` for its case: read from
+--verdicts (a replay's --json-out, as ci/test writes it), else from a replay this tool runs. A case
+the replay skipped (a version mismatch; jax-lower's skip of a case it lowered counts as a pass) or
+a script the generator refused is counted apart. Exit 1
+on any disagreement or broken script. docs/python.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main(argv=None) -> int:
+  ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  ap.add_argument("paths", nargs="+")
+  ap.add_argument("--collfuzz", default=os.path.join(ROOT, "build/release/collfuzz"))
+  ap.add_argument("--python", default=os.path.join(ROOT, ".venv-jax/bin/python"))
+  ap.add_argument("--verdicts", help="a replay's --json-out (jax-interpret entries are read)")
+  ap.add_argument("--work", help="folder for the scripts (default: a temporary one)")
+  ap.add_argument("--mode", default="interpret", choices=("interpret", "lower"),
+                  help="the scripts' mode, compared with jax-interpret or jax-lower")
+  ap.add_argument("--jax", help="write the scripts for this JAX release (collfuzz repro --jax): "
+                  "the release of --python, when the replay judges unpinned cases by it")
+  args = ap.parse_args(argv)
+  t0 = time.monotonic()
+  work = args.work or tempfile.mkdtemp(prefix="collfuzz-repro-")
+  scripts = os.path.join(work, "scripts")
+  subprocess.run([args.collfuzz, "repro", *args.paths, "-o", scripts + "/", "--python", args.python,
+                  "--mode", args.mode,
+                  *(["--jax", args.jax] if args.jax else [])],
+                 check=False, stderr=subprocess.DEVNULL)
+  with open(os.path.join(scripts, "index.json"), encoding="utf-8") as f:
+    index = json.load(f)
+  t_gen = time.monotonic()
+
+  executor = "jax-" + args.mode
+  verdict_file = args.verdicts
+  if not verdict_file:
+    verdict_file = os.path.join(work, "replay.json")
+    subprocess.run([args.collfuzz, "replay", *args.paths, "--executors", executor,
+                    "--python", args.python, "--json-out", verdict_file],
+                   check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+  with open(verdict_file, encoding="utf-8") as f:
+    verdicts = {os.path.normpath(v["file"]): v for v in json.load(f)
+                if v.get("executor") == executor}
+  # jax-lower answers "unavailable" for a case it lowered without an error (it does not run it),
+  # which the replay skips. The script asserts the same: lowering passes (or, when the reference
+  # predicts an error while lowering, fails). Count such a skip as a pass.
+  for v in verdicts.values():
+    if v.get("status") == "skip" and "lowered for CUDA without an error" in v.get("message", ""):
+      v["status"] = "pass"
+  t_replay = time.monotonic()
+
+  def hung(v):  # the executor timed out: the script would hang the one process that runs them all
+    return "got timeout" in v.get("message", "") or ":hang:" in v.get("signature", "")
+
+  runnable = [e for e in index if "script" in e
+              and verdicts.get(os.path.normpath(e["case"]), {}).get("status") in ("pass", "fail")
+              and not hung(verdicts[os.path.normpath(e["case"])])]
+  results_file = os.path.join(work, "results.json")
+  subprocess.run([args.python, os.path.join(ROOT, "harness/jax/cfjax_repro_run.py"),
+                  *[os.path.join(scripts, e["script"]) for e in runnable], "--out", results_file],
+                 check=False, stdout=subprocess.DEVNULL,
+                 stderr=open(os.path.join(work, "scripts.log"), "w", encoding="utf-8"))
+  with open(results_file, encoding="utf-8") as f:
+    results = json.load(f)
+  t_run = time.monotonic()
+
+  agree = disagree = broken = 0
+  both_fail = 0
+  for e in runnable:
+    v = verdicts[os.path.normpath(e["case"])]["status"]
+    r = results.get(e["script"], {"status": "error", "detail": "no result"})
+    if r["status"] == "error":
+      broken += 1
+      print(f"BROKEN {e['case']}: {r['detail'].splitlines()[0]}")
+    elif r["status"] == v:
+      agree += 1
+      both_fail += v == "fail"
+    else:
+      disagree += 1
+      print(f"DISAGREE {e['case']}: {executor} {v}, script {r['status']}: {r['detail']}")
+  refused = [e for e in index if "error" in e]
+  skipped = len(index) - len(refused) - len(runnable)
+  for e in refused:
+    print(f"REFUSED {e['case']}: {e['error']}")
+  print(f"{agree} agree ({both_fail} of them fail both ways), {disagree} disagree, {broken} broken "
+        f"scripts, {len(refused)} refused by the generator, {skipped} skipped (the replay skipped "
+        f"the case, or {executor} timed out on it); generate {t_gen - t0:.1f} s, replay {t_replay - t_gen:.1f} s, scripts "
+        f"{t_run - t_replay:.1f} s")
+  return 1 if disagree or broken or not runnable else 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
