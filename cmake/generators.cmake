@@ -29,6 +29,7 @@ add_library(collfuzz_campaign STATIC
   harness/campaign/campaign_state.cpp
   harness/campaign/campaign_summary.cpp
   harness/campaign/case_check.cpp
+  harness/campaign/root_cause.cpp
   harness/campaign/case_shrinker.cpp
   harness/campaign/confirmation.cpp
   harness/campaign/crash_report.cpp
@@ -124,6 +125,7 @@ if(COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)
     harness/campaign/bugfind_main.cpp
     harness/campaign/bug_finding.cpp
     harness/campaign/case_check.cpp
+    harness/campaign/root_cause.cpp
     harness/campaign/case_shrinker.cpp
     harness/campaign/isolated_loop.cpp
     harness/executors/sim_executor.cpp

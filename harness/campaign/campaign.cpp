@@ -360,9 +360,10 @@ int Campaign::run(std::ostream& out, bool terminal) {
   totals.run_cases = last.cases;
   totals.run_seconds = last.seconds;
   const auto findings = store.load_all();
+  std::size_t groups = 0;
   if (disk_full.empty()) {
     try {
-      write_summary(dir, o, totals, findings);
+      groups = write_summary(dir, o, totals, findings)["groups"].size();
     } catch (const DiskFullError& e) {
       disk_full = e.what();
     }
@@ -385,8 +386,9 @@ int Campaign::run(std::ostream& out, bool terminal) {
     out << "collfuzz fuzz: slow pool:\n" << write_slow_pool_report(dir.out(), o, *queue);
   out << "collfuzz fuzz: " << totals.cases << " cases in "
       << static_cast<std::int64_t>(totals.seconds) << " s, " << totals.coverage.rules_hit() << "/"
-      << totals.coverage.rules_reachable() << " rules hit, " << findings.size()
-      << " findings; summary in " << terminal_text((dir.out() / "summary.md").string()) << "\n";
+      << totals.coverage.rules_reachable() << " rules hit, " << findings.size() << " findings in "
+      << groups << " root-cause groups; summary in "
+      << terminal_text((dir.out() / "summary.md").string()) << "\n";
   for (const auto& f : findings)
     out << "  " << terminal_text(f.signature) << ": "
         << terminal_text((dir.findings() / f.case_file).string()) << "\n";

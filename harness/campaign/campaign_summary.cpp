@@ -3,7 +3,9 @@
 #include <unistd.h>
 #include <algorithm>
 
+#include <climits>
 #include <cstdio>
+#include <tuple>
 
 #include "harness/core/allocator.h"
 #include "harness/core/build_info.h"
@@ -25,6 +27,50 @@ std::string host_name() {
 }
 
 }  // namespace
+
+nlohmann::json finding_groups(const nlohmann::json& findings) {
+  // Per group: its findings' signatures and occurrences, and its smallest case (ops, CTAs,
+  // elements, then the signature: the same on every machine).
+  struct Group {
+    nlohmann::json signatures = nlohmann::json::array();
+    std::int64_t occurrences = 0;
+    const nlohmann::json* smallest = nullptr;
+  };
+  const auto size_key = [](const nlohmann::json& f) {
+    const auto& z = f.contains("size") && f["size"].is_object() ? f["size"] : nlohmann::json();
+    const auto num = [&](const char* k) {
+      return z.is_object() && z.contains(k) && z[k].is_number_integer() ? z[k].get<std::int64_t>()
+                                                                        : INT64_MAX;
+    };
+    return std::make_tuple(num("ops"), num("ctas"), num("elements"),
+                           f.value("signature", std::string()));
+  };
+  std::map<std::string, Group> groups;
+  for (const auto& f : findings) {
+    if (!f.is_object() || !f.contains("signature") || !f["signature"].is_string()) continue;
+    const std::string signature = f["signature"].get<std::string>();
+    const std::string group =
+        f.contains("group") && f["group"].is_string() ? f["group"].get<std::string>() : signature;
+    Group& g = groups[group];
+    g.signatures.push_back(signature);
+    g.occurrences += f.contains("occurrences") && f["occurrences"].is_number_integer()
+                         ? f["occurrences"].get<std::int64_t>()
+                         : 1;
+    if (!g.smallest || size_key(f) < size_key(*g.smallest)) g.smallest = &f;
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [name, g] : groups) {
+    out.push_back({{"group", name},
+                   {"findings", g.signatures.size()},
+                   {"signatures", g.signatures},
+                   {"occurrences", g.occurrences},
+                   {"smallest",
+                    {{"signature", (*g.smallest)["signature"]},
+                     {"case_file", g.smallest->value("case_file", std::string())},
+                     {"size", g.smallest->value("size", nlohmann::json::object())}}}});
+  }
+  return out;
+}
 
 CampaignTotals merge_worker_states(const CampaignDirectory& dir, std::int64_t jobs) {
   CampaignTotals t;
@@ -62,7 +108,11 @@ nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& r : f) {
     const auto it = t.signatures.find(r.signature);
+    const std::string group = r.outcomes.contains("group") && r.outcomes["group"].is_string()
+                                  ? r.outcomes["group"].get<std::string>()
+                                  : r.signature;
     findings.push_back({{"signature", r.signature},
+                        {"group", group},
                         {"case_file", "findings/" + r.case_file},
                         {"outcomes_file", "findings/" + r.outcomes_file},
                         {"occurrences", it == t.signatures.end() ? 1 : it->second},
@@ -71,6 +121,7 @@ nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
                         {"size", r.outcomes.value("size", nlohmann::json::object())}});
   }
   j["findings"] = findings;
+  j["groups"] = finding_groups(findings);
   return j;
 }
 
@@ -106,18 +157,34 @@ std::string summary_markdown(const nlohmann::json& s) {
         std::to_string(cov.value("rules_in_table", cov["rules_total"].get<std::size_t>())) +
         " in the table) |\n";
   md += "| worker crashes | " + std::to_string(s["worker_crashes"].get<std::int64_t>()) + " |\n";
-  md += "| findings | " + std::to_string(s["findings"].size()) + " |\n\n";
+  md += "| findings | " + std::to_string(s["findings"].size()) + " |\n";
+  const nlohmann::json groups =
+      s.contains("groups") && s["groups"].is_array() ? s["groups"] : finding_groups(s["findings"]);
+  md += "| root-cause groups | " + std::to_string(groups.size()) + " |\n\n";
 
   md +=
       "The charts (throughput, coverage over time, outcome mix, rule heat map, findings): "
       "[report.html](report.html) (`collfuzz report <dir>` rewrites it).\n\n";
+  if (!groups.empty()) {
+    md +=
+        "## Root-cause groups\n\nOne bug is one group (docs/bug-finding.md, \"Root-cause "
+        "groups\"): the findings whose cases first diverge the same way.\n\n"
+        "| group | findings | occurrences | smallest case |\n|---|---|---|---|\n";
+    for (const auto& g : groups) {
+      const auto& sm = g["smallest"];
+      const std::string file = sm.value("case_file", std::string());
+      md += "| `" + g.value("group", std::string()) + "` | " + g["findings"].dump() + " | " +
+            g["occurrences"].dump() + " | [" + file + "](" + file + ") |\n";
+    }
+    md += "\n";
+  }
   md += "## Findings\n\n";
   if (s["findings"].empty()) {
     md += "None.\n\n";
   } else {
     md +=
-        "| signature | occurrences | case file | size (ops, CTAs, elements) | found in "
-        "|\n|---|---|---|---|---|\n";
+        "| signature | group | occurrences | case file | size (ops, CTAs, elements) | found in "
+        "|\n|---|---|---|---|---|---|\n";
     for (const auto& f : s["findings"]) {
       const auto& size = f["size"];
       std::string sz = size.contains("ops")
@@ -126,7 +193,8 @@ std::string summary_markdown(const nlohmann::json& s) {
                                  std::to_string(size["elements"].get<std::int64_t>())
                            : "-";
       if (!f["shrunk"].get<bool>()) sz += " (not shrunk)";
-      md += "| `" + f["signature"].get<std::string>() + "` | " +
+      md += "| `" + f["signature"].get<std::string>() + "` | `" +
+            f.value("group", f["signature"].get<std::string>()) + "` | " +
             std::to_string(f["occurrences"].get<std::int64_t>()) + " | [" +
             f["case_file"].get<std::string>() + "](" + f["case_file"].get<std::string>() + ") | " +
             sz + " | " + f["found"].value("case", std::string("-")) + " |\n";

@@ -34,6 +34,10 @@ nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
                             const std::vector<FindingRecord>& f);
 std::string summary_markdown(const nlohmann::json& summary);
 
+// The root-cause groups of a summary's findings (each finding's "group", or its signature):
+// per group, its signatures, their occurrences, and its smallest case.
+nlohmann::json finding_groups(const nlohmann::json& findings);
+
 // Writes both files atomically; returns the summary.
 nlohmann::json write_summary(const CampaignDirectory& dir, const CampaignOptions& o,
                              const CampaignTotals& t, const std::vector<FindingRecord>& findings);

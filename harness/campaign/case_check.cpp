@@ -3,6 +3,7 @@
 #include <chrono>
 #include <optional>
 
+#include "harness/campaign/root_cause.h"
 #include "harness/campaign/slow_sampling.h"
 #include "oracles/oracles.h"
 #include "oracles/reference/reference.h"
@@ -143,6 +144,11 @@ std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCover
   return out;
 }
 
+std::string CaseReportFull::group_of(const std::string& signature) const {
+  const auto it = groups.find(signature);
+  return it == groups.end() ? signature : it->second;
+}
+
 CaseReportFull CaseCheck::full(const Case& c) {
   CaseReportFull r;
   if (executors_.empty()) prediction(c, c.target.profile, r.reference, r.mismatches);
@@ -165,8 +171,11 @@ CaseReportFull CaseCheck::full(const Case& c) {
         const Outcome own = judged ? predict(*judged, exp->profile()).outcome : Outcome{};
         er.verdict = compare(judged ? *judged : c, judged ? own : expected, er.outcome, level_);
         er.verdict.executor = exp->name();
-        for (auto& m : er.verdict.mismatches) {
+        for (auto& m : er.verdict.mismatches)
           m.signature = make_signature(m.oracle, m.kind, m.what, exp->name());
+        const std::string group = root_cause_group(er.verdict.mismatches, er.outcome, exp->name());
+        for (const auto& m : er.verdict.mismatches) {
+          r.groups.emplace(m.signature, group);
           r.mismatches.push_back(m);
         }
       } catch (const std::exception& e) {

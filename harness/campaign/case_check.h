@@ -41,6 +41,10 @@ struct CaseReportFull {
   std::map<Profile, Outcome> reference;  // every prediction made
   std::vector<ExecutorReport> executors;
   std::vector<Mismatch> mismatches;  // every executor's, in executor order
+  // Each mismatch's root-cause group (root_cause.h), by signature.
+  std::map<std::string, std::string> groups;
+  // The group of `signature` (the signature itself when this report does not have it).
+  std::string group_of(const std::string& signature) const;
 };
 
 class CaseCheck {
