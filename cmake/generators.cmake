@@ -63,6 +63,9 @@ if(COLLFUZZ_BUILD_TESTS)
   add_test(NAME collfuzz_flaky_finding
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/flaky_finding_test.sh $<TARGET_FILE:collfuzz>
                    ${CMAKE_SOURCE_DIR})
+  add_test(NAME collfuzz_campaign_baseline
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/campaign_baseline_test.sh $<TARGET_FILE:collfuzz>
+                   ${CMAKE_SOURCE_DIR})
   add_test(NAME collfuzz_campaign_survives_sigkill
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/campaign_kill_test.sh $<TARGET_FILE:collfuzz>)
   collfuzz_add_gtest(collfuzz_property_tests

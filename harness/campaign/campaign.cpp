@@ -102,6 +102,7 @@ int run_worker(const CampaignOptions& o, std::int64_t w,
   config.deadline = deadline;
   config.shrink = o.shrink;
   config.confirm = ConfirmPolicy{o.confirm, o.confirm_executors};
+  config.known = &o.known;
   if (uses_slow_pool(o)) offer_to_pool(config, o, queue);
   Worker worker(config, check, &worker_store, &dir, &board.slots[w], &board.stop);
   worker.run(saved);
@@ -359,6 +360,11 @@ int Campaign::run(std::ostream& out, bool terminal) {
   CampaignTotals totals = merge_worker_states(dir, o.jobs);
   totals.run_cases = last.cases;
   totals.run_seconds = last.seconds;
+  totals.flaky = load_flaky(dir.out());
+  totals.known = FindingsStore(dir.out() / "known").load_all();
+  std::string slow_pool_lines;
+  if (slow_jobs > 0)
+    slow_pool_lines = write_slow_pool_report(dir.out(), o, *queue, totals.slow_pool);
   const auto findings = store.load_all();
   std::size_t groups = 0;
   if (disk_full.empty()) {
@@ -378,12 +384,17 @@ int Campaign::run(std::ostream& out, bool terminal) {
         << "; free some space, then --resume continues the campaign.\n";
     return kExitInternal;
   }
-  if (const std::size_t flaky = append_flaky_summary(dir.out()); flaky > 0) {
-    out << "collfuzz fuzz: " << flaky << " flaky disagreement(s) (did not repeat on every rerun; "
+  if (!totals.flaky.empty()) {
+    out << "collfuzz fuzz: " << totals.flaky.size()
+        << " flaky disagreement(s) (did not repeat on every rerun; "
         << "not findings): " << terminal_text((dir.out() / "flaky").string()) << "\n";
   }
-  if (slow_jobs > 0)
-    out << "collfuzz fuzz: slow pool:\n" << write_slow_pool_report(dir.out(), o, *queue);
+  if (!totals.known.empty()) {
+    out << "collfuzz fuzz: " << totals.known.size()
+        << " known divergence(s) listed in the baseline (counted, not findings): "
+        << terminal_text((dir.out() / "known").string()) << "\n";
+  }
+  if (slow_jobs > 0) out << "collfuzz fuzz: slow pool:\n" << slow_pool_lines;
   out << "collfuzz fuzz: " << totals.cases << " cases in "
       << static_cast<std::int64_t>(totals.seconds) << " s, " << totals.coverage.rules_hit() << "/"
       << totals.coverage.rules_reachable() << " rules hit, " << findings.size() << " findings in "

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,12 @@ struct CampaignOptions {
   std::vector<std::string> confirm_executors;  // --confirm-executors: always nondeterministic
   Shard shard;  // part of the seed's stream this campaign runs (--shard, or the engine's)
   double hang_seconds = 60;  // a worker that makes no progress this long is killed (a hang finding)
+  // --baseline: known divergences (signature -> its reason). A campaign matches an entry by its
+  // signature (which names the executor), whatever its case: a generated case never has a
+  // corpus case's name. A known divergence is counted (summary "known"), never a finding. Given
+  // again (or the default file) by each session, not saved with the campaign.
+  std::string baseline;
+  std::map<std::string, std::string> known;
 };
 
 // Every registered executor that can run on this machine (its unavailable_reason() is empty).

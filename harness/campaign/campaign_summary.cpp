@@ -26,6 +26,69 @@ std::string host_name() {
   return buf;
 }
 
+std::string known_markdown(const nlohmann::json& s) {
+  if (!s.contains("known") || !s["known"].is_array() || s["known"].empty()) return {};
+  std::string md =
+      "\n## Known divergences (baseline " + s.value("baseline", std::string()) +
+      "; not findings)\n\n| signature | occurrences | first case | reason |\n|---|---|---|---|\n";
+  for (const auto& k : s["known"]) {
+    const std::string file = k.value("case_file", std::string());
+    md += "| `" + k.value("signature", std::string()) + "` | " + k["occurrences"].dump() + " | [" +
+          file + "](" + file + ") | " + k.value("reason", std::string()) + " |\n";
+  }
+  return md;
+}
+
+std::string flaky_markdown(const nlohmann::json& s) {
+  if (!s.contains("flaky") || !s["flaky"].is_array() || s["flaky"].empty()) return {};
+  std::map<std::string, std::vector<const nlohmann::json*>> by_signature;
+  for (const auto& r : s["flaky"]) by_signature[r.value("signature", std::string())].push_back(&r);
+  std::string md =
+      "\n## Flaky disagreements (not findings)\n\n"
+      "A disagreement of a nondeterministic executor that did not repeat on every rerun. Each "
+      "record is under flaky/.\n\n| signature | occurrences | reruns that repeated it "
+      "|\n|---|---|---|\n";
+  for (const auto& [signature, records] : by_signature) {
+    std::string counts;
+    for (const auto* r : records) {
+      const auto& c = (*r)["confirmation"];
+      counts += (counts.empty() ? "" : ", ") + c.value("repeated", nlohmann::json(0)).dump() + "/" +
+                c.value("reruns", nlohmann::json(0)).dump();
+    }
+    md += "| `" + signature + "` | " + std::to_string(records.size()) + " | " + counts + " |\n";
+  }
+  return md;
+}
+
+std::string slow_pool_markdown(const nlohmann::json& s) {
+  if (!s.contains("slow_pool") || !s["slow_pool"].is_object()) return {};
+  const auto& p = s["slow_pool"];
+  const auto n = p.value("slow_jobs", std::int64_t{0});
+  std::string md = "\n## Slow executors (pool of " + std::to_string(n) + " worker process" +
+                   (n == 1 ? "" : "es") + ")\n\nA stall is a run of " +
+                   p.value("stall_seconds", nlohmann::json(0)).dump() +
+                   " s or more; classes are the reference's predicted behaviour classes the "
+                   "executor ran (novelty-ranked sampling).\n\n"
+                   "| worker | executor | runs | classes covered | timeouts | stalls | longest run "
+                   "(s) | unavailable | crashes |\n|---|---|---|---|---|---|---|---|---|\n";
+  std::size_t w = 0;
+  for (const auto& worker : p.value("workers", nlohmann::json::array())) {
+    if (worker.contains("executors") && worker["executors"].is_object()) {
+      for (const auto& [name, e] : worker["executors"].items()) {
+        md += "| " + std::to_string(w) + " | " + name + " | " + e["runs"].dump() + " | " +
+              e["classes_covered"].dump() + " | " + e["timeouts"].dump() + " | " +
+              e["stalls"].dump() + " | " + e["longest_run_seconds"].dump() + " | " +
+              e["unavailable"].dump() + " | " + e["crashes"].dump() + " |\n";
+      }
+    }
+    ++w;
+  }
+  md += "\nQueue: " + p.value("offered", nlohmann::json(0)).dump() + " cases offered, " +
+        p.value("overwritten", nlohmann::json(0)).dump() + " overwritten by newer ones, " +
+        p.value("skipped", nlohmann::json(0)).dump() + " skipped on a busy slot.\n";
+  return md;
+}
+
 }  // namespace
 
 nlohmann::json finding_groups(const nlohmann::json& findings) {
@@ -122,6 +185,20 @@ nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
   }
   j["findings"] = findings;
   j["groups"] = finding_groups(findings);
+  // Known divergences (--baseline): counted, not findings. Occurrences are the fast workers'
+  // (saved in their state); one seen only by the slow pool counts its first occurrence.
+  j["baseline"] = o.baseline;
+  nlohmann::json known = nlohmann::json::array();
+  for (const auto& r : t.known) {
+    const auto it = t.signatures.find(r.signature);
+    known.push_back({{"signature", r.signature},
+                     {"occurrences", it == t.signatures.end() ? 1 : it->second},
+                     {"reason", r.outcomes.value("reason", std::string())},
+                     {"case_file", "known/" + r.case_file}});
+  }
+  j["known"] = known;
+  if (!t.flaky.empty()) j["flaky"] = t.flaky;
+  if (!t.slow_pool.is_null()) j["slow_pool"] = t.slow_pool;
   return j;
 }
 
@@ -217,6 +294,7 @@ std::string summary_markdown(const nlohmann::json& s) {
     md += "| " + std::string(m + i == 0 ? "**" : "") + rule + (m + i == 0 ? "** (never)" : "") +
           " | " + std::to_string(m) + " | " + std::to_string(i) + " |\n";
   }
+  md += known_markdown(s) + flaky_markdown(s) + slow_pool_markdown(s);
   return md;
 }
 

@@ -25,6 +25,11 @@ struct CampaignTotals {
   std::int64_t worker_crashes = 0;
   generators::RuleCoverage coverage;
   std::map<std::string, std::int64_t> signatures;  // occurrences
+  // Written once, with the rest of the summary:
+  nlohmann::json flaky =
+      nlohmann::json::array();       // load_flaky(): disagreements that are not findings
+  nlohmann::json slow_pool;          // write_slow_pool_report()'s; null: no pool
+  std::vector<FindingRecord> known;  // <out>/known: divergences the baseline lists
 };
 
 // Merges the saved state of every worker.

@@ -92,6 +92,7 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
   config.deadline = deadline;
   config.shrink = o.shrink;
   config.confirm = ConfirmPolicy{o.confirm, o.confirm_executors};
+  config.known = &o.known;
   std::uint64_t current = 0;
   config.next_index = [&]() -> std::optional<std::uint64_t> {
     const std::optional<PickedCase> c = picker.pick(queue, bits);
@@ -163,7 +164,7 @@ std::string slow_pool_waiting(const CampaignOptions& o, const SlowQueue& queue,
 }
 
 std::string write_slow_pool_report(const std::filesystem::path& out, const CampaignOptions& o,
-                                   const SlowQueue& queue) {
+                                   const SlowQueue& queue, nlohmann::json& report) {
   const std::vector<std::string> names = slow_executor_names(o);
   nlohmann::json j;
   j["slow_jobs"] = o.slow_jobs;
@@ -173,13 +174,6 @@ std::string write_slow_pool_report(const std::filesystem::path& out, const Campa
   j["overwritten"] = queue.overwritten.load();
   j["skipped"] = queue.skipped.load();
   std::ostringstream lines;
-  std::ostringstream md;
-  md << "\n## Slow executors (pool of " << o.slow_jobs << " worker process"
-     << (o.slow_jobs == 1 ? "" : "es") << ")\n\n"
-     << "A stall is a run of " << kStallSeconds << " s or more; classes are the reference's "
-     << "predicted behaviour classes the executor ran (novelty-ranked sampling).\n\n"
-     << "| worker | executor | runs | classes covered | timeouts | stalls | longest run (s) | "
-        "unavailable | crashes |\n|---|---|---|---|---|---|---|---|---|\n";
   for (std::int64_t s = 0; s < o.slow_jobs && s < static_cast<std::int64_t>(kSlowMaxJobs); ++s) {
     const SlowWorkerStats& st = queue.workers[s];
     nlohmann::json w;
@@ -204,33 +198,12 @@ std::string write_slow_pool_report(const std::filesystem::path& out, const Campa
       w["executors"][names[k]] = e;
       lines << " " << names[k] << " " << st.runs[k].load() << " runs, " << st.classes[k].load()
             << " classes, " << st.timeouts[k].load() << " timeouts, " << stalls << " stalls;";
-      md << "| " << s << " | " << names[k] << " | " << st.runs[k].load() << " | "
-         << st.classes[k].load() << " | " << st.timeouts[k].load() << " | " << stalls << " | "
-         << static_cast<double>(st.longest_ms[k].load()) / 1000.0 << " | "
-         << st.unavailable[k].load() << " | " << st.crashes[k].load() << " |\n";
     }
     lines << "\n";
     j["workers"].push_back(w);
   }
-  md << "\nQueue: " << queue.offered.load() << " cases offered, " << queue.overwritten.load()
-     << " overwritten by newer ones, " << queue.skipped.load() << " skipped on a busy slot.\n";
   write_file_atomically(out / "slow-pool.json", j.dump(2) + "\n");
-  // Into the summary too (written just before): summary.json gains "slow_pool".
-  std::error_code ec;
-  if (std::filesystem::exists(out / "summary.json", ec)) {
-    std::ifstream in(out / "summary.json");
-    nlohmann::json summary = nlohmann::json::parse(in, nullptr, false);
-    if (!summary.is_discarded()) {
-      summary["slow_pool"] = j;
-      write_file_atomically(out / "summary.json", summary.dump(2) + "\n");
-    }
-  }
-  if (std::filesystem::exists(out / "summary.md", ec)) {
-    std::ifstream in(out / "summary.md");
-    std::stringstream text;
-    text << in.rdbuf();
-    write_file_atomically(out / "summary.md", text.str() + md.str());
-  }
+  report = j;
   return lines.str();
 }
 

@@ -15,6 +15,7 @@
 #include "harness/core/errors.h"
 #include "harness/core/terminal_text.h"
 #include "harness/report/html_report.h"
+#include "harness/runner/baseline.h"
 
 namespace collfuzz::cli {
 namespace {
@@ -129,6 +130,14 @@ int cmd_fuzz(const Flags& flags) {
   if (!flags.confirm_executors.empty())
     o.confirm_executors = parse_executor_list(flags.confirm_executors);
   o.executor_options = executor_options(flags);
+  // Known divergences: counted, not findings (as replay does; the same default file).
+  o.baseline = flags.baseline;
+  if (o.baseline.empty() && std::filesystem::exists("ci/known-divergences.json"))
+    o.baseline = "ci/known-divergences.json";
+  if (!o.baseline.empty()) {
+    const Baseline baseline = Baseline::load(o.baseline);
+    for (const auto& d : baseline.all()) o.known.emplace(d.signature, d.reason);
+  }
   // A worker is killed as hung only after an external executor has had its whole --timeout on
   // one case (that executor reports the case as a timeout and is restarted; the worker goes on).
   o.hang_seconds = std::max(o.hang_seconds, o.executor_options.case_timeout_seconds + 30);
