@@ -3,7 +3,8 @@
 # (summary.json "known", summary.md, a record under known/), never reported as a finding; one not
 # listed still is. The fake external executor (tests/process/fake_executor.py, mode `reject`)
 # stands in for jax-interpret and disagrees on every case it runs. --slow-jobs 0 and --cases make
-# both runs see the same cases. A bad baseline is refused (exit 2) naming the file.
+# both runs see the same cases. A bad baseline is refused (exit 2) naming the file. The fake
+# executor's traceback is kept with the finding.
 # Usage: campaign_baseline_test.sh <collfuzz binary> <source dir>
 set -u
 collfuzz=$1
@@ -50,6 +51,11 @@ for g, k in known.items():
     assert k["reason"] == "test: known", k
     assert os.path.exists(os.path.join(w, "known", k["case_file"])), k["case_file"]
 assert s["baseline"].endswith("baseline.json"), s["baseline"]
+# The executor's traceback is kept with the finding (its outcome in the outcomes file).
+f = next(f for f in s["findings"] if f["signature"] == unlisted)
+o = json.load(open(os.path.join(w, "known", f["outcomes_file"])))
+tb = [e["outcome"].get("traceback") for e in o["executors"] if e["executor"] == "jax-interpret"]
+assert tb == ["fake traceback\nValueError: fake rejection\n"], tb
 md = open(f"{w}/known/summary.md").read()
 assert "## Known divergences" in md, "summary.md lacks the known divergences"
 print(f"ok: {len(known)} known divergences counted ({sum(k['occurrences'] for k in known.values())} occurrences), {len(found)} findings left")
