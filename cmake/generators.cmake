@@ -30,6 +30,7 @@ add_library(collfuzz_campaign STATIC
   harness/campaign/campaign_summary.cpp
   harness/campaign/case_check.cpp
   harness/campaign/root_cause.cpp
+  harness/campaign/undefined_behaviour.cpp
   harness/campaign/case_shrinker.cpp
   harness/campaign/confirmation.cpp
   harness/campaign/crash_report.cpp
@@ -52,7 +53,7 @@ if(COLLFUZZ_BUILD_TESTS)
     LIBS collfuzz_campaign)
   collfuzz_add_gtest(collfuzz_slow_pool_tests
     SOURCES tests/generators/slow_sampling_test.cpp tests/generators/slow_pool_test.cpp
-            tests/generators/signature_rule_test.cpp
+            tests/generators/signature_rule_test.cpp tests/generators/root_cause_test.cpp
     LIBS collfuzz_campaign)
   collfuzz_add_gtest(collfuzz_rule_coverage_tests
     SOURCES tests/generators/rule_coverage_test.cpp
@@ -129,6 +130,7 @@ if(COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)
     harness/campaign/bug_finding.cpp
     harness/campaign/case_check.cpp
     harness/campaign/root_cause.cpp
+    harness/campaign/undefined_behaviour.cpp
     harness/campaign/case_shrinker.cpp
     harness/campaign/isolated_loop.cpp
     harness/executors/sim_executor.cpp

@@ -363,8 +363,11 @@ int Campaign::run(std::ostream& out, bool terminal) {
   totals.flaky = load_flaky(dir.out());
   totals.known = FindingsStore(dir.out() / "known").load_all();
   std::string slow_pool_lines;
-  if (slow_jobs > 0)
+  if (slow_jobs > 0) {
     slow_pool_lines = write_slow_pool_report(dir.out(), o, *queue, totals.slow_pool);
+    for (const auto& ex : worker_executors(o, true))
+      totals.slow_profiles[ex->name()] = ex->profile();
+  }
   const auto findings = store.load_all();
   std::size_t groups = 0;
   if (disk_full.empty()) {

@@ -26,6 +26,73 @@ std::string host_name() {
   return buf;
 }
 
+// Warnings: an executor that ran fewer than kHealthMinCases cases (the fast workers' runs and
+// the slow pool's), a profile for which the reference predicted fewer (no executor checks it, or
+// too few cases reached one that does).
+nlohmann::json health_checks(const CampaignOptions& o, const CampaignTotals& t) {
+  std::map<std::string, std::int64_t> runs = t.runs;
+  std::map<std::string, std::int64_t> slow_runs;  // not in the fast workers' coverage
+  if (t.slow_pool.is_object() && t.slow_pool.contains("workers")) {
+    for (const auto& w : t.slow_pool["workers"]) {
+      if (!w.contains("executors")) continue;
+      for (const auto& [name, e] : w["executors"].items()) {
+        runs[name] += e.value("runs", std::int64_t{0});
+        slow_runs[name] += e.value("runs", std::int64_t{0});
+      }
+    }
+  }
+  std::map<Profile, std::int64_t> profile_cases = {
+      {Profile::kMosaic, t.coverage.outcomes(Profile::kMosaic)},
+      {Profile::kInterpret, t.coverage.outcomes(Profile::kInterpret)}};
+  for (const auto& [name, n] : slow_runs) {
+    const auto it = t.slow_profiles.find(name);
+    if (it != t.slow_profiles.end()) profile_cases[it->second] += n;
+  }
+  nlohmann::json executor_runs = nlohmann::json::object();
+  nlohmann::json warnings = nlohmann::json::array();
+  for (const auto& name : o.executors) {
+    const std::int64_t n = runs.count(name) ? runs[name] : 0;
+    executor_runs[name] = n;
+    if (n < kHealthMinCases)
+      warnings.push_back(name + " ran " + std::to_string(n) + " cases (fewer than " +
+                         std::to_string(kHealthMinCases) + ")");
+  }
+  for (const Profile p : {Profile::kMosaic, Profile::kInterpret}) {
+    const std::int64_t n = profile_cases[p];
+    if (n < kHealthMinCases)
+      warnings.push_back(std::string("the ") + to_string(p) + " profile was checked on " +
+                         std::to_string(n) + " cases (fewer than " +
+                         std::to_string(kHealthMinCases) + "): no executor of the campaign runs " +
+                         "it, or too few cases reached one");
+  }
+  return {{"min_cases", kHealthMinCases}, {"executor_runs", executor_runs}, {"warnings", warnings}};
+}
+
+std::string health_markdown(const nlohmann::json& s) {
+  if (!s.contains("health") || !s["health"].is_object()) return {};
+  const auto& h = s["health"];
+  std::string md = "\n## Health checks\n\n| executor | cases run |\n|---|---|\n";
+  for (const auto& [name, n] : h["executor_runs"].items())
+    md += "| " + name + " | " + n.dump() + " |\n";
+  md += "\n";
+  if (h["warnings"].empty()) md += "No warning.\n";
+  for (const auto& w : h["warnings"]) md += "- **warning**: " + w.get<std::string>() + "\n";
+  return md;
+}
+
+std::string unavailable_markdown(const nlohmann::json& s) {
+  if (!s.contains("unavailable") || !s["unavailable"].is_object() || s["unavailable"].empty())
+    return {};
+  std::string md =
+      "\n## Unavailable runs (fast workers)\n\nRuns an executor could not do, per reason (numbers "
+      "as N); never counted as agreeing.\n\n| executor | reason | runs |\n|---|---|---|\n";
+  for (const auto& [executor, reasons] : s["unavailable"].items()) {
+    for (const auto& [reason, n] : reasons.items())
+      md += "| " + executor + " | " + reason + " | " + n.dump() + " |\n";
+  }
+  return md;
+}
+
 std::string known_markdown(const nlohmann::json& s) {
   if (!s.contains("known") || !s["known"].is_array() || s["known"].empty()) return {};
   std::string md =
@@ -144,6 +211,8 @@ CampaignTotals merge_worker_states(const CampaignDirectory& dir, std::int64_t jo
     t.worker_crashes += s.crashes;
     t.coverage.merge(s.coverage);
     for (const auto& [sig, n] : s.signatures) t.signatures[sig] += n;
+    for (const auto& [reason, n] : s.unavailable) t.unavailable[reason] += n;
+    for (const auto& [executor, n] : s.runs) t.runs[executor] += n;
   }
   return t;
 }
@@ -197,6 +266,15 @@ nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
                      {"case_file", "known/" + r.case_file}});
   }
   j["known"] = known;
+  // The fast workers' unavailable runs, per executor and reason (the slow pool's are in
+  // slow_pool).
+  nlohmann::json unavailable = nlohmann::json::object();
+  for (const auto& [key, n] : t.unavailable) {
+    const auto colon = key.find(": ");
+    unavailable[key.substr(0, colon)][colon == std::string::npos ? "" : key.substr(colon + 2)] = n;
+  }
+  j["unavailable"] = unavailable;
+  j["health"] = health_checks(o, t);
   if (!t.flaky.empty()) j["flaky"] = t.flaky;
   if (!t.slow_pool.is_null()) j["slow_pool"] = t.slow_pool;
   return j;
@@ -294,7 +372,8 @@ std::string summary_markdown(const nlohmann::json& s) {
     md += "| " + std::string(m + i == 0 ? "**" : "") + rule + (m + i == 0 ? "** (never)" : "") +
           " | " + std::to_string(m) + " | " + std::to_string(i) + " |\n";
   }
-  md += known_markdown(s) + flaky_markdown(s) + slow_pool_markdown(s);
+  md += health_markdown(s) + unavailable_markdown(s) + known_markdown(s) + flaky_markdown(s) +
+        slow_pool_markdown(s);
   return md;
 }
 

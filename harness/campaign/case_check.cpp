@@ -5,6 +5,7 @@
 
 #include "harness/campaign/root_cause.h"
 #include "harness/campaign/slow_sampling.h"
+#include "harness/campaign/undefined_behaviour.h"
 #include "oracles/oracles.h"
 #include "oracles/reference/reference.h"
 
@@ -128,6 +129,15 @@ std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCover
     }
     if (observer_) observer_(k, &actual, seconds_since(t0));
     actual.executor = ex.name();
+    if (index) ++runs_[ex.name()];  // a stream case: not a shrink candidate or a rerun
+    if (actual.kind == OutcomeKind::kUnavailable) {
+      if (auto ub = undefined_behaviour_mismatch(expected, actual, ex.name())) {
+        out.push_back(std::move(*ub));
+      } else {
+        if (index) ++unavailable_[ex.name() + ": " + unavailable_reason_class(actual.reason)];
+      }
+      continue;
+    }
     enter(kCompare);
     try {
       const std::optional<Case> judged = as_run_by(c, actual);
@@ -165,6 +175,12 @@ CaseReportFull CaseCheck::full(const Case& c) {
     }
     er.outcome.executor = exp->name();
     er.verdict.executor = exp->name();
+    if (auto ub = undefined_behaviour_mismatch(expected, er.outcome, exp->name())) {
+      er.verdict.ran = true;
+      er.verdict.mismatches.push_back(*ub);
+      r.groups.emplace(ub->signature, ub->signature);
+      r.mismatches.push_back(std::move(*ub));
+    }
     if (expected.kind != OutcomeKind::kCrash && er.outcome.kind != OutcomeKind::kCrash) {
       try {
         const std::optional<Case> judged = as_run_by(c, er.outcome);

@@ -165,6 +165,8 @@ WorkerState Worker::run(WorkerState state) {
         check_.mismatches(c, slot_ ? &slot_->coverage : &state.coverage,
                           config_.next_index ? std::nullopt : std::optional<std::uint64_t>(index));
     if (config_.after_case) config_.after_case(index, c);
+    for (const auto& [reason, n] : check_.take_unavailable()) state.unavailable[reason] += n;
+    for (const auto& [executor, n] : check_.take_runs()) state.runs[executor] += n;
     const double t = since(started_);
     for (const auto& m : ms) {
       ++state.signatures[m.signature];

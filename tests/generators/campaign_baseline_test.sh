@@ -4,7 +4,8 @@
 # listed still is. The fake external executor (tests/process/fake_executor.py, mode `reject`)
 # stands in for jax-interpret and disagrees on every case it runs. --slow-jobs 0 and --cases make
 # both runs see the same cases. A bad baseline is refused (exit 2) naming the file. The fake
-# executor's traceback is kept with the finding.
+# executor's traceback is kept with the finding. In mode `ok` (every run unavailable) the summary
+# counts the unavailable runs per executor and reason.
 # Usage: campaign_baseline_test.sh <collfuzz binary> <source dir>
 set -u
 collfuzz=$1
@@ -59,6 +60,15 @@ assert tb == ["fake traceback\nValueError: fake rejection\n"], tb
 md = open(f"{w}/known/summary.md").read()
 assert "## Known divergences" in md, "summary.md lacks the known divergences"
 print(f"ok: {len(known)} known divergences counted ({sum(k['occurrences'] for k in known.values())} occurrences), {len(found)} findings left")
+PY
+# Unavailable runs of an executor in the fast workers are counted per reason (numbers as N).
+FAKE_EXECUTOR_MODE=ok run "$work/unavailable"
+python3 - "$work/unavailable/summary.json" << 'PY' || fail "unavailable runs not counted per reason"
+import json, sys
+s = json.load(open(sys.argv[1]))
+u = s["unavailable"].get("jax-interpret", {})
+assert list(u) == ["fake answer N"] and u["fake answer N"] >= 1, s["unavailable"]
+print(f"ok: {u['fake answer N']} unavailable jax-interpret runs counted under 'fake answer N'")
 PY
 echo '{"format": 1, "divergences": [{"case": "*", "executor": "jax-interpret"}]}' > "$work/bad.json"
 run "$work/bad" --baseline "$work/bad.json"
