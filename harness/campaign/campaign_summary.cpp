@@ -152,7 +152,9 @@ std::string slow_pool_markdown(const nlohmann::json& s) {
   }
   md += "\nQueue: " + p.value("offered", nlohmann::json(0)).dump() + " cases offered, " +
         p.value("overwritten", nlohmann::json(0)).dump() + " overwritten by newer ones, " +
-        p.value("skipped", nlohmann::json(0)).dump() + " skipped on a busy slot.\n";
+        p.value("skipped", nlohmann::json(0)).dump() + " skipped on a busy slot, " +
+        p.value("not_offered", nlohmann::json(0)).dump() +
+        " not offered (the queue was half full: not even classified).\n";
   return md;
 }
 

@@ -52,7 +52,7 @@ void offer_to_pool(WorkerConfig& config, const CampaignOptions& o, SlowQueue& qu
   const std::int64_t every = std::max<std::int64_t>(1, o.offer_every);
   const std::uint64_t salt = sampling_salt("slow-pool");
   config.after_case = [&queue, profiles, every, salt](std::uint64_t index, const Case& c) {
-    if (!sampled_case(index, salt, every)) return;
+    if (!sampled_case(index, salt, every) || !pool_wants_offer(queue, index)) return;
     std::uint64_t klass[2] = {0, 0};
     for (int p = 0; p < 2; ++p) {
       if (!((profiles >> p) & 1)) continue;
@@ -173,6 +173,7 @@ std::string write_slow_pool_report(const std::filesystem::path& out, const Campa
   j["offered"] = queue.offered.load();
   j["overwritten"] = queue.overwritten.load();
   j["skipped"] = queue.skipped.load();
+  j["not_offered"] = queue.not_offered.load();
   std::ostringstream lines;
   for (std::int64_t s = 0; s < o.slow_jobs && s < static_cast<std::int64_t>(kSlowMaxJobs); ++s) {
     const SlowWorkerStats& st = queue.workers[s];
