@@ -254,7 +254,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
           p.last_heartbeat = hb;
           p.last_progress = now;
         } else if (!p.killed_for_hang &&
-                   now - p.last_progress > std::chrono::duration<double>(o.hang_seconds)) {
+                   now - p.last_progress > std::chrono::duration<double>(o.worker_hang_seconds())) {
           p.child.signal_group(SIGKILL);
           p.killed_for_hang = true;
         }

@@ -1,6 +1,7 @@
 // What a campaign runs: its seed, budget, executors, worker processes and output directory.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -33,7 +34,16 @@ struct CampaignOptions {
   std::int64_t confirm = 5;      // --confirm: reruns of a nondeterministic disagreement
   std::vector<std::string> confirm_executors;  // --confirm-executors: always nondeterministic
   Shard shard;  // part of the seed's stream this campaign runs (--shard, or the engine's)
-  double hang_seconds = 60;  // a worker that makes no progress this long is killed (a hang finding)
+  // A worker that makes no progress this long is killed (a hang finding); 0: derived from the
+  // executors' --timeout (worker_hang_seconds()).
+  double hang_seconds = 0;
+  // A worker is killed as hung only after an external executor has had its whole --timeout on
+  // one case (that executor reports the case as a timeout and is restarted; the worker goes on):
+  // at least 60 s and --timeout + 30 s, unless hang_seconds says otherwise.
+  double worker_hang_seconds() const {
+    return hang_seconds > 0 ? hang_seconds
+                            : std::max(60.0, executor_options.case_timeout_seconds + 30);
+  }
   // --baseline: known divergences (signature -> its reason). A campaign matches an entry by its
   // signature (which names the executor), whatever its case: a generated case never has a
   // corpus case's name. A known divergence is counted (summary "known"), never a finding. Given

@@ -138,9 +138,6 @@ int cmd_fuzz(const Flags& flags) {
     const Baseline baseline = Baseline::load(o.baseline);
     for (const auto& d : baseline.all()) o.known.emplace(d.signature, d.reason);
   }
-  // A worker is killed as hung only after an external executor has had its whole --timeout on
-  // one case (that executor reports the case as a timeout and is restarted; the worker goes on).
-  o.hang_seconds = std::max(o.hang_seconds, o.executor_options.case_timeout_seconds + 30);
 
   // Nothing compared: every executor asked for is unavailable here (a GPU CI job that lost its
   // GPU, a Python without JAX). Only the reference, asked for alone, is a campaign of its own.
