@@ -109,6 +109,22 @@ int run_worker(const CampaignOptions& o, std::int64_t w,
   return kExitOk;
 }
 
+// The runs of every executor, fast and slow, that were not unavailable (this run's and the
+// campaign's earlier ones, as the worker states keep them).
+std::int64_t compared_runs(const CampaignTotals& t) {
+  std::int64_t n = 0;
+  for (const auto& [executor, runs] : t.runs) n += runs;
+  for (const auto& [reason, runs] : t.unavailable) n -= runs;
+  if (t.slow_pool.is_object() && t.slow_pool.contains("workers")) {
+    for (const auto& w : t.slow_pool["workers"]) {
+      if (!w.contains("executors")) continue;
+      for (const auto& [name, e] : w["executors"].items())
+        n += e.value("runs", std::int64_t{0}) - e.value("unavailable", std::int64_t{0});
+    }
+  }
+  return n;
+}
+
 }  // namespace
 
 Campaign::Campaign(CampaignOptions options) : options_(std::move(options)) {}
@@ -406,6 +422,14 @@ int Campaign::run(std::ostream& out, bool terminal) {
   for (const auto& f : findings)
     out << "  " << terminal_text(f.signature) << ": "
         << terminal_text((dir.findings() / f.case_file).string()) << "\n";
+  // Nothing compared: no executor asked for ran a case here (every run unavailable), decided
+  // from the runs as run and replay do. Only the reference, asked for alone, compares nothing.
+  if (!o.executors.empty() && compared_runs(totals) == 0 && findings.empty()) {
+    out << "collfuzz fuzz: nothing was compared: no executor ran a case here (every run was "
+           "unavailable; see the summary's unavailable runs)"
+        << (o.allow_unavailable ? "\n" : ". --allow-unavailable accepts that (for local use)\n");
+    if (!o.allow_unavailable) return kExitMismatch;
+  }
   return findings.empty() ? kExitOk : kExitMismatch;
 }
 

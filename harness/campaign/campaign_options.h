@@ -49,6 +49,7 @@ struct CampaignOptions {
   // corpus case's name. A known divergence is counted (summary "known"), never a finding. Given
   // again (or the default file) by each session, not saved with the campaign.
   std::string baseline;
+  bool allow_unavailable = false;  // a campaign that compared nothing exits 0, not 1
   std::map<std::string, std::string> known;
 };
 
@@ -60,13 +61,11 @@ struct UnavailableExecutor {
   std::string reason;
 };
 
-// Which of `executors` cannot run on this machine, so that a campaign in which none can compare
-// anything is refused before it starts ("nothing compared", docs/cli.md). First the cheap check
-// (unavailable_reason(), nothing started: a missing program, no GPU); then, only when no executor
-// is known to work, each remaining one is started in a child process (no case is run: its hello
-// is read, within --timeout) and is unavailable when it cannot start or its hello says so for
-// the whole machine (a Python without JAX). An executor that is unavailable only for some cases
-// counts as available.
+// Which of `executors` cannot run on this machine by the cheap check (unavailable_reason():
+// nothing is started, a missing program, no GPU), so that a campaign in which none can compare
+// anything is refused before it starts. One that passes it may still compare nothing (a Python
+// without JAX answers every case unavailable): the campaign decides that at its end, from each
+// executor's compared runs ("nothing compared", docs/cli.md), as run and replay do.
 std::vector<UnavailableExecutor> unavailable_executors(const std::vector<std::string>& executors,
                                                        const ExecutorOptions& options);
 

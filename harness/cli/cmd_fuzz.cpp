@@ -130,6 +130,7 @@ int cmd_fuzz(const Flags& flags) {
   if (!flags.confirm_executors.empty())
     o.confirm_executors = parse_executor_list(flags.confirm_executors);
   o.executor_options = executor_options(flags);
+  o.allow_unavailable = flags.allow_unavailable;
   // Known divergences: counted, not findings (as replay does; the same default file).
   o.baseline = flags.baseline;
   if (o.baseline.empty() && std::filesystem::exists("ci/known-divergences.json"))
@@ -139,8 +140,10 @@ int cmd_fuzz(const Flags& flags) {
     for (const auto& d : baseline.all()) o.known.emplace(d.signature, d.reason);
   }
 
-  // Nothing compared: every executor asked for is unavailable here (a GPU CI job that lost its
-  // GPU, a Python without JAX). Only the reference, asked for alone, is a campaign of its own.
+  // Nothing compared, known at once: every executor asked for fails the cheap check here (a GPU
+  // CI job that lost its GPU). One that passes it and still compares nothing (a Python without
+  // JAX) is found at the campaign's end, from its runs. Only the reference, asked for alone, is a
+  // campaign of its own.
   const auto unavailable = campaign::unavailable_executors(o.executors, o.executor_options);
   for (const auto& u : unavailable) {
     std::cout << "note: " << u.executor << " is unavailable here: " << terminal_text(u.reason)
