@@ -30,6 +30,8 @@ add_library(collfuzz_campaign STATIC
   harness/campaign/campaign_state.cpp
   harness/campaign/campaign_summary.cpp
   harness/campaign/case_check.cpp
+  harness/campaign/root_cause.cpp
+  harness/campaign/undefined_behaviour.cpp
   harness/campaign/case_shrinker.cpp
   harness/campaign/confirmation.cpp
   harness/campaign/crash_report.cpp
@@ -54,7 +56,7 @@ if(COLLFUZZ_BUILD_TESTS)
     LIBS collfuzz_campaign)
   collfuzz_add_gtest(collfuzz_slow_pool_tests
     SOURCES tests/generators/slow_sampling_test.cpp tests/generators/slow_pool_test.cpp
-            tests/generators/signature_rule_test.cpp
+            tests/generators/signature_rule_test.cpp tests/generators/root_cause_test.cpp
     LIBS collfuzz_campaign)
   # sweep: 100,000 cases x 2 profiles x 2 JAX releases; 10 s in the release build, 7 minutes
   # under ASan, where it adds nothing the release run does not check (ci/test runs it once).
@@ -67,6 +69,9 @@ if(COLLFUZZ_BUILD_TESTS)
                    ${CMAKE_SOURCE_DIR})
   add_test(NAME collfuzz_flaky_finding
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/flaky_finding_test.sh $<TARGET_FILE:collfuzz>
+                   ${CMAKE_SOURCE_DIR})
+  add_test(NAME collfuzz_campaign_baseline
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/campaign_baseline_test.sh $<TARGET_FILE:collfuzz>
                    ${CMAKE_SOURCE_DIR})
   add_test(NAME collfuzz_campaign_survives_sigkill
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/campaign_kill_test.sh $<TARGET_FILE:collfuzz>)
@@ -130,6 +135,8 @@ if(COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)
     harness/campaign/bugfind_main.cpp
     harness/campaign/bug_finding.cpp
     harness/campaign/case_check.cpp
+    harness/campaign/root_cause.cpp
+    harness/campaign/undefined_behaviour.cpp
     harness/campaign/case_shrinker.cpp
     harness/campaign/isolated_loop.cpp
     harness/executors/sim_executor.cpp

@@ -22,6 +22,8 @@ if(COLLFUZZ_BUILD_TESTS AND COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)
   add_executable(collfuzz_shard_mutant
     tests/scale/shard_mutant_main.cpp
     harness/campaign/case_check.cpp
+    harness/campaign/root_cause.cpp
+    harness/campaign/undefined_behaviour.cpp
     harness/campaign/case_shrinker.cpp
     harness/campaign/campaign_state.cpp
     harness/campaign/campaign_summary.cpp

@@ -33,6 +33,40 @@ std::string caused_by(CaseCheck& check, const Case& c, lowering::Mutant m) {
 
 }  // namespace
 
+std::size_t MutantGroups::group_count() const {
+  std::set<std::string> distinct;
+  for (const auto& [signature, group] : groups) distinct.insert(group);
+  return distinct.size();
+}
+
+MutantGroups mutant_groups(lowering::Mutant mutant, std::uint64_t seed, double budget_seconds) {
+  std::vector<std::unique_ptr<Executor>> executors;
+  executors.push_back(std::make_unique<SimExecutor>());
+  CaseCheck check(std::move(executors), DiagnosticLevel::kMessage);
+  MutantGroups g;
+  g.mutant = std::string(lowering::mutant_name(mutant));
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(budget_seconds));
+  for (std::uint64_t i = 0; std::chrono::steady_clock::now() < deadline; ++i) {
+    const Case c = generators::generate_case(seed, i);
+    ++g.cases;
+    const auto with = signatures(check, c, mutant);
+    if (with.empty()) continue;
+    bool fresh = false;
+    for (const auto& s : with) fresh = fresh || !g.groups.count(s);
+    if (!fresh) continue;
+    const auto without = signatures(check, c, lowering::Mutant::kNone);
+    lowering::set_active_mutant(mutant);
+    const CaseReportFull report = check.full(c);
+    for (const auto& s : with) {
+      if (!without.count(s) && !g.groups.count(s)) g.groups[s] = report.group_of(s);
+    }
+  }
+  lowering::set_active_mutant(lowering::Mutant::kNone);
+  return g;
+}
+
 MutantHunt hunt_mutant(lowering::Mutant mutant, std::uint64_t seed, double budget_seconds,
                        ShrinkLimits limits) {
   std::vector<std::unique_ptr<Executor>> executors;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "harness/campaign/case_shrinker.h"
@@ -26,6 +27,18 @@ struct MutantHunt {
   double shrink_seconds = 0;
   std::string shrunk_case_json;
 };
+
+// Every finding one mutant causes in a budget (a signature there with the mutant and not without
+// it, on the same case), with its root-cause group (root_cause.h): one bug should be one
+// finding, so few groups per mutant.
+struct MutantGroups {
+  std::string mutant;
+  std::int64_t cases = 0;
+  std::map<std::string, std::string> groups;  // signature -> group
+  std::size_t group_count() const;
+};
+
+MutantGroups mutant_groups(lowering::Mutant mutant, std::uint64_t seed, double budget_seconds);
 
 MutantHunt hunt_mutant(lowering::Mutant mutant, std::uint64_t seed, double budget_seconds,
                        ShrinkLimits limits);

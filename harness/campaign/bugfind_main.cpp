@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <vector>
 
 #include "harness/campaign/bug_finding.h"
@@ -29,29 +31,16 @@ nlohmann::json size_json(const CaseSize& s) {
   return {{"ops", s.ops}, {"ctas", s.ctas}, {"elements", s.elements}};
 }
 
-// Hunts one mutant in a child process (a simulator that crashes must not end the measurement).
-nlohmann::json hunt_isolated(lowering::Mutant m, std::uint64_t seed, double seconds) {
+// Runs body() in a child process (a simulator that crashes must not end the measurement); its JSON,
+// or an error naming the mutant.
+nlohmann::json isolated(lowering::Mutant m, const std::function<nlohmann::json()>& body) {
   const auto file = std::filesystem::temp_directory_path() /
                     ("collfuzz-bugfind-" + std::to_string(::getpid()) + "-" +
                      std::string(lowering::mutant_name(m)) + ".json");
   std::cout.flush();
   const pid_t pid = ::fork();
   if (pid == 0) {
-    const MutantHunt h =
-        hunt_mutant(m, seed, seconds, ShrinkLimits{2000, std::chrono::milliseconds(20000)});
-    const nlohmann::json j{
-        {"mutant", h.mutant},
-        {"detected", h.detected},
-        {"seconds_to_detection", h.seconds_to_detection},
-        {"cases_to_detection", h.cases_to_detection},
-        {"signature", h.signature},
-        {"found_in", h.case_name},
-        {"original_size", size_json(h.original)},
-        {"shrunk_size", size_json(h.shrunk)},
-        {"shrink_seconds", h.shrink_seconds},
-        {"shrunk_case", h.shrunk_case_json.empty() ? nlohmann::json()
-                                                   : nlohmann::json::parse(h.shrunk_case_json)}};
-    write_file_atomically(file, j.dump());
+    write_file_atomically(file, body().dump());
     ::_exit(0);
   }
   int status = 0;
@@ -66,6 +55,68 @@ nlohmann::json hunt_isolated(lowering::Mutant m, std::uint64_t seed, double seco
           {"detected", false},
           {"error", WIFSIGNALED(status) ? "the hunt died of " + signal_name(WTERMSIG(status))
                                         : "the hunt failed"}};
+}
+
+// Hunts one mutant in a child process.
+nlohmann::json hunt_isolated(lowering::Mutant m, std::uint64_t seed, double seconds) {
+  return isolated(m, [&] {
+    const MutantHunt h =
+        hunt_mutant(m, seed, seconds, ShrinkLimits{2000, std::chrono::milliseconds(20000)});
+    return nlohmann::json{
+        {"mutant", h.mutant},
+        {"detected", h.detected},
+        {"seconds_to_detection", h.seconds_to_detection},
+        {"cases_to_detection", h.cases_to_detection},
+        {"signature", h.signature},
+        {"found_in", h.case_name},
+        {"original_size", size_json(h.original)},
+        {"shrunk_size", size_json(h.shrunk)},
+        {"shrink_seconds", h.shrink_seconds},
+        {"shrunk_case", h.shrunk_case_json.empty() ? nlohmann::json()
+                                                   : nlohmann::json::parse(h.shrunk_case_json)}};
+  });
+}
+
+// The findings and root-cause groups of every mutant (--groups): one table row each.
+int groups_table(const std::vector<lowering::Mutant>& mutants, std::uint64_t seed, double seconds,
+                 const std::string& json_file) {
+  std::cout << "| mutant | cases | findings (signatures) | groups | groups (findings each) |\n"
+            << "|---|---|---|---|---|\n";
+  nlohmann::json results = nlohmann::json::array();
+  std::size_t most = 0;
+  for (lowering::Mutant m : mutants) {
+    const nlohmann::json r = isolated(m, [&] {
+      const MutantGroups g = mutant_groups(m, seed, seconds);
+      std::map<std::string, std::int64_t> per_group;
+      for (const auto& [signature, group] : g.groups) ++per_group[group];
+      return nlohmann::json{{"mutant", g.mutant},          {"cases", g.cases},
+                            {"findings", g.groups.size()}, {"groups", g.group_count()},
+                            {"signatures", g.groups},      {"per_group", per_group}};
+    });
+    std::string list;
+    if (r.contains("per_group")) {
+      for (const auto& [group, n] : r["per_group"].items())
+        list += (list.empty() ? "`" : ", `") + group + "` (" + n.dump() + ")";
+    }
+    std::cout << "| " << r.value("mutant", std::string("?")) << " | "
+              << r.value("cases", std::int64_t{0}) << " | " << r.value("findings", std::size_t{0})
+              << " | " << r.value("groups", std::size_t{0}) << " | "
+              << (r.contains("error") ? r["error"].get<std::string>() : list) << " |\n"
+              << std::flush;
+    most = std::max(most, r.value("groups", std::size_t{0}));
+    results.push_back(r);
+  }
+  std::printf("\nat most %zu groups per mutant (seed %llu, %.0f s each)\n", most,
+              static_cast<unsigned long long>(seed), seconds);
+  if (!json_file.empty()) {
+    write_file_atomically(json_file, nlohmann::json{{"seed", seed},
+                                                    {"budget_seconds", seconds},
+                                                    {"most_groups", most},
+                                                    {"results", results}}
+                                             .dump(2) +
+                                         "\n");
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -84,6 +135,9 @@ int main(int argc, char** argv) {
   app.add_option("--mutants", only, "comma-separated mutant names (default: all)");
   app.add_option("--json", json_file, "write the results as JSON here");
   app.add_option("--cases", cases_dir, "write each mutant's shrunk case here");
+  bool groups = false;
+  app.add_flag("--groups", groups,
+               "run the whole budget and count each mutant's findings and root-cause groups");
   CLI11_PARSE(app, argc, argv);
 
   std::vector<lowering::Mutant> mutants;
@@ -93,6 +147,7 @@ int main(int argc, char** argv) {
     if (only.empty() || ("," + only + ",").find("," + name + ",") != std::string::npos)
       mutants.push_back(mutant);
   }
+  if (groups) return groups_table(mutants, seed, seconds, json_file);
   std::cout << "| mutant | detected | time to detection (s) | cases | signature | shrunk case "
                "(ops, CTAs, elements) |\n"
             << "|---|---|---|---|---|---|\n";

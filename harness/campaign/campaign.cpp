@@ -102,10 +102,27 @@ int run_worker(const CampaignOptions& o, std::int64_t w,
   config.deadline = deadline;
   config.shrink = o.shrink;
   config.confirm = ConfirmPolicy{o.confirm, o.confirm_executors};
+  config.known = &o.known;
   if (uses_slow_pool(o)) offer_to_pool(config, o, queue);
   Worker worker(config, check, &worker_store, &dir, &board.slots[w], &board.stop);
   worker.run(saved);
   return kExitOk;
+}
+
+// The runs of every executor, fast and slow, that were not unavailable (this run's and the
+// campaign's earlier ones, as the worker states keep them).
+std::int64_t compared_runs(const CampaignTotals& t) {
+  std::int64_t n = 0;
+  for (const auto& [executor, runs] : t.runs) n += runs;
+  for (const auto& [reason, runs] : t.unavailable) n -= runs;
+  if (t.slow_pool.is_object() && t.slow_pool.contains("workers")) {
+    for (const auto& w : t.slow_pool["workers"]) {
+      if (!w.contains("executors")) continue;
+      for (const auto& [name, e] : w["executors"].items())
+        n += e.value("runs", std::int64_t{0}) - e.value("unavailable", std::int64_t{0});
+    }
+  }
+  return n;
 }
 
 }  // namespace
@@ -253,7 +270,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
           p.last_heartbeat = hb;
           p.last_progress = now;
         } else if (!p.killed_for_hang &&
-                   now - p.last_progress > std::chrono::duration<double>(o.hang_seconds)) {
+                   now - p.last_progress > std::chrono::duration<double>(o.worker_hang_seconds())) {
           p.child.signal_group(SIGKILL);
           p.killed_for_hang = true;
         }
@@ -359,10 +376,19 @@ int Campaign::run(std::ostream& out, bool terminal) {
   CampaignTotals totals = merge_worker_states(dir, o.jobs);
   totals.run_cases = last.cases;
   totals.run_seconds = last.seconds;
+  totals.flaky = load_flaky(dir.out());
+  totals.known = FindingsStore(dir.out() / "known").load_all();
+  std::string slow_pool_lines;
+  if (slow_jobs > 0) {
+    slow_pool_lines = write_slow_pool_report(dir.out(), o, *queue, totals.slow_pool);
+    for (const auto& ex : worker_executors(o, true))
+      totals.slow_profiles[ex->name()] = ex->profile();
+  }
   const auto findings = store.load_all();
+  std::size_t groups = 0;
   if (disk_full.empty()) {
     try {
-      write_summary(dir, o, totals, findings);
+      groups = write_summary(dir, o, totals, findings)["groups"].size();
     } catch (const DiskFullError& e) {
       disk_full = e.what();
     }
@@ -377,19 +403,33 @@ int Campaign::run(std::ostream& out, bool terminal) {
         << "; free some space, then --resume continues the campaign.\n";
     return kExitInternal;
   }
-  if (const std::size_t flaky = append_flaky_summary(dir.out()); flaky > 0) {
-    out << "collfuzz fuzz: " << flaky << " flaky disagreement(s) (did not repeat on every rerun; "
+  if (!totals.flaky.empty()) {
+    out << "collfuzz fuzz: " << totals.flaky.size()
+        << " flaky disagreement(s) (did not repeat on every rerun; "
         << "not findings): " << terminal_text((dir.out() / "flaky").string()) << "\n";
   }
-  if (slow_jobs > 0)
-    out << "collfuzz fuzz: slow pool:\n" << write_slow_pool_report(dir.out(), o, *queue);
+  if (!totals.known.empty()) {
+    out << "collfuzz fuzz: " << totals.known.size()
+        << " known divergence(s) listed in the baseline (counted, not findings): "
+        << terminal_text((dir.out() / "known").string()) << "\n";
+  }
+  if (slow_jobs > 0) out << "collfuzz fuzz: slow pool:\n" << slow_pool_lines;
   out << "collfuzz fuzz: " << totals.cases << " cases in "
       << static_cast<std::int64_t>(totals.seconds) << " s, " << totals.coverage.rules_hit() << "/"
-      << totals.coverage.rules_reachable() << " rules hit, " << findings.size()
-      << " findings; summary in " << terminal_text((dir.out() / "summary.md").string()) << "\n";
+      << totals.coverage.rules_reachable() << " rules hit, " << findings.size() << " findings in "
+      << groups << " root-cause groups; summary in "
+      << terminal_text((dir.out() / "summary.md").string()) << "\n";
   for (const auto& f : findings)
     out << "  " << terminal_text(f.signature) << ": "
         << terminal_text((dir.findings() / f.case_file).string()) << "\n";
+  // Nothing compared: no executor asked for ran a case here (every run unavailable), decided
+  // from the runs as run and replay do. Only the reference, asked for alone, compares nothing.
+  if (!o.executors.empty() && compared_runs(totals) == 0 && findings.empty()) {
+    out << "collfuzz fuzz: nothing was compared: no executor ran a case here (every run was "
+           "unavailable; see the summary's unavailable runs)"
+        << (o.allow_unavailable ? "\n" : ". --allow-unavailable accepts that (for local use)\n");
+    if (!o.allow_unavailable) return kExitMismatch;
+  }
   return findings.empty() ? kExitOk : kExitMismatch;
 }
 

@@ -1,8 +1,10 @@
 // What a campaign runs: its seed, budget, executors, worker processes and output directory.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,7 +36,23 @@ struct CampaignOptions {
   std::int64_t confirm = 5;      // --confirm: reruns of a nondeterministic disagreement
   std::vector<std::string> confirm_executors;  // --confirm-executors: always nondeterministic
   Shard shard;  // part of the seed's stream this campaign runs (--shard, or the engine's)
-  double hang_seconds = 60;  // a worker that makes no progress this long is killed (a hang finding)
+  // A worker that makes no progress this long is killed (a hang finding); 0: derived from the
+  // executors' --timeout (worker_hang_seconds()).
+  double hang_seconds = 0;
+  // A worker is killed as hung only after an external executor has had its whole --timeout on
+  // one case (that executor reports the case as a timeout and is restarted; the worker goes on):
+  // at least 60 s and --timeout + 30 s, unless hang_seconds says otherwise.
+  double worker_hang_seconds() const {
+    return hang_seconds > 0 ? hang_seconds
+                            : std::max(60.0, executor_options.case_timeout_seconds + 30);
+  }
+  // --baseline: known divergences (signature -> its reason). A campaign matches an entry by its
+  // signature (which names the executor), whatever its case: a generated case never has a
+  // corpus case's name. A known divergence is counted (summary "known"), never a finding. Given
+  // again (or the default file) by each session, not saved with the campaign.
+  std::string baseline;
+  bool allow_unavailable = false;  // a campaign that compared nothing exits 0, not 1
+  std::map<std::string, std::string> known;
   // --jax: every generated case is pinned to this release and judged by its reference; a JAX
   // executor running another release is not compared (a version mismatch). nullopt: unpinned.
   std::optional<JaxVersion> jax;
@@ -48,13 +66,11 @@ struct UnavailableExecutor {
   std::string reason;
 };
 
-// Which of `executors` cannot run on this machine, so that a campaign in which none can compare
-// anything is refused before it starts ("nothing compared", docs/cli.md). First the cheap check
-// (unavailable_reason(), nothing started: a missing program, no GPU); then, only when no executor
-// is known to work, each remaining one is started in a child process (no case is run: its hello
-// is read, within --timeout) and is unavailable when it cannot start or its hello says so for
-// the whole machine (a Python without JAX). An executor that is unavailable only for some cases
-// counts as available.
+// Which of `executors` cannot run on this machine by the cheap check (unavailable_reason():
+// nothing is started, a missing program, no GPU), so that a campaign in which none can compare
+// anything is refused before it starts. One that passes it may still compare nothing (a Python
+// without JAX answers every case unavailable): the campaign decides that at its end, from each
+// executor's compared runs ("nothing compared", docs/cli.md), as run and replay do.
 std::vector<UnavailableExecutor> unavailable_executors(const std::vector<std::string>& executors,
                                                        const ExecutorOptions& options);
 

@@ -7,9 +7,10 @@
 namespace collfuzz::campaign {
 
 nlohmann::json WorkerState::to_json() const {
-  return {{"worker", worker},        {"next_index", next_index}, {"cases", cases},
-          {"seconds", seconds},      {"crashes", crashes},       {"coverage", coverage.to_json()},
-          {"signatures", signatures}};
+  return {
+      {"worker", worker},         {"next_index", next_index},   {"cases", cases},
+      {"seconds", seconds},       {"crashes", crashes},         {"coverage", coverage.to_json()},
+      {"signatures", signatures}, {"unavailable", unavailable}, {"runs", runs}};
 }
 
 WorkerState WorkerState::from_json(const nlohmann::json& j) {
@@ -21,6 +22,9 @@ WorkerState WorkerState::from_json(const nlohmann::json& j) {
   s.crashes = j.at("crashes").get<std::int64_t>();
   s.coverage = generators::RuleCoverage::from_json(j.at("coverage"));
   s.signatures = j.at("signatures").get<std::map<std::string, std::int64_t>>();
+  if (j.contains("unavailable"))  // absent in a state saved before it was counted
+    s.unavailable = j.at("unavailable").get<std::map<std::string, std::int64_t>>();
+  if (j.contains("runs")) s.runs = j.at("runs").get<std::map<std::string, std::int64_t>>();
   return s;
 }
 

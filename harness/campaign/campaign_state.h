@@ -26,6 +26,9 @@ struct WorkerState {
   std::int64_t crashes = 0;
   generators::RuleCoverage coverage;
   std::map<std::string, std::int64_t> signatures;  // how often each signature was seen
+  // Unavailable runs by "<executor>: <reason class>" (undefined_behaviour.h).
+  std::map<std::string, std::int64_t> unavailable;
+  std::map<std::string, std::int64_t> runs;  // each executor's runs (not counting shrinking)
 
   nlohmann::json to_json() const;
   static WorkerState from_json(const nlohmann::json& j);

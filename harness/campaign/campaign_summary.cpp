@@ -3,7 +3,9 @@
 #include <unistd.h>
 #include <algorithm>
 
+#include <climits>
 #include <cstdio>
+#include <tuple>
 
 #include "harness/core/allocator.h"
 #include "harness/core/build_info.h"
@@ -24,7 +26,193 @@ std::string host_name() {
   return buf;
 }
 
+// Warnings: an executor that ran fewer than kHealthMinCases cases (the fast workers' runs and
+// the slow pool's), a profile for which the reference predicted fewer (no executor checks it, or
+// too few cases reached one that does).
+nlohmann::json health_checks(const CampaignOptions& o, const CampaignTotals& t) {
+  std::map<std::string, std::int64_t> runs = t.runs;
+  std::map<std::string, std::int64_t> slow_runs;  // not in the fast workers' coverage
+  if (t.slow_pool.is_object() && t.slow_pool.contains("workers")) {
+    for (const auto& w : t.slow_pool["workers"]) {
+      if (!w.contains("executors")) continue;
+      for (const auto& [name, e] : w["executors"].items()) {
+        runs[name] += e.value("runs", std::int64_t{0});
+        slow_runs[name] += e.value("runs", std::int64_t{0});
+      }
+    }
+  }
+  std::map<Profile, std::int64_t> profile_cases = {
+      {Profile::kMosaic, t.coverage.outcomes(Profile::kMosaic)},
+      {Profile::kInterpret, t.coverage.outcomes(Profile::kInterpret)}};
+  for (const auto& [name, n] : slow_runs) {
+    const auto it = t.slow_profiles.find(name);
+    if (it != t.slow_profiles.end()) profile_cases[it->second] += n;
+  }
+  nlohmann::json executor_runs = nlohmann::json::object();
+  nlohmann::json warnings = nlohmann::json::array();
+  for (const auto& name : o.executors) {
+    const std::int64_t n = runs.count(name) ? runs[name] : 0;
+    executor_runs[name] = n;
+    if (n < kHealthMinCases)
+      warnings.push_back(name + " ran " + std::to_string(n) + " cases (fewer than " +
+                         std::to_string(kHealthMinCases) + ")");
+  }
+  for (const Profile p : {Profile::kMosaic, Profile::kInterpret}) {
+    const std::int64_t n = profile_cases[p];
+    if (n < kHealthMinCases)
+      warnings.push_back(std::string("the ") + to_string(p) + " profile was checked on " +
+                         std::to_string(n) + " cases (fewer than " +
+                         std::to_string(kHealthMinCases) + "): no executor of the campaign runs " +
+                         "it, or too few cases reached one");
+  }
+  return {{"min_cases", kHealthMinCases}, {"executor_runs", executor_runs}, {"warnings", warnings}};
+}
+
+std::string health_markdown(const nlohmann::json& s) {
+  if (!s.contains("health") || !s["health"].is_object()) return {};
+  const auto& h = s["health"];
+  std::string md = "\n## Health checks\n\n| executor | cases run |\n|---|---|\n";
+  for (const auto& [name, n] : h["executor_runs"].items())
+    md += "| " + name + " | " + n.dump() + " |\n";
+  md += "\n";
+  if (h["warnings"].empty()) md += "No warning.\n";
+  for (const auto& w : h["warnings"]) md += "- **warning**: " + w.get<std::string>() + "\n";
+  return md;
+}
+
+std::string unavailable_markdown(const nlohmann::json& s) {
+  if (!s.contains("unavailable") || !s["unavailable"].is_object() || s["unavailable"].empty())
+    return {};
+  std::string md =
+      "\n## Unavailable runs (fast workers)\n\nRuns an executor could not do, per reason (numbers "
+      "as N); never counted as agreeing.\n\n| executor | reason | runs |\n|---|---|---|\n";
+  for (const auto& [executor, reasons] : s["unavailable"].items()) {
+    for (const auto& [reason, n] : reasons.items())
+      md += "| " + executor + " | " + reason + " | " + n.dump() + " |\n";
+  }
+  return md;
+}
+
+std::string known_markdown(const nlohmann::json& s) {
+  if (!s.contains("known") || !s["known"].is_array() || s["known"].empty()) return {};
+  std::string md =
+      "\n## Known divergences (baseline " + s.value("baseline", std::string()) +
+      "; not findings)\n\n| signature | occurrences | first case | reason |\n|---|---|---|---|\n";
+  for (const auto& k : s["known"]) {
+    const std::string file = k.value("case_file", std::string());
+    md += "| `" + k.value("signature", std::string()) + "` | " + k["occurrences"].dump() + " | [" +
+          file + "](" + file + ") | " + k.value("reason", std::string()) + " |\n";
+  }
+  return md;
+}
+
+std::string flaky_markdown(const nlohmann::json& s) {
+  if (!s.contains("flaky") || !s["flaky"].is_array() || s["flaky"].empty()) return {};
+  std::map<std::string, std::vector<const nlohmann::json*>> by_signature;
+  for (const auto& r : s["flaky"]) by_signature[r.value("signature", std::string())].push_back(&r);
+  std::string md =
+      "\n## Flaky disagreements (not findings)\n\n"
+      "A disagreement of a nondeterministic executor that did not repeat on every rerun. Each "
+      "record is under flaky/.\n\n| signature | occurrences | reruns that repeated it "
+      "|\n|---|---|---|\n";
+  for (const auto& [signature, records] : by_signature) {
+    std::string counts;
+    for (const auto* r : records) {
+      const auto& c = (*r)["confirmation"];
+      counts += (counts.empty() ? "" : ", ") + c.value("repeated", nlohmann::json(0)).dump() + "/" +
+                c.value("reruns", nlohmann::json(0)).dump();
+    }
+    md += "| `" + signature + "` | " + std::to_string(records.size()) + " | " + counts + " |\n";
+  }
+  return md;
+}
+
+std::string slow_pool_markdown(const nlohmann::json& s) {
+  if (!s.contains("slow_pool") || !s["slow_pool"].is_object()) return {};
+  const auto& p = s["slow_pool"];
+  const auto n = p.value("slow_jobs", std::int64_t{0});
+  std::string md = "\n## Slow executors (pool of " + std::to_string(n) + " worker process" +
+                   (n == 1 ? "" : "es") + ")\n\nA stall is a run of " +
+                   p.value("stall_seconds", nlohmann::json(0)).dump() +
+                   " s or more; classes are the reference's predicted behaviour classes the "
+                   "executor ran (novelty-ranked sampling).\n\n"
+                   "| worker | executor | runs | classes covered | timeouts | stalls | longest run "
+                   "(s) | unavailable | crashes |\n|---|---|---|---|---|---|---|---|---|\n";
+  std::size_t w = 0;
+  for (const auto& worker : p.value("workers", nlohmann::json::array())) {
+    if (worker.contains("executors") && worker["executors"].is_object()) {
+      for (const auto& [name, e] : worker["executors"].items()) {
+        md += "| " + std::to_string(w) + " | " + name + " | " + e["runs"].dump() + " | " +
+              e["classes_covered"].dump() + " | " + e["timeouts"].dump() + " | " +
+              e["stalls"].dump() + " | " + e["longest_run_seconds"].dump() + " | " +
+              e["unavailable"].dump() + " | " + e["crashes"].dump() + " |\n";
+      }
+    }
+    ++w;
+  }
+  md += "\nQueue: " + p.value("offered", nlohmann::json(0)).dump() + " cases offered, " +
+        p.value("overwritten", nlohmann::json(0)).dump() + " overwritten by newer ones, " +
+        p.value("skipped", nlohmann::json(0)).dump() + " skipped on a busy slot, " +
+        p.value("not_offered", nlohmann::json(0)).dump() +
+        " not offered (the queue was half full: not even classified).\n";
+  // Why the slow executors marked cases unavailable (for jax-ir: the ops and PTX it does not
+  // model).
+  const auto reasons = p.value("unavailable_reasons", nlohmann::json::array());
+  if (!reasons.empty()) {
+    md += "\nUnavailable runs by reason:\n\n| executor | reason | runs |\n|---|---|---|\n";
+    for (const auto& r : reasons) {
+      md += "| " + r.value("executor", std::string()) + " | " + r.value("reason", std::string()) +
+            " | " + r.value("runs", nlohmann::json(0)).dump() + " |\n";
+    }
+  }
+  return md;
+}
+
 }  // namespace
+
+nlohmann::json finding_groups(const nlohmann::json& findings) {
+  // Per group: its findings' signatures and occurrences, and its smallest case (ops, CTAs,
+  // elements, then the signature: the same on every machine).
+  struct Group {
+    nlohmann::json signatures = nlohmann::json::array();
+    std::int64_t occurrences = 0;
+    const nlohmann::json* smallest = nullptr;
+  };
+  const auto size_key = [](const nlohmann::json& f) {
+    const auto& z = f.contains("size") && f["size"].is_object() ? f["size"] : nlohmann::json();
+    const auto num = [&](const char* k) {
+      return z.is_object() && z.contains(k) && z[k].is_number_integer() ? z[k].get<std::int64_t>()
+                                                                        : INT64_MAX;
+    };
+    return std::make_tuple(num("ops"), num("ctas"), num("elements"),
+                           f.value("signature", std::string()));
+  };
+  std::map<std::string, Group> groups;
+  for (const auto& f : findings) {
+    if (!f.is_object() || !f.contains("signature") || !f["signature"].is_string()) continue;
+    const std::string signature = f["signature"].get<std::string>();
+    const std::string group =
+        f.contains("group") && f["group"].is_string() ? f["group"].get<std::string>() : signature;
+    Group& g = groups[group];
+    g.signatures.push_back(signature);
+    g.occurrences += f.contains("occurrences") && f["occurrences"].is_number_integer()
+                         ? f["occurrences"].get<std::int64_t>()
+                         : 1;
+    if (!g.smallest || size_key(f) < size_key(*g.smallest)) g.smallest = &f;
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [name, g] : groups) {
+    out.push_back({{"group", name},
+                   {"findings", g.signatures.size()},
+                   {"signatures", g.signatures},
+                   {"occurrences", g.occurrences},
+                   {"smallest",
+                    {{"signature", (*g.smallest)["signature"]},
+                     {"case_file", g.smallest->value("case_file", std::string())},
+                     {"size", g.smallest->value("size", nlohmann::json::object())}}}});
+  }
+  return out;
+}
 
 CampaignTotals merge_worker_states(const CampaignDirectory& dir, std::int64_t jobs) {
   CampaignTotals t;
@@ -35,6 +223,8 @@ CampaignTotals merge_worker_states(const CampaignDirectory& dir, std::int64_t jo
     t.worker_crashes += s.crashes;
     t.coverage.merge(s.coverage);
     for (const auto& [sig, n] : s.signatures) t.signatures[sig] += n;
+    for (const auto& [reason, n] : s.unavailable) t.unavailable[reason] += n;
+    for (const auto& [executor, n] : s.runs) t.runs[executor] += n;
   }
   return t;
 }
@@ -62,7 +252,11 @@ nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& r : f) {
     const auto it = t.signatures.find(r.signature);
+    const std::string group = r.outcomes.contains("group") && r.outcomes["group"].is_string()
+                                  ? r.outcomes["group"].get<std::string>()
+                                  : r.signature;
     findings.push_back({{"signature", r.signature},
+                        {"group", group},
                         {"case_file", "findings/" + r.case_file},
                         {"outcomes_file", "findings/" + r.outcomes_file},
                         {"occurrences", it == t.signatures.end() ? 1 : it->second},
@@ -71,6 +265,30 @@ nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
                         {"size", r.outcomes.value("size", nlohmann::json::object())}});
   }
   j["findings"] = findings;
+  j["groups"] = finding_groups(findings);
+  // Known divergences (--baseline): counted, not findings. Occurrences are the fast workers'
+  // (saved in their state); one seen only by the slow pool counts its first occurrence.
+  j["baseline"] = o.baseline;
+  nlohmann::json known = nlohmann::json::array();
+  for (const auto& r : t.known) {
+    const auto it = t.signatures.find(r.signature);
+    known.push_back({{"signature", r.signature},
+                     {"occurrences", it == t.signatures.end() ? 1 : it->second},
+                     {"reason", r.outcomes.value("reason", std::string())},
+                     {"case_file", "known/" + r.case_file}});
+  }
+  j["known"] = known;
+  // The fast workers' unavailable runs, per executor and reason (the slow pool's are in
+  // slow_pool).
+  nlohmann::json unavailable = nlohmann::json::object();
+  for (const auto& [key, n] : t.unavailable) {
+    const auto colon = key.find(": ");
+    unavailable[key.substr(0, colon)][colon == std::string::npos ? "" : key.substr(colon + 2)] = n;
+  }
+  j["unavailable"] = unavailable;
+  j["health"] = health_checks(o, t);
+  if (!t.flaky.empty()) j["flaky"] = t.flaky;
+  if (!t.slow_pool.is_null()) j["slow_pool"] = t.slow_pool;
   return j;
 }
 
@@ -106,18 +324,34 @@ std::string summary_markdown(const nlohmann::json& s) {
         std::to_string(cov.value("rules_in_table", cov["rules_total"].get<std::size_t>())) +
         " in the table) |\n";
   md += "| worker crashes | " + std::to_string(s["worker_crashes"].get<std::int64_t>()) + " |\n";
-  md += "| findings | " + std::to_string(s["findings"].size()) + " |\n\n";
+  md += "| findings | " + std::to_string(s["findings"].size()) + " |\n";
+  const nlohmann::json groups =
+      s.contains("groups") && s["groups"].is_array() ? s["groups"] : finding_groups(s["findings"]);
+  md += "| root-cause groups | " + std::to_string(groups.size()) + " |\n\n";
 
   md +=
       "The charts (throughput, coverage over time, outcome mix, rule heat map, findings): "
       "[report.html](report.html) (`collfuzz report <dir>` rewrites it).\n\n";
+  if (!groups.empty()) {
+    md +=
+        "## Root-cause groups\n\nOne bug is one group (docs/bug-finding.md, \"Root-cause "
+        "groups\"): the findings whose cases first diverge the same way.\n\n"
+        "| group | findings | occurrences | smallest case |\n|---|---|---|---|\n";
+    for (const auto& g : groups) {
+      const auto& sm = g["smallest"];
+      const std::string file = sm.value("case_file", std::string());
+      md += "| `" + g.value("group", std::string()) + "` | " + g["findings"].dump() + " | " +
+            g["occurrences"].dump() + " | [" + file + "](" + file + ") |\n";
+    }
+    md += "\n";
+  }
   md += "## Findings\n\n";
   if (s["findings"].empty()) {
     md += "None.\n\n";
   } else {
     md +=
-        "| signature | occurrences | case file | size (ops, CTAs, elements) | found in "
-        "|\n|---|---|---|---|---|\n";
+        "| signature | group | occurrences | case file | size (ops, CTAs, elements) | found in "
+        "|\n|---|---|---|---|---|---|\n";
     for (const auto& f : s["findings"]) {
       const auto& size = f["size"];
       std::string sz = size.contains("ops")
@@ -126,7 +360,8 @@ std::string summary_markdown(const nlohmann::json& s) {
                                  std::to_string(size["elements"].get<std::int64_t>())
                            : "-";
       if (!f["shrunk"].get<bool>()) sz += " (not shrunk)";
-      md += "| `" + f["signature"].get<std::string>() + "` | " +
+      md += "| `" + f["signature"].get<std::string>() + "` | `" +
+            f.value("group", f["signature"].get<std::string>()) + "` | " +
             std::to_string(f["occurrences"].get<std::int64_t>()) + " | [" +
             f["case_file"].get<std::string>() + "](" + f["case_file"].get<std::string>() + ") | " +
             sz + " | " + f["found"].value("case", std::string("-")) + " |\n";
@@ -149,6 +384,8 @@ std::string summary_markdown(const nlohmann::json& s) {
     md += "| " + std::string(m + i == 0 ? "**" : "") + rule + (m + i == 0 ? "** (never)" : "") +
           " | " + std::to_string(m) + " | " + std::to_string(i) + " |\n";
   }
+  md += health_markdown(s) + unavailable_markdown(s) + known_markdown(s) + flaky_markdown(s) +
+        slow_pool_markdown(s);
   return md;
 }
 

@@ -17,6 +17,9 @@
 
 namespace collfuzz::campaign {
 
+// Health checks: an executor or a profile that saw fewer cases than this is warned about.
+inline constexpr std::int64_t kHealthMinCases = 100;
+
 struct CampaignTotals {
   std::int64_t cases = 0;      // over every run of the campaign
   double seconds = 0;          // wall time over every run (the longest-running worker's)
@@ -24,7 +27,15 @@ struct CampaignTotals {
   double run_seconds = 0;
   std::int64_t worker_crashes = 0;
   generators::RuleCoverage coverage;
-  std::map<std::string, std::int64_t> signatures;  // occurrences
+  std::map<std::string, std::int64_t> signatures;   // occurrences
+  std::map<std::string, std::int64_t> unavailable;  // the fast workers' unavailable runs by reason
+  std::map<std::string, std::int64_t> runs;         // the fast workers' runs per executor
+  // Written once, with the rest of the summary:
+  nlohmann::json flaky =
+      nlohmann::json::array();  // load_flaky(): disagreements that are not findings
+  nlohmann::json slow_pool;     // write_slow_pool_report()'s; null: no pool
+  std::map<std::string, Profile> slow_profiles;  // each slow executor's profile
+  std::vector<FindingRecord> known;              // <out>/known: divergences the baseline lists
 };
 
 // Merges the saved state of every worker.
@@ -33,6 +44,10 @@ CampaignTotals merge_worker_states(const CampaignDirectory& dir, std::int64_t jo
 nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
                             const std::vector<FindingRecord>& f);
 std::string summary_markdown(const nlohmann::json& summary);
+
+// The root-cause groups of a summary's findings (each finding's "group", or its signature):
+// per group, its signatures, their occurrences, and its smallest case.
+nlohmann::json finding_groups(const nlohmann::json& findings);
 
 // Writes both files atomically; returns the summary.
 nlohmann::json write_summary(const CampaignDirectory& dir, const CampaignOptions& o,

@@ -3,7 +3,9 @@
 #include <chrono>
 #include <optional>
 
+#include "harness/campaign/root_cause.h"
 #include "harness/campaign/slow_sampling.h"
+#include "harness/campaign/undefined_behaviour.h"
 #include "oracles/oracles.h"
 #include "oracles/reference/reference.h"
 
@@ -137,6 +139,15 @@ std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCover
     if (observer_) observer_(k, &actual, seconds_since(t0));
     actual.executor = ex.name();
     if (version_mismatch(c, actual)) continue;
+    if (index) ++runs_[ex.name()];  // a stream case: not a shrink candidate or a rerun
+    if (actual.kind == OutcomeKind::kUnavailable) {
+      if (auto ub = undefined_behaviour_mismatch(expected, actual, ex.name())) {
+        out.push_back(std::move(*ub));
+      } else {
+        if (index) ++unavailable_[ex.name() + ": " + unavailable_reason_class(actual.reason)];
+      }
+      continue;
+    }
     enter(kCompare);
     try {
       const std::optional<Case> judged = as_run_by(c, actual);
@@ -151,6 +162,11 @@ std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCover
     }
   }
   return out;
+}
+
+std::string CaseReportFull::group_of(const std::string& signature) const {
+  const auto it = groups.find(signature);
+  return it == groups.end() ? signature : it->second;
 }
 
 CaseReportFull CaseCheck::full(const Case& c) {
@@ -169,19 +185,30 @@ CaseReportFull CaseCheck::full(const Case& c) {
     }
     er.outcome.executor = exp->name();
     er.verdict.executor = exp->name();
-    if (version_mismatch(c, er.outcome)) {
+    const bool other_release = version_mismatch(c, er.outcome);
+    if (other_release) {
       er.verdict.ran = false;
       er.verdict.reason = "version mismatch: the case is pinned to JAX " +
                           std::string(to_string(c.target.jax)) + ", the executor runs JAX " +
                           er.outcome.info.at("jax_version");
-    } else if (expected.kind != OutcomeKind::kCrash && er.outcome.kind != OutcomeKind::kCrash) {
+    } else if (auto ub = undefined_behaviour_mismatch(expected, er.outcome, exp->name())) {
+      er.verdict.ran = true;
+      er.verdict.mismatches.push_back(*ub);
+      r.groups.emplace(ub->signature, ub->signature);
+      r.mismatches.push_back(std::move(*ub));
+    }
+    if (!other_release && expected.kind != OutcomeKind::kCrash &&
+        er.outcome.kind != OutcomeKind::kCrash) {
       try {
         const std::optional<Case> judged = as_run_by(c, er.outcome);
         const Outcome own = judged ? predict(*judged, exp->profile()).outcome : Outcome{};
         er.verdict = compare(judged ? *judged : c, judged ? own : expected, er.outcome, level_);
         er.verdict.executor = exp->name();
-        for (auto& m : er.verdict.mismatches) {
+        for (auto& m : er.verdict.mismatches)
           m.signature = make_signature(m.oracle, m.kind, m.what, exp->name());
+        const std::string group = root_cause_group(er.verdict.mismatches, er.outcome, exp->name());
+        for (const auto& m : er.verdict.mismatches) {
+          r.groups.emplace(m.signature, group);
           r.mismatches.push_back(m);
         }
       } catch (const std::exception& e) {

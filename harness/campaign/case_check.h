@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "generators/rule_coverage.h"
@@ -41,6 +42,10 @@ struct CaseReportFull {
   std::map<Profile, Outcome> reference;  // every prediction made
   std::vector<ExecutorReport> executors;
   std::vector<Mismatch> mismatches;  // every executor's, in executor order
+  // Each mismatch's root-cause group (root_cause.h), by signature.
+  std::map<std::string, std::string> groups;
+  // The group of `signature` (the signature itself when this report does not have it).
+  std::string group_of(const std::string& signature) const;
 };
 
 class CaseCheck {
@@ -70,12 +75,20 @@ class CaseCheck {
   std::vector<std::string> executor_names() const;
   // The name of a phase, for a crash signature: "reference", an executor's name, ...
   std::string phase_name(std::uint32_t phase) const;
+  // The unavailable runs of stream cases (called with an index) since the last call, by
+  // "<executor>: <reason class>" (undefined_behaviour.h); a run that met undefined behaviour where
+  // the reference predicts a defined outcome is a mismatch instead.
+  std::map<std::string, std::int64_t> take_unavailable() { return std::exchange(unavailable_, {}); }
+  // The runs of each executor on stream cases since the last call (the summary's health checks).
+  std::map<std::string, std::int64_t> take_runs() { return std::exchange(runs_, {}); }
 
  private:
   std::vector<std::unique_ptr<Executor>> executors_;
   DiagnosticLevel level_;
   std::atomic<std::uint32_t>* phase_ = nullptr;
   RunObserver observer_;
+  std::map<std::string, std::int64_t> unavailable_;
+  std::map<std::string, std::int64_t> runs_;
 
   void enter(std::uint32_t phase) {
     if (phase_) phase_->store(phase, std::memory_order_relaxed);

@@ -63,52 +63,23 @@ void record_flaky(const std::filesystem::path& out, const std::string& signature
       j.dump(2) + "\n");
 }
 
-std::size_t append_flaky_summary(const std::filesystem::path& out) {
+nlohmann::json load_flaky(const std::filesystem::path& out) {
   std::error_code ec;
-  std::map<std::string, std::vector<nlohmann::json>> by_signature;
-  std::size_t n = 0;
+  std::map<std::string, nlohmann::json> by_file;  // sorted: the same list on every machine
   for (const auto& e : std::filesystem::directory_iterator(out / "flaky", ec)) {
     if (e.path().extension() != ".json") continue;
     std::ifstream in(e.path());
     nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded() || !j.contains("signature")) continue;
+    if (j.is_discarded() || !j.is_object() || !j.contains("signature") ||
+        !j["signature"].is_string())
+      continue;
     j.erase("case");
     j["file"] = e.path().filename().string();
-    by_signature[j["signature"].get<std::string>()].push_back(std::move(j));
-    ++n;
+    by_file[j["signature"].get<std::string>() + "\n" + j["file"].get<std::string>()] = j;
   }
-  if (n == 0) return 0;
   nlohmann::json list = nlohmann::json::array();
-  std::ostringstream md;
-  md << "\n## Flaky disagreements (not findings)\n\n"
-     << "A disagreement of a nondeterministic executor that did not repeat on every rerun. Each "
-        "record is under flaky/.\n\n| signature | occurrences | reruns that repeated it "
-        "|\n|---|---|---|\n";
-  for (const auto& [signature, records] : by_signature) {
-    std::string counts;
-    for (const auto& r : records) {
-      counts += (counts.empty() ? "" : ", ") +
-                std::to_string(r["confirmation"]["repeated"].get<std::int64_t>()) + "/" +
-                std::to_string(r["confirmation"]["reruns"].get<std::int64_t>());
-      list.push_back(r);
-    }
-    md << "| `" << signature << "` | " << records.size() << " | " << counts << " |\n";
-  }
-  if (std::filesystem::exists(out / "summary.json", ec)) {
-    std::ifstream in(out / "summary.json");
-    nlohmann::json summary = nlohmann::json::parse(in, nullptr, false);
-    if (!summary.is_discarded()) {
-      summary["flaky"] = list;
-      write_file_atomically(out / "summary.json", summary.dump(2) + "\n");
-    }
-  }
-  if (std::filesystem::exists(out / "summary.md", ec)) {
-    std::ifstream in(out / "summary.md");
-    std::stringstream text;
-    text << in.rdbuf();
-    write_file_atomically(out / "summary.md", text.str() + md.str());
-  }
-  return n;
+  for (auto& [key, j] : by_file) list.push_back(std::move(j));
+  return list;
 }
 
 }  // namespace collfuzz::campaign

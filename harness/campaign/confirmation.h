@@ -44,8 +44,8 @@ void record_flaky(const std::filesystem::path& out, const std::string& signature
                   std::uint64_t seed, std::uint64_t index, const Case& c,
                   const Confirmation& confirmation);
 
-// Every flaky record of the campaign; adds "flaky" to summary.json and a section to summary.md
-// when they exist. Returns how many records there are.
-std::size_t append_flaky_summary(const std::filesystem::path& out);
+// Every flaky record of the campaign (without its case), sorted by signature: the summary's
+// "flaky" list.
+nlohmann::json load_flaky(const std::filesystem::path& out);
 
 }  // namespace collfuzz::campaign

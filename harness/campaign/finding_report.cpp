@@ -16,6 +16,7 @@ nlohmann::json finding_report(const std::string& signature, const FoundAt& at,
                               const ShrinkStats* shrink_stats) {
   nlohmann::json j;
   j["signature"] = signature;
+  j["group"] = report.group_of(signature);  // the root cause (root_cause.h)
   j["collfuzz"] = {{"version", collfuzz_version()}, {"commit", collfuzz_commit()}};
   j["found"] = {{"case", at.case_name},
                 {"seed", at.seed},

@@ -57,6 +57,14 @@ std::uint64_t behaviour_class(const Case& c, const Outcome& predicted) {
   return mix(h, bits);
 }
 
+bool pool_wants_offer(SlowQueue& q, std::uint64_t index) {
+  if (q.full.load(std::memory_order_relaxed) < static_cast<std::int64_t>(kSlowQueueSlots / 2))
+    return true;
+  if (splitmix64(index ^ 0x5eedu) % 64 == 0) return true;
+  q.not_offered.fetch_add(1, std::memory_order_relaxed);
+  return false;
+}
+
 void offer_candidate(SlowQueue& q, std::uint64_t index, std::uint64_t mosaic_class,
                      std::uint64_t interpret_class) {
   q.offered.fetch_add(1, std::memory_order_relaxed);
@@ -68,6 +76,7 @@ void offer_candidate(SlowQueue& q, std::uint64_t index, std::uint64_t mosaic_cla
     return;
   }
   if (expected == 2) q.overwritten.fetch_add(1, std::memory_order_relaxed);
+  if (expected == 0) q.full.fetch_add(1, std::memory_order_relaxed);
   s.index = index;
   s.klass[0] = mosaic_class;
   s.klass[1] = interpret_class;
@@ -115,6 +124,7 @@ std::optional<PickedCase> NoveltyPicker::pick(SlowQueue& q, unsigned profiles) {
   out.klass[1] = s.klass[1];
   out.random = random;
   s.state.store(0, std::memory_order_release);
+  q.full.fetch_sub(1, std::memory_order_relaxed);
   ++picks_;
   return out;
 }

@@ -63,9 +63,18 @@ struct SlowQueue {
   std::atomic<std::int64_t> offered{0};
   std::atomic<std::int64_t> overwritten{0};  // full slots replaced by a newer candidate
   std::atomic<std::int64_t> skipped{0};      // offers dropped on a busy slot
+  std::atomic<std::int64_t> full{0};         // slots holding a candidate now
+  // Cases not offered because the queue was half full (the pool had not drained it): their
+  // behaviour class was never computed.
+  std::atomic<std::int64_t> not_offered{0};
   SlowCandidate slots[kSlowQueueSlots];
   SlowWorkerStats workers[kSlowMaxJobs];
 };
+
+// Whether a fast worker should offer case `index` now: the offer rate follows how fast the pool
+// drains the queue. While the queue is at most half full, every case offer_every() picks; beyond,
+// one in 64 of those (enough to keep its candidates fresh), the rest not even classified.
+bool pool_wants_offer(SlowQueue& q, std::uint64_t index);
 
 // Offers a candidate; never waits. The slot is chosen by the index.
 void offer_candidate(SlowQueue& q, std::uint64_t index, std::uint64_t mosaic_class,

@@ -58,7 +58,7 @@ void offer_to_pool(WorkerConfig& config, const CampaignOptions& o, SlowQueue& qu
   const std::int64_t every = std::max<std::int64_t>(1, o.offer_every);
   const std::uint64_t salt = sampling_salt("slow-pool");
   config.after_case = [&queue, profiles, every, salt](std::uint64_t index, const Case& c) {
-    if (!sampled_case(index, salt, every)) return;
+    if (!sampled_case(index, salt, every) || !pool_wants_offer(queue, index)) return;
     std::uint64_t klass[2] = {0, 0};
     for (int p = 0; p < 2; ++p) {
       if (!((profiles >> p) & 1)) continue;
@@ -98,6 +98,7 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
   config.deadline = deadline;
   config.shrink = o.shrink;
   config.confirm = ConfirmPolicy{o.confirm, o.confirm_executors};
+  config.known = &o.known;
   std::uint64_t current = 0;
   config.next_index = [&]() -> std::optional<std::uint64_t> {
     const std::optional<PickedCase> c = picker.pick(queue, bits);
@@ -176,7 +177,7 @@ std::string slow_pool_waiting(const CampaignOptions& o, const SlowQueue& queue,
 }
 
 std::string write_slow_pool_report(const std::filesystem::path& out, const CampaignOptions& o,
-                                   const SlowQueue& queue) {
+                                   const SlowQueue& queue, nlohmann::json& report) {
   const std::vector<std::string> names = slow_executor_names(o);
   nlohmann::json j;
   j["slow_jobs"] = o.slow_jobs;
@@ -185,14 +186,8 @@ std::string write_slow_pool_report(const std::filesystem::path& out, const Campa
   j["offered"] = queue.offered.load();
   j["overwritten"] = queue.overwritten.load();
   j["skipped"] = queue.skipped.load();
+  j["not_offered"] = queue.not_offered.load();
   std::ostringstream lines;
-  std::ostringstream md;
-  md << "\n## Slow executors (pool of " << o.slow_jobs << " worker process"
-     << (o.slow_jobs == 1 ? "" : "es") << ")\n\n"
-     << "A stall is a run of " << kStallSeconds << " s or more; classes are the reference's "
-     << "predicted behaviour classes the executor ran (novelty-ranked sampling).\n\n"
-     << "| worker | executor | runs | classes covered | timeouts | stalls | longest run (s) | "
-        "unavailable | crashes |\n|---|---|---|---|---|---|---|---|---|\n";
   for (std::int64_t s = 0; s < o.slow_jobs && s < static_cast<std::int64_t>(kSlowMaxJobs); ++s) {
     const SlowWorkerStats& st = queue.workers[s];
     nlohmann::json w;
@@ -217,16 +212,10 @@ std::string write_slow_pool_report(const std::filesystem::path& out, const Campa
       w["executors"][names[k]] = e;
       lines << " " << names[k] << " " << st.runs[k].load() << " runs, " << st.classes[k].load()
             << " classes, " << st.timeouts[k].load() << " timeouts, " << stalls << " stalls;";
-      md << "| " << s << " | " << names[k] << " | " << st.runs[k].load() << " | "
-         << st.classes[k].load() << " | " << st.timeouts[k].load() << " | " << stalls << " | "
-         << static_cast<double>(st.longest_ms[k].load()) / 1000.0 << " | "
-         << st.unavailable[k].load() << " | " << st.crashes[k].load() << " |\n";
     }
     lines << "\n";
     j["workers"].push_back(w);
   }
-  md << "\nQueue: " << queue.offered.load() << " cases offered, " << queue.overwritten.load()
-     << " overwritten by newer ones, " << queue.skipped.load() << " skipped on a busy slot.\n";
   // Why the slow executors marked cases unavailable, with how many runs gave each reason.
   std::map<std::pair<std::string, std::string>, std::int64_t> reasons;
   for (std::int64_t s = 0; s < o.slow_jobs && s < static_cast<std::int64_t>(kSlowMaxJobs); ++s) {
@@ -241,30 +230,13 @@ std::string write_slow_pool_report(const std::filesystem::path& out, const Campa
     std::vector<std::pair<std::int64_t, std::pair<std::string, std::string>>> sorted;
     for (const auto& [key, n] : reasons) sorted.emplace_back(-n, key);
     std::sort(sorted.begin(), sorted.end());
-    md << "\nUnavailable runs by reason:\n\n| executor | reason | runs |\n|---|---|---|\n";
     for (const auto& [n, key] : sorted) {
-      md << "| " << key.first << " | " << key.second << " | " << -n << " |\n";
       j["unavailable_reasons"].push_back(
           {{"executor", key.first}, {"reason", key.second}, {"runs", -n}});
     }
   }
   write_file_atomically(out / "slow-pool.json", j.dump(2) + "\n");
-  // Into the summary too (written just before): summary.json gains "slow_pool".
-  std::error_code ec;
-  if (std::filesystem::exists(out / "summary.json", ec)) {
-    std::ifstream in(out / "summary.json");
-    nlohmann::json summary = nlohmann::json::parse(in, nullptr, false);
-    if (!summary.is_discarded()) {
-      summary["slow_pool"] = j;
-      write_file_atomically(out / "summary.json", summary.dump(2) + "\n");
-    }
-  }
-  if (std::filesystem::exists(out / "summary.md", ec)) {
-    std::ifstream in(out / "summary.md");
-    std::stringstream text;
-    text << in.rdbuf();
-    write_file_atomically(out / "summary.md", text.str() + md.str());
-  }
+  report = j;
   return lines.str();
 }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "harness/campaign/campaign_options.h"
 #include "harness/campaign/slow_pool.h"
 #include "harness/campaign/worker.h"
@@ -49,10 +51,10 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
 std::string slow_pool_waiting(const CampaignOptions& o, const SlowQueue& queue,
                               double after_seconds);
 
-// slow-pool.json, a "slow_pool" object in summary.json and a section of summary.md, and lines
-// for the end of the run: per slow worker and executor its runs, the classes it covered, its
-// timeouts, stalls, longest run, unavailable runs and crashes; the queue's counters.
+// slow-pool.json (also set in `report`: the summary's "slow_pool", written with the summary),
+// and lines for the end of the run: per slow worker and executor its runs, the classes it
+// covered, its timeouts, stalls, longest run, unavailable runs and crashes; the queue's counters.
 std::string write_slow_pool_report(const std::filesystem::path& out, const CampaignOptions& o,
-                                   const SlowQueue& queue);
+                                   const SlowQueue& queue, nlohmann::json& report);
 
 }  // namespace collfuzz::campaign

@@ -115,6 +115,21 @@ void Worker::report(const std::string& signature, std::uint64_t index, const Cas
   if (on_finding) on_finding(ev);
 }
 
+void Worker::record_known(const std::string& signature, std::uint64_t index, const Case& c) {
+  if (!store_) return;
+  if (!known_store_) known_store_.emplace(store_->dir().parent_path() / "known");
+  if (!known_store_->claim(signature)) return;
+  Case recorded = c;
+  recorded.notes = "collfuzz fuzz: known divergence " + signature + " (listed in the baseline)";
+  known_store_->write(
+      signature, recorded,
+      {{"signature", signature},
+       {"known", true},
+       {"reason", config_.known->at(signature)},
+       {"found",
+        {{"case", c.name}, {"seed", config_.seed}, {"index", index}, {"worker", config_.worker}}}});
+}
+
 WorkerState Worker::run(WorkerState state) {
   started_ = std::chrono::steady_clock::now();
   auto last_save = started_;
@@ -150,11 +165,17 @@ WorkerState Worker::run(WorkerState state) {
         check_.mismatches(c, slot_ ? &slot_->coverage : &state.coverage,
                           config_.next_index ? std::nullopt : std::optional<std::uint64_t>(index));
     if (config_.after_case) config_.after_case(index, c);
+    for (const auto& [reason, n] : check_.take_unavailable()) state.unavailable[reason] += n;
+    for (const auto& [executor, n] : check_.take_runs()) state.runs[executor] += n;
     const double t = since(started_);
     for (const auto& m : ms) {
       ++state.signatures[m.signature];
       // A signature found flaky 3 times in this worker is only counted from then on.
       if (flaky_times_[m.signature] >= 3) continue;
+      if (config_.known && config_.known->count(m.signature)) {
+        record_known(m.signature, index, c);
+        continue;
+      }
       if (store_ ? store_->claim(m.signature) : state.signatures[m.signature] == 1) {
         std::optional<Confirmation> confirmation;
         const std::string executor = signature_executor(m.signature);

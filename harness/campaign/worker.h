@@ -32,6 +32,9 @@ struct WorkerConfig {
   ShrinkLimits shrink_limits;
   std::int64_t stop_after_findings = 0;  // 0: never
   ConfirmPolicy confirm;  // disagreements of nondeterministic executors are rerun first
+  // Known divergences (CampaignOptions::known): counted in the state's signatures, recorded once
+  // under <out>/known/, never reported as findings. Null: none.
+  const std::map<std::string, std::string>* known = nullptr;
   // A slow pool worker: where its next case index comes from (nullopt: none queued yet; the
   // worker waits a little) instead of the stream worker, worker + jobs, ...; its state is not
   // advanced.
@@ -73,12 +76,14 @@ class Worker {
   const std::atomic<int>* stop_;
   std::int64_t findings_ = 0;
   std::int64_t flaky_ = 0;
-  std::map<std::string, int> flaky_times_;  // per signature: confirmations that were flaky
+  std::map<std::string, int> flaky_times_;    // per signature: confirmations that were flaky
+  std::optional<FindingsStore> known_store_;  // <out>/known: the first case of each known one
   std::chrono::steady_clock::time_point started_;
 
   void report(const std::string& signature, std::uint64_t index, const Case& c, double seconds,
               const std::optional<Confirmation>& confirmation);
   void publish_rules(const generators::RuleCoverage& coverage);
+  void record_known(const std::string& signature, std::uint64_t index, const Case& c);
 };
 
 }  // namespace collfuzz::campaign

@@ -17,6 +17,7 @@
 #include "harness/core/errors.h"
 #include "harness/core/terminal_text.h"
 #include "harness/report/html_report.h"
+#include "harness/runner/baseline.h"
 
 namespace collfuzz::cli {
 namespace {
@@ -134,12 +135,20 @@ int cmd_fuzz(const Flags& flags) {
   if (!flags.confirm_executors.empty())
     o.confirm_executors = parse_executor_list(flags.confirm_executors);
   o.executor_options = executor_options(flags);
-  // A worker is killed as hung only after an external executor has had its whole --timeout on
-  // one case (that executor reports the case as a timeout and is restarted; the worker goes on).
-  o.hang_seconds = std::max(o.hang_seconds, o.executor_options.case_timeout_seconds + 30);
+  o.allow_unavailable = flags.allow_unavailable;
+  // Known divergences: counted, not findings (as replay does; the same default file).
+  o.baseline = flags.baseline;
+  if (o.baseline.empty() && std::filesystem::exists("ci/known-divergences.json"))
+    o.baseline = "ci/known-divergences.json";
+  if (!o.baseline.empty()) {
+    const Baseline baseline = Baseline::load(o.baseline);
+    for (const auto& d : baseline.all()) o.known.emplace(d.signature, d.reason);
+  }
 
-  // Nothing compared: every executor asked for is unavailable here (a GPU CI job that lost its
-  // GPU, a Python without JAX). Only the reference, asked for alone, is a campaign of its own.
+  // Nothing compared, known at once: every executor asked for fails the cheap check here (a GPU
+  // CI job that lost its GPU). One that passes it and still compares nothing (a Python without
+  // JAX) is found at the campaign's end, from its runs. Only the reference, asked for alone, is a
+  // campaign of its own.
   const auto unavailable = campaign::unavailable_executors(o.executors, o.executor_options);
   for (const auto& u : unavailable) {
     std::cout << "note: " << u.executor << " is unavailable here: " << terminal_text(u.reason)

@@ -24,7 +24,8 @@ int cmd_merge(const Flags& flags, const std::vector<std::string>& inputs) {
   report::write_html_report(flags.into, std::filesystem::path(flags.into) / "report.html");
   const auto& s = r.summary;
   std::cout << "collfuzz merge: " << s["runs"].size() << " runs, " << s["cases"].get<std::int64_t>()
-            << " cases, " << s["findings"].size() << " findings; summary in "
+            << " cases, " << s["findings"].size() << " findings in " << s["groups"].size()
+            << " root-cause groups; summary in "
             << (std::filesystem::path(flags.into) / "summary.md").string() << ", report in "
             << (std::filesystem::path(flags.into) / "report.html").string() << "\n";
   return s["findings"].empty() ? kExitOk : kExitMismatch;

@@ -77,6 +77,9 @@ struct OutputRecord {
   std::vector<std::pair<std::int64_t, std::int64_t>> written;  // element ranges [begin, end)
 };
 
+// The longest traceback an outcome may carry (an adapter trims to 4 KB; longer is bad input).
+inline constexpr std::size_t kMaxTracebackBytes = 16 * 1024;
+
 struct Outcome {
   OutcomeKind kind = OutcomeKind::kUnavailable;
   Profile profile = Profile::kMosaic;
@@ -86,6 +89,9 @@ struct Outcome {
   std::vector<OutputRecord> outputs;
   std::string reason;                       // kUnavailable, kCrash, kTimeout
   std::map<std::string, std::string> info;  // executor facts: jax_version, device, ...
+  // Optional, from an external executor on a diagnostic or a crash: the Python traceback,
+  // trimmed to its last frames (docs/outcome-format.md). Never compared: kept with findings.
+  std::string traceback;
 
   bool accepted() const {
     return kind == OutcomeKind::kCompleted || kind == OutcomeKind::kDeadlock ||

@@ -196,6 +196,7 @@ json outcome_to_json(const Outcome& o, bool with_bytes) {
   if (!o.executor.empty()) out["executor"] = o.executor;
   if (!o.reason.empty()) out["reason"] = o.reason;
   if (!o.info.empty()) out["info"] = o.info;
+  if (!o.traceback.empty()) out["traceback"] = o.traceback;
   if (o.diagnostic) {
     const Diagnostic& d = *o.diagnostic;
     out["diagnostic"] =
@@ -267,7 +268,8 @@ json outcome_to_json(const Outcome& o, bool with_bytes) {
 
 Outcome outcome_from_json(const json& j, const Case& c, const std::string& path) {
   jr::object(j, path,
-             {"kind", "profile", "executor", "reason", "info", "diagnostic", "ctas", "outputs"});
+             {"kind", "profile", "executor", "reason", "info", "diagnostic", "ctas", "outputs",
+              "traceback"});
   Outcome o;
   const std::string& kind = jr::string(jr::required(j, path, "kind"), path + ".kind", 32);
   auto k = parse_outcome_kind(kind);
@@ -288,6 +290,8 @@ Outcome outcome_from_json(const json& j, const Case& c, const std::string& path)
   if (const json* e = jr::member(j, "executor"))
     o.executor = jr::string(*e, path + ".executor", 64);
   if (const json* r = jr::member(j, "reason")) o.reason = jr::string(*r, path + ".reason", 1 << 16);
+  if (const json* t = jr::member(j, "traceback"))
+    o.traceback = jr::string(*t, path + ".traceback", kMaxTracebackBytes);
   if (const json* info = jr::member(j, "info")) {
     if (!info->is_object()) throw InputError(path + ".info", "expected an object");
     if (info->size() > 64) throw InputError(path + ".info", "too many entries");

@@ -53,6 +53,21 @@ def crash(reason: str) -> dict:
   return {"kind": "crash", "reason": reason}
 
 
+MAX_TRACEBACK_FRAMES = 20
+MAX_TRACEBACK_BYTES = 4096
+
+
+def trimmed_traceback(exc: BaseException) -> str:
+  """The outcome's optional `traceback`: the exception's traceback (its chain's last one first
+  raised), its last 20 frames and its last 4 KB (docs/outcome-format.md)."""
+  frames = traceback.format_list(traceback.extract_tb(exc.__traceback__)[-MAX_TRACEBACK_FRAMES:])
+  text = "".join(frames) + "".join(traceback.format_exception_only(type(exc), exc))
+  data = text.encode("utf-8", "replace")
+  if len(data) > MAX_TRACEBACK_BYTES:
+    text = "...\n" + data[-MAX_TRACEBACK_BYTES:].decode("utf-8", "ignore")
+  return text
+
+
 def unavailable(reason: str) -> dict:
   return {"kind": "unavailable", "reason": reason}
 
@@ -246,10 +261,14 @@ class Executor:
       if os.environ.get("CFJAX_DEBUG"):
         traceback.print_exception(s.exc, file=sys.stderr)
       out = diagnostic_outcome(s.stage, s.exc, s.op, getattr(s, "original", None))
+      original = getattr(s, "original", None)
+      has_frames = original is not None and original.__traceback__ is not None
+      out["traceback"] = trimmed_traceback(original if has_frames else s.exc)
     except CaseError as e:
       out = crash(f"the adapter cannot translate the case: {e}")
     except Exception as e:  # pylint: disable=broad-except
       out = crash(f"adapter error: {type(e).__name__}: {e}\n{traceback.format_exc()}")
+      out["traceback"] = trimmed_traceback(e)
     info = dict(self.info)
     info.update(out.pop("_info", {}))
     info["elapsed_ms"] = str(int((time.monotonic() - start) * 1000))

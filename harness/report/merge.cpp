@@ -21,7 +21,7 @@ namespace {
 
 // The fields of a summary that are statistics or findings; every other one is provenance and
 // goes into the run's record untouched.
-const std::set<std::string> kNotProvenance = {"coverage", "findings", "runs",
+const std::set<std::string> kNotProvenance = {"coverage", "findings", "groups", "runs",
                                               "this_run", "problems", "merged"};
 
 std::string read_all(const std::filesystem::path& f) {
@@ -39,6 +39,9 @@ nlohmann::json run_record(const nlohmann::json& summary, const std::filesystem::
   }
   r["dir"] = dir.filename().string();
   r["findings"] = summary.contains("findings") ? summary["findings"].size() : 0;
+  r["groups"] = summary.contains("groups") && summary["groups"].is_array()
+                    ? summary["groups"].size()
+                    : r["findings"].get<std::size_t>();
   const auto& cov = summary["coverage"];
   r["rules_hit"] = cov.value("rules_hit", 0);
   r["rules_total"] = cov.value("rules_total", 0);
@@ -225,7 +228,7 @@ MergeResult merge_runs(const std::vector<std::filesystem::path>& inputs,
                             {"found", f.outcomes.value("found", nlohmann::json::object())},
                             {"shrunk", f.outcomes.value("shrunk", false)},
                             {"size", f.outcomes.value("size", nlohmann::json::object())}};
-    if (f.group != f.signature) entry["group"] = f.group;
+    entry["group"] = f.group;
     findings.push_back(std::move(entry));
   }
   for (const auto& e : std::filesystem::directory_iterator(findings_dir, ec)) {
@@ -260,6 +263,7 @@ MergeResult merge_runs(const std::vector<std::filesystem::path>& inputs,
       {"cases_per_second", run_seconds > 0 ? static_cast<double>(run_cases) / run_seconds : 0.0}};
   j["worker_crashes"] = crashes;
   j["coverage"] = coverage.to_json();
+  j["groups"] = campaign::finding_groups(findings);
   j["findings"] = findings;
   j["runs"] = runs;
   j["problems"] = result.problems;

@@ -28,6 +28,7 @@ class Baseline {
   std::vector<const KnownDivergence*> entries(const std::string& case_name,
                                               const std::string& executor) const;
   bool empty() const { return entries_.empty(); }
+  const std::vector<KnownDivergence>& all() const { return entries_; }
 
  private:
   std::vector<KnownDivergence> entries_;

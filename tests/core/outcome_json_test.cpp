@@ -35,6 +35,21 @@ TEST(OutcomeJson, RoundTrip) {
   EXPECT_EQ(back.diagnostic->op, "$.program[0]");
 }
 
+TEST(OutcomeJson, TracebackRoundTripsAndIsBounded) {
+  const Case c = testing::parse(testing::minimal_case_json());
+  Outcome o;
+  o.kind = OutcomeKind::kCrash;
+  o.reason = "adapter error";
+  o.traceback = "  File \"x.py\", line 1, in f\nValueError: boom\n";
+  EXPECT_EQ(outcome_from_json(outcome_to_json(o), c, "$").traceback, o.traceback);
+  EXPECT_FALSE(outcome_to_json(Outcome{}).contains("traceback"));  // optional: absent when empty
+  json big = outcome_to_json(o);
+  big["traceback"] = std::string(kMaxTracebackBytes + 1, 'x');
+  EXPECT_THROW(outcome_from_json(big, c, "$"), InputError);
+  big["traceback"] = 7;
+  EXPECT_THROW(outcome_from_json(big, c, "$"), InputError);
+}
+
 TEST(OutcomeJson, BadDigestIsReported) {
   const Case c = testing::parse(testing::minimal_case_json());
   const json expect = json::parse(R"({"kind": "completed", "ctas": [{"rank": 0, "buffers": [

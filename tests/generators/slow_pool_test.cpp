@@ -28,6 +28,26 @@ TEST(SlowPool, OfferingIsBoundedAndNeverWaits) {
   EXPECT_GT(q->overwritten.load(), 0);
 }
 
+TEST(SlowPool, OffersFollowHowFastThePoolDrains) {
+  SharedMemory<SlowQueue> q;
+  std::uint64_t i = 0;
+  // An empty queue wants every offer until it is half full.
+  while (pool_wants_offer(*q, i) && i < 10 * kSlowQueueSlots) offer_candidate(*q, i++, 1, 1);
+  EXPECT_EQ(q->full.load(), static_cast<std::int64_t>(queued(*q)));
+  EXPECT_GE(queued(*q), kSlowQueueSlots / 2);
+  // Then few offers pass (one in 64, to keep the candidates fresh) ...
+  int wanted = 0;
+  for (std::uint64_t k = 0; k < 6400; ++k) wanted += pool_wants_offer(*q, 1000000 + k) ? 1 : 0;
+  EXPECT_GT(wanted, 50);
+  EXPECT_LT(wanted, 200);
+  EXPECT_GE(q->not_offered.load(), 6000);
+  // ... until the pool takes candidates.
+  NoveltyPicker picker(1);
+  for (std::size_t k = 0; k < kSlowQueueSlots / 4; ++k) ASSERT_TRUE(picker.pick(*q, 1u));
+  EXPECT_EQ(q->full.load(), static_cast<std::int64_t>(queued(*q)));
+  EXPECT_TRUE(pool_wants_offer(*q, 7));
+}
+
 TEST(SlowPool, RareClassesGoFirst) {
   SharedMemory<SlowQueue> q;
   constexpr std::uint64_t kCommon = 7;

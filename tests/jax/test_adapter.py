@@ -279,6 +279,28 @@ class InterpretTest(unittest.TestCase):
         "message": "Scoped allocation must have the thread axis in its collective axes.",
         "op": "$.program[0]"})
 
+  def test_diagnostic_keeps_a_trimmed_traceback(self):
+    c = mc_case(outputs=[], mesh={"num_threads": 2, "thread_name": "t"})
+    c["program"] = [{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [8], "dtype": "float32"}],
+                     "body": []}]
+    tb = self.ex.run(c)["traceback"]
+    self.assertIn("File ", tb)
+    self.assertTrue(tb.rstrip().endswith("Scoped allocation must have the thread axis in its collective axes."), tb[-200:])
+    self.assertLessEqual(tb.count("  File "), 20)
+    self.assertLessEqual(len(tb.encode()), 4096 + 4)
+    import cfjax_execute  # pylint: disable=import-outside-toplevel
+
+    def deep(n):
+      if n == 0:
+        raise ValueError("x" * 10000)
+      deep(n - 1)
+    try:
+      deep(50)
+    except ValueError as e:
+      tb = cfjax_execute.trimmed_traceback(e)
+    self.assertLessEqual(len(tb.encode()), 4096 + 4)
+    self.assertTrue(tb.startswith("...\n"))
+
   def test_trace_and_mesh_stage_diagnostics(self):
     c = mc_case(outputs=[])
     c["program"][0]["allocs"][0]["shape"] = [16, 16]

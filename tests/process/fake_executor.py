@@ -50,7 +50,8 @@ for line in sys.stdin:
         answer = json.dumps({"id": rid, "outcome": {
             "kind": "rejected", "profile": "interpret", "executor": "fake",
             "diagnostic": {"stage": "trace", "exception": "ValueError",
-                           "message": "fake rejection", "rule": "", "op": ""}}}) + "\n"
+                           "message": "fake rejection", "rule": "", "op": ""},
+            "traceback": "fake traceback\nValueError: fake rejection\n"}}) + "\n"
     if rid == 1 and mode == "garbage":
         out.write("this is not JSON\n")
     if rid == 1 and mode == "wrong-id":

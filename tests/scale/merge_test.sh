@@ -49,8 +49,23 @@ if cov_hit < max(r["coverage"]["rules_hit"] for r in runs): err.append("coverage
 md = (w / "m/summary.md").read_text()
 if "## Runs merged" not in md or "report.html" not in md: err.append("summary.md lacks runs or the report link")
 if not (w / "m/report.html").exists(): err.append("no report.html")
+# Root-cause groups: each finding keeps its outcomes file's group; the groups partition the
+# merged findings; each group's smallest case is the smallest of its findings; a planted bug is
+# fewer groups than findings (one bug, one finding).
+groups = {g["group"]: g for g in m["groups"]}
+for f in m["findings"]:
+    og = json.loads((w / "m" / f["outcomes_file"]).read_text()).get("group")
+    if not og or f.get("group") != og: err.append(f"{f['signature']}: group {f.get('group')} is not its outcomes' {og}")
+    if f["signature"] not in groups.get(f.get("group"), {}).get("signatures", []): err.append(f"{f['signature']} not listed in its group")
+if sum(g["findings"] for g in m["groups"]) != len(m["findings"]): err.append("groups do not partition the findings")
+for name, g in groups.items():
+    members = [f for f in m["findings"] if f.get("group") == name]
+    if size(g["smallest"]["size"]) != min(size(f["size"]) for f in members): err.append(f"{name}: not its smallest case")
+if not 1 <= len(groups) < len(m["findings"]): err.append(f"{len(groups)} groups for {len(m['findings'])} findings of one planted bug")
+if any(r.get("groups", 0) > r["findings"] for r in m["runs"]): err.append("a run record counts more groups than findings")
+if "## Root-cause groups" not in (w / "m/summary.md").read_text(): err.append("summary.md lacks the groups")
 if err: print("FAIL:", err); sys.exit(1)
-print(f"ok: merged {len(m['runs'])} runs, {m['cases']} cases, {len(m['findings'])} findings")
+print(f"ok: merged {len(m['runs'])} runs, {m['cases']} cases, {len(m['findings'])} findings in {len(m['groups'])} groups")
 PY
 
 # Idempotent: the same inputs again give the same bytes.
