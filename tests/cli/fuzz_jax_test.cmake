@@ -38,9 +38,14 @@ endif()
 
 # 2. A JAX executor of another release: named up front, its results never compared.
 if(EXISTS "${SOURCE_DIR}/.venv-jax/bin/python")
-  expect_exit(0 "version mismatches, not compared"
+  # Its only executor compared nothing, so the campaign does not pass (exit 1, as run and replay).
+  expect_exit(1 "nothing was compared"
               ${COLLFUZZ} fuzz --executors jax-interpret --python "${SOURCE_DIR}/.venv-jax/bin/python"
               --jax 0.12.0.1 --cases 8 --slow-jobs 0 --slow-every 1 --out "${dir}/d")
+  string(FIND "${last_output}" "version mismatches, not compared" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the mismatched executor was not named up front:\n${last_output}")
+  endif()
   string(FIND "${last_output}" "0 findings" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "a mismatched executor produced findings:\n${last_output}")
