@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bit>
 #include <csignal>
 #include <cstring>
 #include <map>
@@ -26,6 +27,43 @@
 #include "harness/runner/atomic_file.h"
 
 namespace collfuzz::campaign {
+
+namespace {
+
+// Sums the workers' executor tallies (executor_tally.h) by executor name.
+std::vector<ProgressSnapshot::ExecutorProgress> executor_progress(const CampaignOptions& o,
+                                                                  const WorkerBoard& board,
+                                                                  std::int64_t slow_jobs) {
+  std::vector<ProgressSnapshot::ExecutorProgress> out;
+  std::vector<std::uint64_t> lo;
+  std::vector<std::uint64_t> hi;
+  const auto add = [&](const std::vector<std::string>& names, const ExecutorTally* tallies) {
+    for (std::size_t k = 0; k < names.size() && k < kMaxTalliedExecutors; ++k) {
+      std::size_t at = 0;
+      while (at < out.size() && out[at].name != names[k]) ++at;
+      if (at == out.size()) {
+        out.push_back({names[k], 0, 0});
+        lo.push_back(0);
+        hi.push_back(0);
+      }
+      out[at].compared += tallies[k].compared.load(std::memory_order_relaxed);
+      lo[at] |= tallies[k].rules_lo.load(std::memory_order_relaxed);
+      hi[at] |= tallies[k].rules_hi.load(std::memory_order_relaxed);
+    }
+  };
+  const std::vector<std::string> fast = fast_executor_names(o);
+  for (std::int64_t w = 0; w < o.jobs && w < kMaxJobs; ++w) add(fast, board.slots[w].executors);
+  const std::vector<std::string> slow =
+      slow_jobs > 0 ? slow_executor_names(o) : std::vector<std::string>{};
+  // A slow-pool worker s keeps its tallies in board slot jobs + s (its Worker's slot).
+  for (std::int64_t s = 0; s < slow_jobs && o.jobs + s < kMaxJobs; ++s)
+    add(slow, board.slots[o.jobs + s].executors);
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i].rules_hit = static_cast<std::size_t>(std::popcount(lo[i]) + std::popcount(hi[i]));
+  return out;
+}
+
+}  // namespace
 namespace {
 
 volatile std::sig_atomic_t g_interrupted = 0;
@@ -244,6 +282,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
     s.findings = count_claims(dir.findings());  // every finding on disk, from every process and run
     s.crashes = crashes;
     if (slow_jobs > 0) s.waiting = slow_pool_waiting(o, *queue, 5.0);
+    s.executors = executor_progress(o, *board, slow_jobs);
     return s;
   };
 

@@ -101,9 +101,21 @@ const Outcome& CaseCheck::prediction(const Case& c, Profile p, std::map<Profile,
   return cache.emplace(p, std::move(o)).first->second;
 }
 
+void CaseCheck::tally(std::size_t k, const Outcome& expected) {
+  if (!tallies_ || k >= kMaxTalliedExecutors) return;
+  ExecutorTally& t = tallies_[k];
+  t.compared.fetch_add(1, std::memory_order_relaxed);
+  if (expected.kind != OutcomeKind::kRejected || !expected.diagnostic) return;
+  if (const Rule* r = find_rule(expected.diagnostic->rule)) {
+    const auto bit = static_cast<std::size_t>(r->id);
+    (bit < 64 ? t.rules_lo : t.rules_hi)
+        .fetch_or(std::uint64_t{1} << (bit % 64), std::memory_order_relaxed);
+  }
+}
+
 std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCoverage* coverage,
                                             std::optional<std::uint64_t> index,
-                                            const std::string* only) {
+                                            const std::string* only, bool stream) {
   std::vector<Mismatch> out;
   std::map<Profile, Outcome> cache;
   if (executors_.empty()) {
@@ -148,6 +160,7 @@ std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCover
       }
       continue;
     }
+    if (index || stream) tally(k, expected);
     enter(kCompare);
     try {
       const std::optional<Case> judged = as_run_by(c, actual);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "generators/rule_coverage.h"
+#include "harness/campaign/executor_tally.h"
 #include "harness/core/case.h"
 #include "harness/core/outcome.h"
 #include "harness/executors/executor.h"
@@ -57,11 +58,13 @@ class CaseCheck {
   // With a case `index`, an executor whose sample_every() is n runs on one case in n, chosen by
   // sampled_case() (slow_sampling.h) so that every worker feeds it evenly;
   // without one (shrinking, reports) every executor runs.
-  // With `only`, just the executor of that name runs (a shrink candidate needs only the
-  // executor whose signature it keeps: a slow JAX executor is not run on every candidate).
+  // `stream`: a case of the campaign's stream even without an index (the slow pool's): its
+  // compared runs are tallied (set_tallies). With `only`, just the executor of that name runs (a
+  // shrink candidate needs only the executor whose signature it keeps: a slow JAX executor is not
+  // run on every candidate).
   std::vector<Mismatch> mismatches(const Case& c, generators::RuleCoverage* coverage = nullptr,
                                    std::optional<std::uint64_t> index = std::nullopt,
-                                   const std::string* only = nullptr);
+                                   const std::string* only = nullptr, bool stream = false);
   // Everything, for a finding's report.
   CaseReportFull full(const Case& c);
 
@@ -71,6 +74,9 @@ class CaseCheck {
   void set_run_observer(RunObserver observer) { observer_ = std::move(observer); }
   // Where to record the phase (a word in shared memory), or null.
   void set_phase_word(std::atomic<std::uint32_t>* word) { phase_ = word; }
+  // Where to count each executor's compared stream cases and the rules they reached (an array of
+  // at least executors().size() or kMaxTalliedExecutors entries, in shared memory), or null.
+  void set_tallies(ExecutorTally* tallies) { tallies_ = tallies; }
   const std::vector<std::unique_ptr<Executor>>& executors() const { return executors_; }
   std::vector<std::string> executor_names() const;
   // The name of a phase, for a crash signature: "reference", an executor's name, ...
@@ -86,10 +92,12 @@ class CaseCheck {
   std::vector<std::unique_ptr<Executor>> executors_;
   DiagnosticLevel level_;
   std::atomic<std::uint32_t>* phase_ = nullptr;
+  ExecutorTally* tallies_ = nullptr;
   RunObserver observer_;
   std::map<std::string, std::int64_t> unavailable_;
   std::map<std::string, std::int64_t> runs_;
 
+  void tally(std::size_t k, const Outcome& expected);
   void enter(std::uint32_t phase) {
     if (phase_) phase_->store(phase, std::memory_order_relaxed);
   }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace collfuzz::campaign {
 
@@ -19,6 +20,14 @@ struct ProgressSnapshot {
   std::int64_t workers = 0;
   std::int64_t crashes = 0;  // worker processes that died
   std::string waiting;       // what a slow executor has been busy on for long ("" when nothing)
+  // Per executor, in this run (executor_tally.h): stream cases compared with the reference, and
+  // the rules whose predicted diagnostics reached it. For timeline.jsonl.
+  struct ExecutorProgress {
+    std::string name;
+    std::int64_t compared = 0;
+    std::size_t rules_hit = 0;
+  };
+  std::vector<ExecutorProgress> executors;
 };
 
 class ProgressDisplay {

@@ -35,6 +35,15 @@ std::vector<std::string> slow_executor_names(const CampaignOptions& o) {
   return out;
 }
 
+std::vector<std::string> fast_executor_names(const CampaignOptions& o) {
+  const bool pool = uses_slow_pool(o);
+  std::vector<std::string> out;
+  for (const auto& name : o.executors) {
+    if (!pool || !is_slow_executor(name)) out.push_back(name);
+  }
+  return out;
+}
+
 std::vector<std::unique_ptr<Executor>> worker_executors(const CampaignOptions& o, bool slow) {
   const bool pool = uses_slow_pool(o);
   std::vector<std::unique_ptr<Executor>> out;

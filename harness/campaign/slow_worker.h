@@ -24,6 +24,8 @@ namespace collfuzz::campaign {
 bool uses_slow_pool(const CampaignOptions& o);
 // The slow executors' names, in the campaign's order.
 std::vector<std::string> slow_executor_names(const CampaignOptions& o);
+// The fast workers' executors, in worker_executors(o, false) order.
+std::vector<std::string> fast_executor_names(const CampaignOptions& o);
 // The executors a worker runs: with a pool, a fast worker runs the fast ones and a slow worker
 // the slow ones; without one, a (fast) worker runs every executor.
 std::vector<std::unique_ptr<Executor>> worker_executors(const CampaignOptions& o, bool slow);

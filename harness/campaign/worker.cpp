@@ -30,7 +30,10 @@ Worker::Worker(WorkerConfig config, CaseCheck& check, FindingsStore* store,
       dir_(dir),
       slot_(slot),
       stop_(stop) {
-  if (slot_) check_.set_phase_word(&slot_->phase);
+  if (slot_) {
+    check_.set_phase_word(&slot_->phase);
+    check_.set_tallies(slot_->executors);
+  }
 }
 
 void Worker::publish_rules(const generators::RuleCoverage& coverage) {
@@ -161,9 +164,9 @@ WorkerState Worker::run(WorkerState state) {
     }
     const Case c = generators::generate_case(config_.seed, index);
     // A slow pool worker runs its executors on every case it takes (they were sampled already).
-    const std::vector<Mismatch> ms =
-        check_.mismatches(c, slot_ ? &slot_->coverage : &state.coverage,
-                          config_.next_index ? std::nullopt : std::optional<std::uint64_t>(index));
+    const std::vector<Mismatch> ms = check_.mismatches(
+        c, slot_ ? &slot_->coverage : &state.coverage,
+        config_.next_index ? std::nullopt : std::optional<std::uint64_t>(index), nullptr, true);
     if (config_.after_case) config_.after_case(index, c);
     for (const auto& [reason, n] : check_.take_unavailable()) state.unavailable[reason] += n;
     for (const auto& [executor, n] : check_.take_runs()) state.runs[executor] += n;

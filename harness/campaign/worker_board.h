@@ -8,6 +8,7 @@
 
 #include "generators/rule_coverage.h"
 #include "harness/campaign/campaign_options.h"
+#include "harness/campaign/executor_tally.h"
 #include "harness/process/process_groups.h"
 
 namespace collfuzz::campaign {
@@ -29,6 +30,8 @@ struct WorkerSlot {
   // The process groups of the executors the worker started: the supervisor kills what is left
   // of them when the worker dies (killed as hung, at the budget's end, or by anyone).
   process::GroupTable groups;
+  // Per executor of this worker (worker_executors() order): compared cases and rules reached.
+  ExecutorTally executors[kMaxTalliedExecutors];
 };
 
 // A worker's exit status when the disk is full: the campaign stops (exit 3) instead of

@@ -53,6 +53,8 @@ std::string series_name(const json& line_or_run, const std::string& fallback) {
 struct Timelines {
   std::vector<Series> rate;
   std::vector<Series> rules;
+  std::vector<Series> executor_rate;   // per run and executor: compared cases/s
+  std::vector<Series> executor_rules;  // per run and executor: rules whose cases reached it
 };
 
 void add_timeline(Timelines& t, const std::vector<json>& lines, const std::string& fallback) {
@@ -66,6 +68,27 @@ void add_timeline(Timelines& t, const std::vector<json>& lines, const std::strin
       rate.points.emplace_back(x, l["cases_per_second"].get<double>());
     if (l.contains("rules_hit") && l["rules_hit"].is_number())
       rules.points.emplace_back(x, l["rules_hit"].get<double>());
+  }
+  // Per executor (timeline lines with "per_executor"; older campaigns have none).
+  const bool one_run = fallback == "this campaign";
+  std::map<std::string, std::pair<Series, Series>> per;
+  for (const auto& l : lines) {
+    if (!l.contains("seconds") || !l["seconds"].is_number()) continue;
+    if (!l.contains("per_executor") || !l["per_executor"].is_object()) continue;
+    const double x = l["seconds"].get<double>();
+    for (const auto& [name, e] : l["per_executor"].items()) {
+      if (!e.is_object()) continue;
+      auto& [r, u] = per[name];
+      if (r.name.empty()) r.name = u.name = one_run ? name : rate.name + ": " + name;
+      if (e.contains("compared_per_second") && e["compared_per_second"].is_number())
+        r.points.emplace_back(x, e["compared_per_second"].get<double>());
+      if (e.contains("rules_hit") && e["rules_hit"].is_number())
+        u.points.emplace_back(x, e["rules_hit"].get<double>());
+    }
+  }
+  for (auto& [name, rs] : per) {
+    t.executor_rate.push_back(std::move(rs.first));
+    t.executor_rules.push_back(std::move(rs.second));
   }
   t.rate.push_back(std::move(rate));
   t.rules.push_back(std::move(rules));
@@ -295,6 +318,12 @@ std::string html_report(const std::filesystem::path& dir, std::vector<std::strin
   h += line_chart("Cases per second, per run and executor set", "seconds", "cases/s", t.rate);
   h += line_chart("Rules hit (cumulative), per run and executor set", "seconds", "rules hit",
                   t.rules);
+  if (!t.executor_rate.empty()) {
+    h += line_chart("Cases compared with the reference per second, per executor", "seconds",
+                    "compared/s", t.executor_rate);
+    h += line_chart("Rules whose cases reached each executor (cumulative, this run)", "seconds",
+                    "rules", t.executor_rules);
+  }
   h += "<h2>Outcome mix</h2>" + outcome_mix(s["coverage"]);
   h += "<h2>Rule coverage</h2>" + coverage_heat_map(s);
   if (merged) h += shard_breakdown(s);

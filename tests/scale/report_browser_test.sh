@@ -34,13 +34,15 @@ grep -q "<script>document.title" "$page" && fail "the reproducer's markup is not
 grep -q "<img src=x" "$page" && fail "a provenance field is not escaped"
 grep -q "&lt;script&gt;document.title" "$page" || fail "the reproducer is not on the page"
 grep -Eqi '(src|href)="(https?:)?//' "$page" && fail "the page loads something from the network"
+grep -q "Cases compared with the reference per second, per executor" "$page" || fail "no per-executor throughput chart"
+grep -q "Rules whose cases reached each executor" "$page" || fail "no per-executor coverage chart"
 
 flags=(--headless=new --no-sandbox --disable-gpu --no-first-run --disable-extensions
        --user-data-dir="$work/profile" --enable-logging=stderr --v=0)
 timeout 120 "$browser" "${flags[@]}" --dump-dom "file://$page" > "$work/dom.html" 2> "$work/console.log"
 grep -q "charts-ok" "$work/dom.html" || { grep -o 'id="status">[^<]*' "$work/dom.html"; fail "the page's check did not pass"; }
 charts=$(grep -o 'charts-ok [0-9]*' "$work/dom.html" | awk '{print $2}')
-[ "$charts" -ge 5 ] || fail "only $charts charts rendered"
+[ "$charts" -ge 7 ] || fail "only $charts charts rendered (5 and the 2 per-executor ones)"
 grep -q "<title>pwned" "$work/dom.html" && fail "a script from a user string ran"
 if grep -E "Uncaught|CONSOLE\(|console.*[Ee]rror" "$work/console.log"; then fail "console errors"; fi
 timeout 120 "$browser" "${flags[@]}" --hide-scrollbars --window-size=1200,1800 \

@@ -5,6 +5,7 @@
 // With OUT, it also writes a campaign directory there as `collfuzz fuzz` does (findings as found,
 // summary.json, summary.md, timeline.jsonl): the merge and report tests' input with findings.
 // Usage: collfuzz_shard_mutant SEED MUTANT I/N CASES JOBS [OUT]
+#include <bit>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -54,10 +55,12 @@ int main(int argc, char** argv) {
         dir->out() / "timeline.jsonl", std::vector<std::string>{"sim"}, config.shard, 0, 0, 0.0);
   }
   const auto started = std::chrono::steady_clock::now();
+  ExecutorTally tallies[kMaxTalliedExecutors];  // the sim's, over every worker (per_executor)
   for (std::int64_t w = 0; w < config.jobs; ++w) {
     std::vector<std::unique_ptr<Executor>> executors;
     executors.push_back(std::make_unique<SimExecutor>());
     CaseCheck check(std::move(executors), DiagnosticLevel::kMessage);
+    check.set_tallies(tallies);
     config.worker = w;
     Worker worker(config, check, store.get(), dir.get(), nullptr, nullptr);
     worker.on_finding = [&](const FindingEvent& ev) { found[ev.signature].push_back(ev.index); };
@@ -75,6 +78,10 @@ int main(int argc, char** argv) {
       snap.cases = cases;
       snap.rules_hit = coverage.rules_hit();
       snap.rules_total = coverage.rules_reachable();
+      snap.executors.push_back(
+          {"sim", tallies[0].compared.load(),
+           static_cast<std::size_t>(std::popcount(tallies[0].rules_lo.load()) +
+                                    std::popcount(tallies[0].rules_hi.load()))});
       timeline->record(snap, true);
     }
   }
