@@ -4,6 +4,7 @@
 #include <set>
 
 #include "harness/core/errors.h"
+#include "harness/core/index_json.h"
 #include "harness/core/json_reader.h"
 #include "harness/core/limits.h"
 
@@ -396,7 +397,12 @@ class CaseParser {
                                        limits::kMaxAbsArrivals);
         }
         if (const json* n = jr::member(j, "num_barriers")) {
-          a.num_barriers = jr::integer(*n, path + ".num_barriers", 1, limits::kMaxNumBarriers);
+          if (n->is_array()) {  // JAX's default `()`: one barrier, a 0-d ref
+            jr::array(*n, path + ".num_barriers", 0);
+            a.scalar_ref = true;
+          } else {
+            a.num_barriers = jr::integer(*n, path + ".num_barriers", 1, limits::kMaxNumBarriers);
+          }
         }
         if (const json* o = jr::member(j, "orders_tensor_core")) {
           a.orders_tensor_core = jr::boolean(*o, path + ".orders_tensor_core");
@@ -411,7 +417,7 @@ class CaseParser {
       }
       case AllocKind::kSemaphore:
         a.semaphore = jr::choice(jr::required(j, path, "type"), path + ".type", kSemaphoreKinds);
-        a.shape = parse_shape(jr::required(j, path, "shape"), path + ".shape", 1);
+        a.shape = parse_shape(jr::required(j, path, "shape"), path + ".shape", 0);
         checked_bytes(a.shape, DType::kInt32, limits::kMaxAllocBytes, path + ".shape");
         break;
     }
@@ -446,6 +452,11 @@ class CaseParser {
                            (plain_barrier_only ? "a barrier" : "a barrier or cluster_barrier"));
     }
     if (const json* i = jr::member(j, "index")) {
+      if (a->scalar_ref) {
+        throw InputError(path + ".index", "\"" + b.alloc +
+                                              "\" is a 0-d barrier (num_barriers: []); it is used "
+                                              "without an index");
+      }
       b.index = jr::integer(*i, path + ".index", 0, a->num_barriers - 1);
     }
     return b;
@@ -464,11 +475,23 @@ class CaseParser {
 
   // lax.axis_index(axis) is used by conditions and dynamic indices: it must name exactly one
   // cluster axis or the thread axis.
-  void check_index_axis(const std::string& axis, const std::string& path) const {
+  // Returns the axis's size where the mesh gives one.
+  std::optional<std::int64_t> check_index_axis(const std::string& axis,
+                                               const std::string& path) const {
     const Mesh& m = c_.mesh;
-    int matches = m.thread_name && *m.thread_name == axis ? 1 : 0;
-    for (const auto& n : m.cluster_names) matches += !n.is_tuple && n.as_plain() == axis ? 1 : 0;
-    if (matches == 1) return;
+    std::optional<std::int64_t> size;
+    int matches = 0;
+    if (m.thread_name && *m.thread_name == axis) {
+      ++matches;
+      size = m.num_threads;
+    }
+    for (std::size_t i = 0; i < m.cluster_names.size(); ++i) {
+      const AxisName& n = m.cluster_names[i];
+      if (n.is_tuple || n.as_plain() != axis) continue;
+      ++matches;
+      size = i < m.cluster.size() ? std::optional<std::int64_t>(m.cluster[i]) : std::nullopt;
+    }
+    if (matches == 1) return size;
     if (matches > 1) {
       throw InputError(path, "\"" + axis +
                                  "\" names more than one axis of the mesh; conditions and dynamic "
@@ -479,52 +502,24 @@ class CaseParser {
                                "(conditions and dynamic indices may use only those)");
   }
 
-  // GMEM indexing; returns the shape of the indexed ref (squeezed dims dropped).
+  // GMEM indexing (index_json.h); returns the shape of the indexed ref (squeezed dims dropped).
   Shape parse_gmem_index(const json* j, const std::string& path, const ArraySpec& arr,
                          std::vector<IndexEntry>& out) {
     Shape result;
     const std::size_t n = j ? j->size() : 0;
     if (j) jr::array(*j, path, arr.shape.size());
+    const IndexAxisSize axis_size = [this](const std::string& axis, const std::string& p) {
+      return check_index_axis(axis, p);
+    };
     for (std::size_t i = 0; i < arr.shape.size(); ++i) {
-      const std::int64_t dim = arr.shape[i];
       if (i >= n) {
-        result.push_back(dim);
+        result.push_back(arr.shape[i]);
         continue;
       }
-      const json& e = (*j)[i];
-      const std::string p = jr::index_path(path, i);
-      IndexEntry ie;
-      if (e.is_number()) {
-        ie.kind = IndexEntry::Kind::kAt;
-        ie.at = jr::integer(e, p, 0, dim - 1);
-      } else {
-        jr::object(e, p, {"start", "size"});
-        ie.kind = IndexEntry::Kind::kSlice;
-        ie.size = jr::integer(jr::required(e, p, "size"), p + ".size", 1, dim);
-        const json& st = jr::required(e, p, "start");
-        if (st.is_object()) {
-          jr::object(st, p + ".start", {"axis", "mul", "add"});
-          DynStart ds;
-          ds.axis = jr::identifier(jr::required(st, p + ".start", "axis"), p + ".start.axis");
-          check_index_axis(ds.axis, p + ".start.axis");
-          if (const json* m = jr::member(st, "mul"))
-            ds.mul = jr::integer(*m, p + ".start.mul", 0, dim);
-          if (const json* a = jr::member(st, "add"))
-            ds.add = jr::integer(*a, p + ".start.add", 0, dim - 1);
-          ie.dyn_start = ds;
-        } else {
-          ie.start = jr::integer(st, p + ".start", 0, dim - 1);
-          if (ie.start + ie.size > dim) {
-            throw InputError(p, "the static slice [" + std::to_string(ie.start) + ", " +
-                                    std::to_string(ie.start + ie.size) +
-                                    ") is out of bounds of dimension " + std::to_string(i) +
-                                    " (size " + std::to_string(dim) +
-                                    "); out-of-bounds copies need a dynamic start");
-          }
-        }
-        result.push_back(ie.size);
-      }
-      out.push_back(ie);
+      IndexEntry ie =
+          parse_gmem_index_entry((*j)[i], jr::index_path(path, i), arr.shape[i], axis_size);
+      if (ie.kind == IndexEntry::Kind::kSlice) result.push_back(ie.size);
+      out.push_back(std::move(ie));
     }
     return result;
   }
@@ -653,9 +648,10 @@ class CaseParser {
     const Shape dst_shape =
         parse_gmem_index(jr::member(dst, "index"), path + ".dst.index", out, cp.dst_index);
     for (const auto& e : cp.dst_index) {
-      if (e.dyn_start) {
+      if (e.dyn_start && e.kind == IndexEntry::Kind::kSlice) {
         throw InputError(path + ".dst.index",
-                         "copy_smem_to_gmem takes static slices and integer indices");
+                         "copy_smem_to_gmem takes static slices and integer indices (static, or "
+                         "from lax.axis_index)");
       }
     }
     if (out.dtype != s->dtype || dst_shape != src_shape) {
@@ -689,18 +685,7 @@ json cond_to_json(const Cond& c) {
 
 json gmem_index_to_json(const std::vector<IndexEntry>& index) {
   json out = json::array();
-  for (const auto& e : index) {
-    if (e.kind == IndexEntry::Kind::kAt) {
-      out.push_back(e.at);
-    } else if (e.dyn_start) {
-      out.push_back(json{
-          {"start",
-           json{{"axis", e.dyn_start->axis}, {"mul", e.dyn_start->mul}, {"add", e.dyn_start->add}}},
-          {"size", e.size}});
-    } else {
-      out.push_back(json{{"start", e.start}, {"size", e.size}});
-    }
-  }
+  for (const auto& e : index) out.push_back(gmem_index_entry_to_json(e));
   return out;
 }
 
@@ -728,7 +713,11 @@ json alloc_to_json(const Alloc& a) {
         if (a.leader_tracked) out["leader_tracked"] = true;
       }
       out["num_arrivals"] = a.num_arrivals;
-      if (a.num_barriers != 1) out["num_barriers"] = a.num_barriers;
+      if (a.scalar_ref) {
+        out["num_barriers"] = json::array();
+      } else if (a.num_barriers != 1) {
+        out["num_barriers"] = a.num_barriers;
+      }
       if (a.orders_tensor_core) out["orders_tensor_core"] = true;
       break;
     case AllocKind::kSemaphore:

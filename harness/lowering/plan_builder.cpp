@@ -162,7 +162,7 @@ class PlanBuilder {
           copy(ir_.copies[static_cast<std::size_t>(op.index)], path, r, t);
           break;
         case IrKind::kStore:
-          store(ir_.stores[static_cast<std::size_t>(op.index)], path);
+          store(ir_.stores[static_cast<std::size_t>(op.index)], path, r, t);
           break;
         case IrKind::kArrive:
           arrive(ir_.barrier_ops[static_cast<std::size_t>(op.index)], path, r);
@@ -262,7 +262,7 @@ class PlanBuilder {
     step(StepKind::kLoad, path, static_cast<std::int32_t>(plan_.loads.size() - 1));
   }
 
-  void store(const IrStore& is, std::int32_t path) {
+  void store(const IrStore& is, std::int32_t path, std::int64_t r, std::int64_t t) {
     const ArraySpec& out = c_.outputs[static_cast<std::size_t>(is.output)];
     StoreOp s;
     s.output = is.output;
@@ -276,7 +276,8 @@ class PlanBuilder {
       s.slice.size[i] = out.shape[i];
       if (i < is.copy->dst_index.size()) {
         const IndexEntry& e = is.copy->dst_index[i];
-        s.slice.start[i] = e.kind == IndexEntry::Kind::kAt ? e.at : e.start;
+        s.slice.start[i] = index_start(
+            e, [&](const std::string& axis) { return geometry_.axis_index(r, t, axis); });
         s.slice.size[i] = e.kind == IndexEntry::Kind::kAt ? 0 : e.size;
       }
     }

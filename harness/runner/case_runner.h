@@ -87,6 +87,9 @@ class CaseRunner {
   const Outcome& reference(const Case& c, Profile profile);
 
  private:
+  // The reference held against the stored expectation(s) (`expect`, stored_expectation.h).
+  Verdict check_stored(const Case& c, const nlohmann::json& expect, const std::string& file);
+
   bool check_reference_ = false;
   std::vector<std::unique_ptr<Executor>> executors_;
   DiagnosticLevel level_;

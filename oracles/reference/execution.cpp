@@ -890,8 +890,9 @@ class Execution {
       base += cp.src_index[k] * alloc_strides[k];
     const Shape src_shape(a->shape.begin() + static_cast<std::ptrdiff_t>(cp.src_index.size()),
                           a->shape.end());
-    const ResolvedSlice slice =
-        resolve_slice(out->shape, cp.dst_index, [](const std::string&) { return 0; });
+    const ResolvedSlice slice = resolve_slice(
+        out->shape, cp.dst_index,
+        [&](const std::string& axis) { return mesh_.axis_index(th.rank, th.index, axis); });
     const Strides src_strides = strides_of(src_shape);
     const Strides out_strides = strides_of(out->shape);
     View dst{&outputs_.at(out->name), 0, out->dtype};
