@@ -382,6 +382,9 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
 
   for (auto& d : dsts) rs.allocs.push_back(d);
   rs.allocs.push_back(barrier);
+  if (plan.loop_trips > 0 && !body.empty()) {
+    body = Body{make_op(Loop{plan.loop_trips, std::move(body)})};
+  }
   for (auto& op : body) rs.body.push_back(std::move(op));
 
   if (plan.cluster_sync) {

@@ -189,9 +189,17 @@ struct When {
   Body body;
 };
 
+// `lax.fori_loop(0, trip_count, lambda i, c: body, None)`: the body runs trip_count times (a
+// static count) on every thread that reaches the loop; barrier phases carry across iterations.
+// The body holds no run_scoped (docs/case-format.md, "loop").
+struct Loop {
+  std::int64_t trip_count = 1;
+  Body body;
+};
+
 struct Op {
   std::string path;  // JSON path of the op, e.g. $.program[1].body[0]
-  std::variant<RunScoped, CopyGmemToSmem, CopySmemToGmem, BarrierArrive, BarrierWait, When> v;
+  std::variant<RunScoped, CopyGmemToSmem, CopySmemToGmem, BarrierArrive, BarrierWait, When, Loop> v;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -206,6 +214,10 @@ struct Case {
   std::vector<ArraySpec> outputs;
   Body program;
 };
+
+// The ops nested in `op` (a run_scoped's, a when's or a loop's body), or nullptr.
+const Body* nested_body(const Op& op);
+Body* nested_body(Op& op);
 
 // Names for enums, as the JSON format spells them.
 const char* to_string(Arch a);

@@ -157,6 +157,9 @@ class CaseParser {
   std::set<std::string> global_names_;  // arrays and allocations: unique in a case
   std::vector<std::map<std::string, const Alloc*>> scopes_;  // allocations visible here
   std::int64_t op_count_ = 0;
+  bool in_loop_ = false;
+  static constexpr std::int64_t kMaxTripCount = 256;
+  static constexpr std::int64_t kMaxLoopSteps = 1024;
   std::int64_t alloc_bytes_ = 0;
 
   void parse_mesh(const json& j, const std::string& path) {
@@ -310,6 +313,8 @@ class CaseParser {
       jr::object(j, path, {"op", "barrier"});
       op.v = BarrierWait{
           parse_barrier_use(jr::required(j, path, "barrier"), path + ".barrier", false)};
+    } else if (kind == "loop") {
+      op.v = parse_loop(j, path, depth);
     } else if (kind == "when") {
       jr::object(j, path, {"op", "cond", "body"});
       When w;
@@ -317,14 +322,42 @@ class CaseParser {
       w.body = parse_body(jr::required(j, path, "body"), path + ".body", depth + 1);
       op.v = std::move(w);
     } else {
-      throw InputError(path + ".op", "unknown op \"" + kind +
-                                         "\"; expected run_scoped, copy_gmem_to_smem, "
-                                         "copy_smem_to_gmem, barrier_arrive, barrier_wait or when");
+      throw InputError(path + ".op",
+                       "unknown op \"" + kind +
+                           "\"; expected run_scoped, copy_gmem_to_smem, "
+                           "copy_smem_to_gmem, barrier_arrive, barrier_wait, when or loop");
     }
     return op;
   }
 
+  Loop parse_loop(const json& j, const std::string& path, int depth) {
+    jr::object(j, path, {"op", "trip_count", "body"});
+    if (in_loop_) {
+      throw InputError(path + ".op",
+                       "loops do not nest (a loop's body holds copies, waits, "
+                       "arrivals and when)");
+    }
+    Loop l;
+    l.trip_count =
+        jr::integer(jr::required(j, path, "trip_count"), path + ".trip_count", 1, kMaxTripCount);
+    const std::int64_t ops_before = op_count_;
+    in_loop_ = true;
+    l.body = parse_body(jr::required(j, path, "body"), path + ".body", depth + 1);
+    in_loop_ = false;
+    if ((op_count_ - ops_before) * l.trip_count > kMaxLoopSteps) {
+      throw InputError(path + ".trip_count",
+                       "the loop runs " + std::to_string(op_count_ - ops_before) + " ops " +
+                           std::to_string(l.trip_count) + " times, more than " +
+                           std::to_string(kMaxLoopSteps) + " op executions");
+    }
+    return l;
+  }
+
   RunScoped parse_run_scoped(const json& j, const std::string& path, int depth) {
+    if (in_loop_) {
+      throw InputError(path + ".op",
+                       "a loop's body holds no run_scoped (allocate outside the loop)");
+    }
     jr::object(j, path, {"op", "collective_axes", "allocs", "body"});
     RunScoped rs;
     if (const json* ca = jr::member(j, "collective_axes")) {
@@ -769,6 +802,8 @@ json op_to_json(const Op& op) {
           return json{{"op", "barrier_arrive"}, {"barrier", barrier_use_to_json(v.barrier)}};
         } else if constexpr (std::is_same_v<T, BarrierWait>) {
           return json{{"op", "barrier_wait"}, {"barrier", barrier_use_to_json(v.barrier)}};
+        } else if constexpr (std::is_same_v<T, Loop>) {
+          return json{{"op", "loop"}, {"trip_count", v.trip_count}, {"body", body_to_json(v.body)}};
         } else {
           return json{
               {"op", "when"}, {"cond", cond_to_json(v.cond)}, {"body", body_to_json(v.body)}};
@@ -787,8 +822,7 @@ void renumber(Body& body, const std::string& path) {
   for (std::size_t i = 0; i < body.size(); ++i) {
     Op& op = body[i];
     op.path = jr::index_path(path, i);
-    if (auto* rs = std::get_if<RunScoped>(&op.v)) renumber(rs->body, op.path + ".body");
-    if (auto* w = std::get_if<When>(&op.v)) renumber(w->body, op.path + ".body");
+    if (Body* b = nested_body(op)) renumber(*b, op.path + ".body");
   }
 }
 
@@ -858,6 +892,15 @@ const char* to_string(AllocKind k) { return name_of(k, kAllocKinds); }
 const char* to_string(OobMode m) { return name_of(m, kOobModes); }
 const char* to_string(FillPattern p) { return name_of(p, kPatterns); }
 const char* to_string(CmpOp op) { return name_of(op, kCmpOps); }
+
+const Body* nested_body(const Op& op) {
+  if (const auto* rs = std::get_if<RunScoped>(&op.v)) return &rs->body;
+  if (const auto* w = std::get_if<When>(&op.v)) return &w->body;
+  if (const auto* l = std::get_if<Loop>(&op.v)) return &l->body;
+  return nullptr;
+}
+
+Body* nested_body(Op& op) { return const_cast<Body*>(nested_body(std::as_const(op))); }
 
 int arch_major(Arch a) {
   switch (a) {

@@ -29,8 +29,8 @@ const Alloc* find_in(const Body& body, const std::string& name) {
         if (a.name == name) return &a;
       }
       if (const Alloc* a = find_in(rs->body, name)) return a;
-    } else if (const auto* w = std::get_if<When>(&op.v)) {
-      if (const Alloc* a = find_in(w->body, name)) return a;
+    } else if (const Body* b = nested_body(op)) {
+      if (const Alloc* a = find_in(*b, name)) return a;
     }
   }
   return nullptr;

@@ -328,6 +328,8 @@ class Execution {
         th.steps.push_back({Step::Kind::kExit, &op});
       } else if (const auto* w = std::get_if<When>(&op.v)) {
         if (eval_cond(w->cond, mesh_, th.rank, th.index)) build_steps(w->body, th);
+      } else if (const auto* l = std::get_if<Loop>(&op.v)) {
+        for (std::int64_t i = 0; i < l->trip_count; ++i) build_steps(l->body, th);
       } else if (std::holds_alternative<CopyGmemToSmem>(op.v)) {
         th.steps.push_back({Step::Kind::kCopy, &op});
       } else if (std::holds_alternative<CopySmemToGmem>(op.v)) {

@@ -34,6 +34,9 @@ bool has_partitioned_copy(const Body& body) {
     if (const auto* w = std::get_if<When>(&op.v)) {
       if (has_partitioned_copy(w->body)) return true;
     }
+    if (const auto* l = std::get_if<Loop>(&op.v)) {
+      if (has_partitioned_copy(l->body)) return true;
+    }
   }
   return false;
 }
