@@ -83,9 +83,6 @@ const Outcome& CaseRunner::reference(const Case& c, Profile profile) {
   return it->second;
 }
 
-namespace {
-// A stored diagnostic given as exception and message alone (no rule): the rule is the
-// reference's where that rule's template fits, else the table's rule that fits.
 void complete_stored_rule(Outcome& stored, const Outcome& predicted) {
   if (stored.kind != OutcomeKind::kRejected || !stored.diagnostic->rule.empty()) return;
   Diagnostic& d = *stored.diagnostic;
@@ -101,6 +98,8 @@ void complete_stored_rule(Outcome& stored, const Outcome& predicted) {
   const std::string_view stage = is_stage_alias(d.stage) ? std::string_view{} : d.stage;
   if (const Rule* r = match_rule(d.exception, msg, stored.profile, stage)) d.rule = r->name;
 }
+
+namespace {
 
 // The JAX release an executor's outcome says it ran (its hello's info.jax_version), if any.
 const std::string* executor_jax(const Outcome& o) {

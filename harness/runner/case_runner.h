@@ -20,6 +20,11 @@ namespace collfuzz {
 
 class Baseline;
 
+// A stored diagnostic given as exception and message alone (no rule, docs/case-format.md
+// "Expectations"): its rule becomes the predicted one where that rule's template fits, else the
+// rule table's first that fits.
+void complete_stored_rule(Outcome& stored, const Outcome& predicted);
+
 struct ExecutorResult {
   std::string executor;
   Outcome outcome;

@@ -13,6 +13,7 @@
 #include "harness/core/errors.h"
 #include "harness/core/outcome_json.h"
 #include "harness/core/stored_expectation.h"
+#include "harness/runner/case_runner.h"
 #include "harness/sim/simulator.h"
 #include "oracles/oracles.h"
 #include "oracles/reference/reference.h"
@@ -95,6 +96,7 @@ TEST(CorpusAgreement, SimulatorMatchesTheStoredExpectations) {
     if (!mosaic) continue;
     Outcome stored = outcome_from_json(*mosaic, c, file.string() + ":$.expect");
     stored.profile = Profile::kMosaic;
+    complete_stored_rule(stored, predict(c, Profile::kMosaic).outcome);
     Outcome actual = simulator.run(c);
     actual.executor = "sim";
     if (actual.kind == OutcomeKind::kUnavailable) continue;
