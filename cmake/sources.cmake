@@ -6,11 +6,14 @@ add_library(collfuzz_core STATIC
   harness/core/case_json.cpp
   harness/core/dtype.cpp
   harness/core/fill.cpp
+  harness/core/index_json.cpp
   harness/core/jax_version.cpp
   harness/core/json_reader.cpp
   harness/core/ndarray.cpp
   harness/core/outcome_json.cpp
   harness/core/pyrepr.cpp
+  harness/core/stage_names.cpp
+  harness/core/stored_expectation.cpp
   harness/core/terminal_text.cpp
   harness/core/markup_text.cpp
 )

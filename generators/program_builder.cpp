@@ -198,7 +198,7 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
   const auto axis = env_.varying_axis();
   SrcLayout layout = plan.layout;
   const bool dynamic = layout == SrcLayout::kPerCta || layout == SrcLayout::kPartlyOutOfBounds ||
-                       layout == SrcLayout::kWhollyOutOfBounds;
+                       layout == SrcLayout::kWhollyOutOfBounds || layout == SrcLayout::kPerCtaAt;
   if (dynamic && !axis) layout = SrcLayout::kExact;
   switch (layout) {
     case SrcLayout::kExact:
@@ -223,6 +223,7 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
     case SrcLayout::kSqueezedSecond: {
       in.shape.insert(in.shape.begin() + 1, 2);
       index.push_back(whole_dim(slice.front()));
+      index.back().whole = true;  // x.at[:, 1]
       IndexEntry at;
       at.kind = IndexEntry::Kind::kAt;
       at.at = 1;
@@ -236,6 +237,14 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
       IndexEntry half = whole_dim(slice.back());
       half.start = slice.back();
       index.push_back(half);
+      break;
+    }
+    case SrcLayout::kPerCtaAt: {
+      in.shape.insert(in.shape.begin(), axis->size);
+      IndexEntry at;
+      at.kind = IndexEntry::Kind::kAt;
+      at.dyn_start = DynStart{axis->name.as_plain(), 1, 0};
+      index.push_back(at);
       break;
     }
     case SrcLayout::kPerCta:
@@ -373,6 +382,9 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
 
   for (auto& d : dsts) rs.allocs.push_back(d);
   rs.allocs.push_back(barrier);
+  if (plan.loop_trips > 0 && !body.empty()) {
+    body = Body{make_op(Loop{plan.loop_trips, std::move(body)})};
+  }
   for (auto& op : body) rs.body.push_back(std::move(op));
 
   if (plan.cluster_sync) {

@@ -65,11 +65,14 @@ rc::Gen<ExtraAlloc> extra_alloc() {
   // Two TMEM allocations, one collective and one not (module.tmem.mixed).
   ExtraAlloc tmem_pair = extra(AllocKind::kTmem, {128, 64}, DType::kFloat32);
   tmem_pair.paired = true;
-  const auto semaphore = rc::gen::map(chance(50), [](bool barrier) {
-    ExtraAlloc e = extra(AllocKind::kSemaphore, {1}, DType::kInt32);
-    e.semaphore = barrier ? SemaphoreKind::kBarrier : SemaphoreKind::kRegular;
-    return e;
-  });
+  // A quarter of them scalar: shape (), SemaphoreType.REGULAR's default.
+  const auto semaphore =
+      rc::gen::map(rc::gen::tuple(chance(50), chance(25)), [](const std::tuple<bool, bool>& t) {
+        ExtraAlloc e =
+            extra(AllocKind::kSemaphore, std::get<1>(t) ? Shape{} : Shape{1}, DType::kInt32);
+        e.semaphore = std::get<0>(t) ? SemaphoreKind::kBarrier : SemaphoreKind::kRegular;
+        return e;
+      });
   ExtraAlloc many_barriers = extra(AllocKind::kBarrier, {}, DType::kFloat32);
   many_barriers.num_barriers = 33;
   const auto kind = weighted_one_of<ExtraAlloc>(
@@ -134,6 +137,8 @@ rc::Gen<ScopePlan> scope(int depth) {
       rc::gen::set(&ScopePlan::orders_tensor_core, chance(3)),
       rc::gen::set(&ScopePlan::wait, wait_choice()),
       rc::gen::set(&ScopePlan::write_back, chance(15)),
+      rc::gen::set(&ScopePlan::loop_trips,
+                   weighted_element<std::int64_t>({{90, 0}, {6, 2}, {4, 3}})),
       rc::gen::set(&ScopePlan::cluster_sync, sometimes(20, cluster_sync())),
       rc::gen::set(&ScopePlan::extras,
                    several<ExtraAlloc>({{78, 0}, {18, 1}, {4, 2}}, extra_alloc())),

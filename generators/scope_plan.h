@@ -91,6 +91,9 @@ struct ScopePlan {
   bool orders_tensor_core = false;
   WaitChoice wait = WaitChoice::kAll;
   bool write_back = false;  // copy the first destination to an output after the wait
+  // > 0: the copies, arrivals and waits run in a loop of this many trips, on the same barrier
+  // (its phases carried from one trip to the next: a pipeline reusing its barrier).
+  std::int64_t loop_trips = 0;
   std::optional<ClusterSyncPlan> cluster_sync;
   std::vector<ExtraAlloc> extras;
   std::vector<ScopePlan> nested;  // run_scopeds inside this one

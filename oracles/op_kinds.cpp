@@ -25,8 +25,8 @@ std::string most_specific(const Case& c, const std::function<bool(const CopyGmem
         }
       } else if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
         walk(rs->body);
-      } else if (const auto* w = std::get_if<When>(&op.v)) {
-        walk(w->body);
+      } else if (const Body* b = nested_body(op)) {
+        walk(*b);
       }
     }
   };

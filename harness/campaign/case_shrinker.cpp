@@ -18,6 +18,7 @@ void collect_addresses(const Body& body, Address& prefix, std::vector<Address>& 
     if (const auto* rs = std::get_if<RunScoped>(&body[i].v))
       collect_addresses(rs->body, prefix, out);
     if (const auto* w = std::get_if<When>(&body[i].v)) collect_addresses(w->body, prefix, out);
+    if (const auto* l = std::get_if<Loop>(&body[i].v)) collect_addresses(l->body, prefix, out);
     prefix.pop_back();
   }
 }
@@ -29,10 +30,7 @@ std::vector<Address> op_addresses(const Case& c) {
   return out;
 }
 
-Body& body_of(Op& op) {
-  if (auto* rs = std::get_if<RunScoped>(&op.v)) return rs->body;
-  return std::get<When>(op.v).body;
-}
+Body& body_of(Op& op) { return *nested_body(op); }
 
 // The body that holds the op at `a`.
 Body& parent_body(Case& c, const Address& a) {
@@ -46,6 +44,7 @@ void for_each_op(Body& body, const std::function<void(Op&)>& f) {
     f(op);
     if (auto* rs = std::get_if<RunScoped>(&op.v)) for_each_op(rs->body, f);
     if (auto* w = std::get_if<When>(&op.v)) for_each_op(w->body, f);
+    if (auto* l = std::get_if<Loop>(&op.v)) for_each_op(l->body, f);
   }
 }
 
@@ -55,6 +54,7 @@ std::int64_t count_ops(const Body& body) {
     ++n;
     if (const auto* rs = std::get_if<RunScoped>(&op.v)) n += count_ops(rs->body);
     if (const auto* w = std::get_if<When>(&op.v)) n += count_ops(w->body);
+    if (const auto* l = std::get_if<Loop>(&op.v)) n += count_ops(l->body);
   }
   return n;
 }
@@ -95,9 +95,14 @@ std::vector<Case> unwrap_whens(const Case& c) {
   for (const Address& a : op_addresses(c)) {
     Case k = c;
     Body& b = parent_body(k, a);
-    auto* w = std::get_if<When>(&b[a.back()].v);
-    if (!w) continue;
-    Body inner = std::move(w->body);
+    Op& op = b[a.back()];
+    if (!std::holds_alternative<When>(op.v) && !std::holds_alternative<Loop>(op.v)) continue;
+    if (auto* l = std::get_if<Loop>(&op.v); l && l->trip_count > 1) {
+      Case fewer = c;  // a loop shrinks first to fewer trips (to one: its body, unwrapped)
+      std::get<Loop>(parent_body(fewer, a)[a.back()].v).trip_count = l->trip_count / 2;
+      out.push_back(std::move(fewer));
+    }
+    Body inner = std::move(*nested_body(op));
     b.erase(b.begin() + static_cast<std::ptrdiff_t>(a.back()));
     b.insert(b.begin() + static_cast<std::ptrdiff_t>(a.back()), inner.begin(), inner.end());
     out.push_back(std::move(k));

@@ -30,8 +30,8 @@ void features(const Body& body, std::uint64_t& bits) {
     } else if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
       bits |= std::uint64_t{1} << (16 + static_cast<int>(cp->leader_tracked));
       if (cp->collective_axes) bits |= std::uint64_t{1} << 20;
-    } else if (const auto* w = std::get_if<When>(&op.v)) {
-      features(w->body, bits);
+    } else if (const Body* b = nested_body(op)) {
+      features(*b, bits);
     }
   }
 }

@@ -92,9 +92,18 @@ struct IndexEntry {
   Kind kind = Kind::kSlice;
   std::int64_t at = 0;                // kAt: an integer index (squeezes the dim)
   std::int64_t start = 0;             // kSlice, static start
-  std::optional<DynStart> dyn_start;  // kSlice, dynamic start
+  std::optional<DynStart> dyn_start;  // kSlice: a dynamic start; kAt: a dynamic integer index
   std::int64_t size = 0;              // kSlice
+  bool whole = false;                 // kSlice: written ":" (slice(None)), start 0, size the dim
 };
+
+// The index an entry starts at along its dim: `at` or `start`, or the dynamic value
+// axis_index(axis) * mul + add, where `axis_index` gives the executing thread's index.
+template <typename AxisIndex>
+std::int64_t index_start(const IndexEntry& e, const AxisIndex& axis_index) {
+  if (e.dyn_start) return axis_index(e.dyn_start->axis) * e.dyn_start->mul + e.dyn_start->add;
+  return e.kind == IndexEntry::Kind::kAt ? e.at : e.start;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Scoped allocations
@@ -114,10 +123,12 @@ enum class SemaphoreKind : std::uint8_t { kRegular, kBarrier };
 struct Alloc {
   std::string name;
   AllocKind kind = AllocKind::kSmem;
-  Shape shape;                      // smem, acc, gmem, tmem, semaphore
+  Shape shape;                      // smem, acc, gmem, tmem, semaphore (may be `()`)
   DType dtype = DType::kFloat32;    // smem, acc, gmem, tmem
   std::int64_t num_arrivals = 1;    // barrier, cluster_barrier
   std::int64_t num_barriers = 1;    // barrier, cluster_barrier
+  bool scalar_ref = false;          // barrier, cluster_barrier: `num_barriers: []`, JAX's default
+                                    // `()`, one barrier whose ref is 0-d (used without `.at[]`)
   bool orders_tensor_core = false;  // barrier, cluster_barrier
   AxisNames collective_axes;        // cluster_barrier (an entry may group several axes)
   bool leader_tracked = false;      // cluster_barrier
@@ -178,9 +189,17 @@ struct When {
   Body body;
 };
 
+// `lax.fori_loop(0, trip_count, lambda i, c: body, None)`: the body runs trip_count times (a
+// static count) on every thread that reaches the loop; barrier phases carry across iterations.
+// The body holds no run_scoped (docs/case-format.md, "loop").
+struct Loop {
+  std::int64_t trip_count = 1;
+  Body body;
+};
+
 struct Op {
   std::string path;  // JSON path of the op, e.g. $.program[1].body[0]
-  std::variant<RunScoped, CopyGmemToSmem, CopySmemToGmem, BarrierArrive, BarrierWait, When> v;
+  std::variant<RunScoped, CopyGmemToSmem, CopySmemToGmem, BarrierArrive, BarrierWait, When, Loop> v;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -195,6 +214,10 @@ struct Case {
   std::vector<ArraySpec> outputs;
   Body program;
 };
+
+// The ops nested in `op` (a run_scoped's, a when's or a loop's body), or nullptr.
+const Body* nested_body(const Op& op);
+Body* nested_body(Op& op);
 
 // Names for enums, as the JSON format spells them.
 const char* to_string(Arch a);

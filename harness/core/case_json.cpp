@@ -4,6 +4,7 @@
 #include <set>
 
 #include "harness/core/errors.h"
+#include "harness/core/index_json.h"
 #include "harness/core/json_reader.h"
 #include "harness/core/limits.h"
 
@@ -156,6 +157,9 @@ class CaseParser {
   std::set<std::string> global_names_;  // arrays and allocations: unique in a case
   std::vector<std::map<std::string, const Alloc*>> scopes_;  // allocations visible here
   std::int64_t op_count_ = 0;
+  bool in_loop_ = false;
+  static constexpr std::int64_t kMaxTripCount = 256;
+  static constexpr std::int64_t kMaxLoopSteps = 1024;
   std::int64_t alloc_bytes_ = 0;
 
   void parse_mesh(const json& j, const std::string& path) {
@@ -309,6 +313,8 @@ class CaseParser {
       jr::object(j, path, {"op", "barrier"});
       op.v = BarrierWait{
           parse_barrier_use(jr::required(j, path, "barrier"), path + ".barrier", false)};
+    } else if (kind == "loop") {
+      op.v = parse_loop(j, path, depth);
     } else if (kind == "when") {
       jr::object(j, path, {"op", "cond", "body"});
       When w;
@@ -316,14 +322,42 @@ class CaseParser {
       w.body = parse_body(jr::required(j, path, "body"), path + ".body", depth + 1);
       op.v = std::move(w);
     } else {
-      throw InputError(path + ".op", "unknown op \"" + kind +
-                                         "\"; expected run_scoped, copy_gmem_to_smem, "
-                                         "copy_smem_to_gmem, barrier_arrive, barrier_wait or when");
+      throw InputError(path + ".op",
+                       "unknown op \"" + kind +
+                           "\"; expected run_scoped, copy_gmem_to_smem, "
+                           "copy_smem_to_gmem, barrier_arrive, barrier_wait, when or loop");
     }
     return op;
   }
 
+  Loop parse_loop(const json& j, const std::string& path, int depth) {
+    jr::object(j, path, {"op", "trip_count", "body"});
+    if (in_loop_) {
+      throw InputError(path + ".op",
+                       "loops do not nest (a loop's body holds copies, waits, "
+                       "arrivals and when)");
+    }
+    Loop l;
+    l.trip_count =
+        jr::integer(jr::required(j, path, "trip_count"), path + ".trip_count", 1, kMaxTripCount);
+    const std::int64_t ops_before = op_count_;
+    in_loop_ = true;
+    l.body = parse_body(jr::required(j, path, "body"), path + ".body", depth + 1);
+    in_loop_ = false;
+    if ((op_count_ - ops_before) * l.trip_count > kMaxLoopSteps) {
+      throw InputError(path + ".trip_count",
+                       "the loop runs " + std::to_string(op_count_ - ops_before) + " ops " +
+                           std::to_string(l.trip_count) + " times, more than " +
+                           std::to_string(kMaxLoopSteps) + " op executions");
+    }
+    return l;
+  }
+
   RunScoped parse_run_scoped(const json& j, const std::string& path, int depth) {
+    if (in_loop_) {
+      throw InputError(path + ".op",
+                       "a loop's body holds no run_scoped (allocate outside the loop)");
+    }
     jr::object(j, path, {"op", "collective_axes", "allocs", "body"});
     RunScoped rs;
     if (const json* ca = jr::member(j, "collective_axes")) {
@@ -396,7 +430,12 @@ class CaseParser {
                                        limits::kMaxAbsArrivals);
         }
         if (const json* n = jr::member(j, "num_barriers")) {
-          a.num_barriers = jr::integer(*n, path + ".num_barriers", 1, limits::kMaxNumBarriers);
+          if (n->is_array()) {  // JAX's default `()`: one barrier, a 0-d ref
+            jr::array(*n, path + ".num_barriers", 0);
+            a.scalar_ref = true;
+          } else {
+            a.num_barriers = jr::integer(*n, path + ".num_barriers", 1, limits::kMaxNumBarriers);
+          }
         }
         if (const json* o = jr::member(j, "orders_tensor_core")) {
           a.orders_tensor_core = jr::boolean(*o, path + ".orders_tensor_core");
@@ -411,7 +450,7 @@ class CaseParser {
       }
       case AllocKind::kSemaphore:
         a.semaphore = jr::choice(jr::required(j, path, "type"), path + ".type", kSemaphoreKinds);
-        a.shape = parse_shape(jr::required(j, path, "shape"), path + ".shape", 1);
+        a.shape = parse_shape(jr::required(j, path, "shape"), path + ".shape", 0);
         checked_bytes(a.shape, DType::kInt32, limits::kMaxAllocBytes, path + ".shape");
         break;
     }
@@ -446,6 +485,11 @@ class CaseParser {
                            (plain_barrier_only ? "a barrier" : "a barrier or cluster_barrier"));
     }
     if (const json* i = jr::member(j, "index")) {
+      if (a->scalar_ref) {
+        throw InputError(path + ".index", "\"" + b.alloc +
+                                              "\" is a 0-d barrier (num_barriers: []); it is used "
+                                              "without an index");
+      }
       b.index = jr::integer(*i, path + ".index", 0, a->num_barriers - 1);
     }
     return b;
@@ -464,11 +508,23 @@ class CaseParser {
 
   // lax.axis_index(axis) is used by conditions and dynamic indices: it must name exactly one
   // cluster axis or the thread axis.
-  void check_index_axis(const std::string& axis, const std::string& path) const {
+  // Returns the axis's size where the mesh gives one.
+  std::optional<std::int64_t> check_index_axis(const std::string& axis,
+                                               const std::string& path) const {
     const Mesh& m = c_.mesh;
-    int matches = m.thread_name && *m.thread_name == axis ? 1 : 0;
-    for (const auto& n : m.cluster_names) matches += !n.is_tuple && n.as_plain() == axis ? 1 : 0;
-    if (matches == 1) return;
+    std::optional<std::int64_t> size;
+    int matches = 0;
+    if (m.thread_name && *m.thread_name == axis) {
+      ++matches;
+      size = m.num_threads;
+    }
+    for (std::size_t i = 0; i < m.cluster_names.size(); ++i) {
+      const AxisName& n = m.cluster_names[i];
+      if (n.is_tuple || n.as_plain() != axis) continue;
+      ++matches;
+      size = i < m.cluster.size() ? std::optional<std::int64_t>(m.cluster[i]) : std::nullopt;
+    }
+    if (matches == 1) return size;
     if (matches > 1) {
       throw InputError(path, "\"" + axis +
                                  "\" names more than one axis of the mesh; conditions and dynamic "
@@ -479,52 +535,24 @@ class CaseParser {
                                "(conditions and dynamic indices may use only those)");
   }
 
-  // GMEM indexing; returns the shape of the indexed ref (squeezed dims dropped).
+  // GMEM indexing (index_json.h); returns the shape of the indexed ref (squeezed dims dropped).
   Shape parse_gmem_index(const json* j, const std::string& path, const ArraySpec& arr,
                          std::vector<IndexEntry>& out) {
     Shape result;
     const std::size_t n = j ? j->size() : 0;
     if (j) jr::array(*j, path, arr.shape.size());
+    const IndexAxisSize axis_size = [this](const std::string& axis, const std::string& p) {
+      return check_index_axis(axis, p);
+    };
     for (std::size_t i = 0; i < arr.shape.size(); ++i) {
-      const std::int64_t dim = arr.shape[i];
       if (i >= n) {
-        result.push_back(dim);
+        result.push_back(arr.shape[i]);
         continue;
       }
-      const json& e = (*j)[i];
-      const std::string p = jr::index_path(path, i);
-      IndexEntry ie;
-      if (e.is_number()) {
-        ie.kind = IndexEntry::Kind::kAt;
-        ie.at = jr::integer(e, p, 0, dim - 1);
-      } else {
-        jr::object(e, p, {"start", "size"});
-        ie.kind = IndexEntry::Kind::kSlice;
-        ie.size = jr::integer(jr::required(e, p, "size"), p + ".size", 1, dim);
-        const json& st = jr::required(e, p, "start");
-        if (st.is_object()) {
-          jr::object(st, p + ".start", {"axis", "mul", "add"});
-          DynStart ds;
-          ds.axis = jr::identifier(jr::required(st, p + ".start", "axis"), p + ".start.axis");
-          check_index_axis(ds.axis, p + ".start.axis");
-          if (const json* m = jr::member(st, "mul"))
-            ds.mul = jr::integer(*m, p + ".start.mul", 0, dim);
-          if (const json* a = jr::member(st, "add"))
-            ds.add = jr::integer(*a, p + ".start.add", 0, dim - 1);
-          ie.dyn_start = ds;
-        } else {
-          ie.start = jr::integer(st, p + ".start", 0, dim - 1);
-          if (ie.start + ie.size > dim) {
-            throw InputError(p, "the static slice [" + std::to_string(ie.start) + ", " +
-                                    std::to_string(ie.start + ie.size) +
-                                    ") is out of bounds of dimension " + std::to_string(i) +
-                                    " (size " + std::to_string(dim) +
-                                    "); out-of-bounds copies need a dynamic start");
-          }
-        }
-        result.push_back(ie.size);
-      }
-      out.push_back(ie);
+      IndexEntry ie =
+          parse_gmem_index_entry((*j)[i], jr::index_path(path, i), arr.shape[i], axis_size);
+      if (ie.kind == IndexEntry::Kind::kSlice) result.push_back(ie.size);
+      out.push_back(std::move(ie));
     }
     return result;
   }
@@ -653,9 +681,10 @@ class CaseParser {
     const Shape dst_shape =
         parse_gmem_index(jr::member(dst, "index"), path + ".dst.index", out, cp.dst_index);
     for (const auto& e : cp.dst_index) {
-      if (e.dyn_start) {
+      if (e.dyn_start && e.kind == IndexEntry::Kind::kSlice) {
         throw InputError(path + ".dst.index",
-                         "copy_smem_to_gmem takes static slices and integer indices");
+                         "copy_smem_to_gmem takes static slices and integer indices (static, or "
+                         "from lax.axis_index)");
       }
     }
     if (out.dtype != s->dtype || dst_shape != src_shape) {
@@ -689,18 +718,7 @@ json cond_to_json(const Cond& c) {
 
 json gmem_index_to_json(const std::vector<IndexEntry>& index) {
   json out = json::array();
-  for (const auto& e : index) {
-    if (e.kind == IndexEntry::Kind::kAt) {
-      out.push_back(e.at);
-    } else if (e.dyn_start) {
-      out.push_back(json{
-          {"start",
-           json{{"axis", e.dyn_start->axis}, {"mul", e.dyn_start->mul}, {"add", e.dyn_start->add}}},
-          {"size", e.size}});
-    } else {
-      out.push_back(json{{"start", e.start}, {"size", e.size}});
-    }
-  }
+  for (const auto& e : index) out.push_back(gmem_index_entry_to_json(e));
   return out;
 }
 
@@ -728,7 +746,11 @@ json alloc_to_json(const Alloc& a) {
         if (a.leader_tracked) out["leader_tracked"] = true;
       }
       out["num_arrivals"] = a.num_arrivals;
-      if (a.num_barriers != 1) out["num_barriers"] = a.num_barriers;
+      if (a.scalar_ref) {
+        out["num_barriers"] = json::array();
+      } else if (a.num_barriers != 1) {
+        out["num_barriers"] = a.num_barriers;
+      }
       if (a.orders_tensor_core) out["orders_tensor_core"] = true;
       break;
     case AllocKind::kSemaphore:
@@ -780,6 +802,8 @@ json op_to_json(const Op& op) {
           return json{{"op", "barrier_arrive"}, {"barrier", barrier_use_to_json(v.barrier)}};
         } else if constexpr (std::is_same_v<T, BarrierWait>) {
           return json{{"op", "barrier_wait"}, {"barrier", barrier_use_to_json(v.barrier)}};
+        } else if constexpr (std::is_same_v<T, Loop>) {
+          return json{{"op", "loop"}, {"trip_count", v.trip_count}, {"body", body_to_json(v.body)}};
         } else {
           return json{
               {"op", "when"}, {"cond", cond_to_json(v.cond)}, {"body", body_to_json(v.body)}};
@@ -798,8 +822,7 @@ void renumber(Body& body, const std::string& path) {
   for (std::size_t i = 0; i < body.size(); ++i) {
     Op& op = body[i];
     op.path = jr::index_path(path, i);
-    if (auto* rs = std::get_if<RunScoped>(&op.v)) renumber(rs->body, op.path + ".body");
-    if (auto* w = std::get_if<When>(&op.v)) renumber(w->body, op.path + ".body");
+    if (Body* b = nested_body(op)) renumber(*b, op.path + ".body");
   }
 }
 
@@ -869,6 +892,15 @@ const char* to_string(AllocKind k) { return name_of(k, kAllocKinds); }
 const char* to_string(OobMode m) { return name_of(m, kOobModes); }
 const char* to_string(FillPattern p) { return name_of(p, kPatterns); }
 const char* to_string(CmpOp op) { return name_of(op, kCmpOps); }
+
+const Body* nested_body(const Op& op) {
+  if (const auto* rs = std::get_if<RunScoped>(&op.v)) return &rs->body;
+  if (const auto* w = std::get_if<When>(&op.v)) return &w->body;
+  if (const auto* l = std::get_if<Loop>(&op.v)) return &l->body;
+  return nullptr;
+}
+
+Body* nested_body(Op& op) { return const_cast<Body*>(nested_body(std::as_const(op))); }
 
 int arch_major(Arch a) {
   switch (a) {

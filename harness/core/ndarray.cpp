@@ -47,13 +47,12 @@ ResolvedSlice resolve_slice(const Shape& array_shape, const std::vector<IndexEnt
       continue;
     }
     const IndexEntry& e = index[i];
+    const std::int64_t start = index_start(e, axis_index);
     if (e.kind == IndexEntry::Kind::kAt) {
-      r.start.push_back(e.at);
+      r.start.push_back(start);
       r.size.push_back(0);
       continue;
     }
-    const std::int64_t start =
-        e.dyn_start ? axis_index(e.dyn_start->axis) * e.dyn_start->mul + e.dyn_start->add : e.start;
     r.start.push_back(start);
     r.size.push_back(e.size);
     r.shape.push_back(e.size);

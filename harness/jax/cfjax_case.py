@@ -122,7 +122,7 @@ class Case:
         if not isinstance(op, dict) or "op" not in op:
           raise CaseError(f"{p}: expected an op object")
         yield p, op, parents
-        if op["op"] in ("run_scoped", "when"):
+        if op["op"] in ("run_scoped", "when", "loop"):
           yield from rec(op.get("body", []), p + ".body", parents + [op])
     yield from rec(self.program, "$.program", [])
 
@@ -193,8 +193,16 @@ def executes(parents: list[dict], index: dict) -> bool:
 
 # ---- written output ranges
 
-def slice_ranges(shape, index) -> list[tuple[int, int]]:
-  """Row-major element ranges [begin, end) covered by `ref.at[index]` (static entries only)."""
+def dynamic_value(e: dict, axes: dict) -> int:
+  """{"axis", "mul", "add"} for the thread whose axis indices are `axes`."""
+  if e["axis"] not in axes:
+    raise CaseError(f"unknown axis {e['axis']!r} in a dynamic index")
+  return axes[e["axis"]] * int(e.get("mul", 1)) + int(e.get("add", 0))
+
+
+def slice_ranges(shape, index, axes=None) -> list[tuple[int, int]]:
+  """Row-major element ranges [begin, end) covered by `ref.at[index]`: static entries, ":",
+  and dynamic integer indices resolved with `axes` (axis name -> index)."""
   shape = [int(d) for d in shape]
   per_dim = []
   for d, dim in enumerate(shape):
@@ -204,6 +212,10 @@ def slice_ranges(shape, index) -> list[tuple[int, int]]:
         raise CaseError(f"not an index entry: {e!r}")
       if isinstance(e, int):
         per_dim.append((e, 1))
+      elif e == ":":
+        per_dim.append((0, dim))
+      elif isinstance(e, dict) and "axis" in e and axes is not None:
+        per_dim.append((dynamic_value(e, axes), 1))
       elif isinstance(e, dict) and isinstance(e.get("start"), int):
         per_dim.append((int(e["start"]), int(e["size"])))
       else:
@@ -242,13 +254,11 @@ def written_ranges(case: Case) -> dict[str, list[list[int]]]:
   for _, op, parents in case.walk():
     if op["op"] != "copy_smem_to_gmem":
       continue
-    runs = any(
-        executes(parents, axis_indices(case.mesh, coords, t))
-        for coords in case.mesh.cta_coords()
-        for t in range(case.mesh.threads()))
-    if not runs:
-      continue
     dst = op["dst"]
     out = case.array(dst["output"], outputs=True)
-    ranges[out["name"]].extend(slice_ranges(out["shape"], dst.get("index", [])))
+    for coords in case.mesh.cta_coords():
+      for t in range(case.mesh.threads()):
+        axes = axis_indices(case.mesh, coords, t)
+        if executes(parents, axes):
+          ranges[out["name"]].extend(slice_ranges(out["shape"], dst.get("index", []), axes))
   return {k: merge_ranges(v) for k, v in ranges.items()}

@@ -70,6 +70,16 @@ def cond_value(cond: Any):
   raise CaseError(f"not a condition: {cond!r}")
 
 
+def dynamic_index(e: dict):
+  """{"axis", "mul", "add"} -> lax.axis_index(axis) * mul + add (the factors left out when 1, 0)."""
+  value = lax.axis_index(e["axis"])
+  if int(e.get("mul", 1)) != 1:
+    value = value * int(e["mul"])
+  if int(e.get("add", 0)) != 0:
+    value = value + int(e["add"])
+  return value
+
+
 def gmem_index(entries: list) -> tuple:
   """Index entries -> the tuple passed to `ref.at[...]`."""
   out = []
@@ -79,15 +89,27 @@ def gmem_index(entries: list) -> tuple:
     if isinstance(e, int):
       out.append(e)
       continue
+    if e == ":":
+      out.append(slice(None))
+      continue
+    if isinstance(e, dict) and "axis" in e:  # a dynamic integer index
+      out.append(dynamic_index(e))
+      continue
     if not isinstance(e, dict) or "start" not in e or "size" not in e:
       raise CaseError(f"not an index entry: {e!r}")
     start = e["start"]
     if isinstance(start, dict):
-      start = lax.axis_index(start["axis"]) * int(start.get("mul", 1)) + int(start.get("add", 0))
+      start = dynamic_index(start)
     else:
       start = int(start)
     out.append(pl.ds(start, int(e["size"])))
   return tuple(out)
+
+
+def num_barriers(a: dict):
+  """num_barriers: an int (a 1-d barrier array), or [] (JAX's default (), a 0-d barrier ref)."""
+  n = a.get("num_barriers", 1)
+  return () if isinstance(n, list) else int(n)
 
 
 def alloc_type(a: dict):
@@ -97,16 +119,16 @@ def alloc_type(a: dict):
     return plgpu.SMEM(tuple(a["shape"]), jnp_dtype(a["dtype"]))
   if kind == "barrier":
     # num_barriers is always passed: the case format's default is 1 (JAX 0.11.2's is (), a
-    # 0-d barrier ref); see docs/jax-notes.md.
+    # 0-d barrier ref, written `num_barriers: []`); see docs/jax-notes.md.
     return plgpu.Barrier(
         num_arrivals=int(a.get("num_arrivals", 1)),
-        num_barriers=int(a.get("num_barriers", 1)),
+        num_barriers=num_barriers(a),
         orders_tensor_core=bool(a.get("orders_tensor_core", False)))
   if kind == "cluster_barrier":
     return plgpu.ClusterBarrier(
         collective_axes=axis_names(a["collective_axes"]),
         num_arrivals=int(a.get("num_arrivals", 1)),
-        num_barriers=int(a.get("num_barriers", 1)),
+        num_barriers=num_barriers(a),
         orders_tensor_core=bool(a.get("orders_tensor_core", False)),
         leader_tracked=bool(a.get("leader_tracked", False)))
   if kind == "acc":
@@ -230,6 +252,16 @@ class Translation:
     elif kind == "when":
       body = op.get("body", [])
       pl.when(cond_value(op["cond"]))(lambda: self.emit_body(body, env, path + ".body"))
+    elif kind == "loop":
+      # A static trip count: lax.fori_loop (a scan the Mosaic GPU lowering turns into scf.for);
+      # the body is traced once, and barrier phases carry across iterations.
+      body = op.get("body", [])
+
+      def iteration(_, carry):
+        self.emit_body(body, env, path + ".body")
+        return carry
+
+      lax.fori_loop(0, int(op["trip_count"]), iteration, None)
     else:
       raise CaseError(f"{path}: unknown op {kind!r}")
 

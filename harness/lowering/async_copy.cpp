@@ -51,14 +51,7 @@ std::vector<std::int64_t> slice_base(
   std::vector<std::int64_t> base(gmem.shape.size(), 0);
   if (!index) return base;
   for (std::size_t i = 0; i < index->size() && i < base.size(); ++i) {
-    const IndexEntry& e = (*index)[i];
-    if (e.kind == IndexEntry::Kind::kAt) {
-      base[i] = e.at;
-    } else if (e.dyn_start) {
-      base[i] = axis_index(e.dyn_start->axis) * e.dyn_start->mul + e.dyn_start->add;
-    } else {
-      base[i] = e.start;
-    }
+    base[i] = index_start((*index)[i], axis_index);
   }
   return base;
 }

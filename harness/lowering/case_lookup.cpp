@@ -9,8 +9,8 @@ void CaseLookup::collect(const Body& body) {
     if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
       for (const Alloc& a : rs->allocs) allocs_.emplace_back(a.name, &a);
       collect(rs->body);
-    } else if (const auto* w = std::get_if<When>(&op.v)) {
-      collect(w->body);
+    } else if (const Body* b = nested_body(op)) {
+      collect(*b);
     }
   }
 }

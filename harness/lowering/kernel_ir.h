@@ -64,6 +64,8 @@ enum class IrKind : std::uint8_t {
   kBlockSync,   // gpu.barrier(); `recorded` false for the kernel's own run_scoped
   kGuardBegin,  // scf.if on `cond`
   kGuardEnd,
+  kLoopBegin,  // scf.for with a static trip count (`trip_count`)
+  kLoopEnd,
   kCopy,
   kStore,
   kArrive,
@@ -76,6 +78,7 @@ struct IrOp {
   std::int32_t index = 0;  // into the table of `kind`
   const Cond* cond = nullptr;
   bool recorded = true;
+  std::int64_t trip_count = 0;  // kLoopBegin
 };
 
 struct KernelIr {

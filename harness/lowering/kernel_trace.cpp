@@ -94,6 +94,10 @@ class Tracer {
         out.push_back(TracedNode{&op, body(rs->body)});
         continue;
       }
+      if (const auto* l = std::get_if<Loop>(&op.v)) {
+        out.push_back(TracedNode{&op, body(l->body)});  // fori_loop traces its body once
+        continue;
+      }
       if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) copy(op, *cp);
       out.push_back(TracedNode{&op, {}});
     }

@@ -107,6 +107,12 @@ class Lowerer {
         ir_.ops.push_back(IrOp{IrKind::kGuardBegin, &op, 0, &w->cond, true});
         lower(n.body);
         ir_.ops.push_back(IrOp{IrKind::kGuardEnd, &op, 0, nullptr, true});
+      } else if (const auto* l = std::get_if<Loop>(&op.v)) {
+        IrOp begin{IrKind::kLoopBegin, &op, 0, nullptr, true};
+        begin.trip_count = l->trip_count;
+        ir_.ops.push_back(begin);
+        lower(n.body);
+        ir_.ops.push_back(IrOp{IrKind::kLoopEnd, &op, 0, nullptr, true});
       } else if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
         copy(op, *cp);
       } else if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) {

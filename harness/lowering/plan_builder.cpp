@@ -133,16 +133,33 @@ class PlanBuilder {
     program.first_step = static_cast<std::int64_t>(plan_.steps.size());
     std::vector<std::int64_t> waits(plan_.mbarriers.size(), 0);  // the thread's `phases` bits
     std::int64_t syncs = 0;
-    int skipping = 0;  // depth inside a guard that is false for this thread
+    int skipping = 0;  // depth inside a guard (or a loop of no trips) skipped for this thread
+    // Open loops: the index of their kLoopBegin and the iterations left after this one.
+    std::vector<std::pair<std::size_t, std::int64_t>> loops;
     for (std::size_t k = 0; k < ir_.ops.size(); ++k) {
       const IrOp& op = ir_.ops[k];
       const std::int32_t path = op_strings_[k];
       if (skipping) {
-        if (op.kind == IrKind::kGuardBegin) ++skipping;
-        if (op.kind == IrKind::kGuardEnd) --skipping;
+        if (op.kind == IrKind::kGuardBegin || op.kind == IrKind::kLoopBegin) ++skipping;
+        if (op.kind == IrKind::kGuardEnd || op.kind == IrKind::kLoopEnd) --skipping;
         continue;
       }
       switch (op.kind) {
+        case IrKind::kLoopBegin:
+          if (op.trip_count <= 0) {
+            skipping = 1;
+          } else {
+            loops.emplace_back(k, op.trip_count - 1);
+          }
+          break;
+        case IrKind::kLoopEnd:
+          if (!loops.empty() && loops.back().second > 0) {
+            --loops.back().second;
+            k = loops.back().first;  // the next iteration starts after the kLoopBegin
+          } else if (!loops.empty()) {
+            loops.pop_back();
+          }
+          break;
         case IrKind::kGuardBegin:
           if (!eval(*op.cond, r, t)) skipping = 1;
           break;
@@ -162,7 +179,7 @@ class PlanBuilder {
           copy(ir_.copies[static_cast<std::size_t>(op.index)], path, r, t);
           break;
         case IrKind::kStore:
-          store(ir_.stores[static_cast<std::size_t>(op.index)], path);
+          store(ir_.stores[static_cast<std::size_t>(op.index)], path, r, t);
           break;
         case IrKind::kArrive:
           arrive(ir_.barrier_ops[static_cast<std::size_t>(op.index)], path, r);
@@ -267,7 +284,7 @@ class PlanBuilder {
     step(StepKind::kLoad, path, static_cast<std::int32_t>(plan_.loads.size() - 1));
   }
 
-  void store(const IrStore& is, std::int32_t path) {
+  void store(const IrStore& is, std::int32_t path, std::int64_t r, std::int64_t t) {
     const ArraySpec& out = c_.outputs[static_cast<std::size_t>(is.output)];
     StoreOp s;
     s.output = is.output;
@@ -281,7 +298,8 @@ class PlanBuilder {
       s.slice.size[i] = out.shape[i];
       if (i < is.copy->dst_index.size()) {
         const IndexEntry& e = is.copy->dst_index[i];
-        s.slice.start[i] = e.kind == IndexEntry::Kind::kAt ? e.at : e.start;
+        s.slice.start[i] = index_start(
+            e, [&](const std::string& axis) { return geometry_.axis_index(r, t, axis); });
         s.slice.size[i] = e.kind == IndexEntry::Kind::kAt ? 0 : e.size;
       }
     }

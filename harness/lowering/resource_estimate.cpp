@@ -76,7 +76,7 @@ class Estimator {
     for (const TracedNode& n : nodes) {
       if (const auto* scoped = std::get_if<RunScoped>(&n.op->v)) {
         rs.or_(run_scoped(*n.op, *scoped, n.body));
-      } else if (std::holds_alternative<When>(n.op->v)) {
+      } else if (std::holds_alternative<When>(n.op->v) || std::holds_alternative<Loop>(n.op->v)) {
         Resources branches;  // the false branch is empty
         branches.or_(body(n.body));
         rs.or_(branches);

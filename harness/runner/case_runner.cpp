@@ -3,10 +3,13 @@
 #include <chrono>
 
 #include "harness/core/outcome_json.h"
+#include "harness/core/stage_names.h"
+#include "harness/core/stored_expectation.h"
 #include "harness/core/terminal_text.h"
 #include "harness/runner/baseline.h"
 #include "oracles/oracles.h"
 #include "oracles/reference/reference.h"
+#include "oracles/reference/rules.h"
 
 namespace collfuzz {
 
@@ -80,13 +83,59 @@ const Outcome& CaseRunner::reference(const Case& c, Profile profile) {
   return it->second;
 }
 
+void complete_stored_rule(Outcome& stored, const Outcome& predicted) {
+  if (stored.kind != OutcomeKind::kRejected || !stored.diagnostic->rule.empty()) return;
+  Diagnostic& d = *stored.diagnostic;
+  const std::string msg = normalize_message(d.message);
+  if (predicted.kind == OutcomeKind::kRejected) {
+    const Rule* r = find_rule(predicted.diagnostic->rule);
+    if (r && rule_matches(*r, d.exception, msg)) {
+      d.rule = r->name;
+      return;
+    }
+  }
+  if (msg.empty()) return;
+  const std::string_view stage = is_stage_alias(d.stage) ? std::string_view{} : d.stage;
+  if (const Rule* r = match_rule(d.exception, msg, stored.profile, stage)) d.rule = r->name;
+}
+
 namespace {
+
 // The JAX release an executor's outcome says it ran (its hello's info.jax_version), if any.
 const std::string* executor_jax(const Outcome& o) {
   auto it = o.info.find("jax_version");
   return it == o.info.end() || it->second.empty() || it->second == "null" ? nullptr : &it->second;
 }
 }  // namespace
+
+Verdict CaseRunner::check_stored(const Case& c, const nlohmann::json& expect,
+                                 const std::string& file) {
+  // One stored outcome (for target.profile), or one per profile (stored_expectation.h): each is
+  // held against the reference's prediction for its profile, in one verdict.
+  Verdict out;
+  out.executor = "reference";
+  out.ran = true;
+  const auto stored_list = stored_expectations(expect, c.target.profile, file + ":$.expect");
+  for (const auto& [profile, j] : stored_list) {
+    const std::string path =
+        file + ":$.expect" +
+        (is_profile_keyed(expect) ? std::string(".") + to_string(profile) : "");
+    Outcome stored = outcome_from_json(*j, c, path);
+    if (!j->contains("profile")) stored.profile = profile;
+    stored.executor = "expect";
+    const Outcome& predicted = reference(c, profile);
+    complete_stored_rule(stored, predicted);
+    Verdict v = compare(c, stored, predicted, level_);
+    for (auto& m : v.mismatches) {
+      m.signature = make_signature(m.oracle, m.kind, m.what, "reference");
+      if (stored_list.size() > 1) m.detail = std::string(to_string(profile)) + ": " + m.detail;
+      out.mismatches.push_back(std::move(m));
+    }
+    out.compared += v.compared;
+    out.unobserved += v.unobserved;
+  }
+  return out;
+}
 
 CaseReport CaseRunner::run(const Case& original, const nlohmann::json* expect,
                            const std::string& file) {
@@ -115,13 +164,7 @@ CaseReport CaseRunner::run(const Case& original, const nlohmann::json* expect,
     if (!expect_skip.empty()) {
       report.stored_skip_reason = expect_skip;
     } else if (expect && !expect->is_null()) {
-      Outcome stored = outcome_from_json(*expect, c, file + ":$.expect");
-      stored.executor = "expect";
-      Verdict v = compare(c, stored, report.reference, level_);
-      v.executor = "reference";
-      for (auto& m : v.mismatches)
-        m.signature = make_signature(m.oracle, m.kind, m.what, "reference");
-      report.stored = std::move(v);
+      report.stored = check_stored(c, *expect, file);
     } else {
       report.stored_skip_reason = "the case stores no expected outcome";
     }

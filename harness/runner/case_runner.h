@@ -20,6 +20,11 @@ namespace collfuzz {
 
 class Baseline;
 
+// A stored diagnostic given as exception and message alone (no rule, docs/case-format.md
+// "Expectations"): its rule becomes the predicted one where that rule's template fits, else the
+// rule table's first that fits.
+void complete_stored_rule(Outcome& stored, const Outcome& predicted);
+
 struct ExecutorResult {
   std::string executor;
   Outcome outcome;
@@ -87,6 +92,9 @@ class CaseRunner {
   const Outcome& reference(const Case& c, Profile profile);
 
  private:
+  // The reference held against the stored expectation(s) (`expect`, stored_expectation.h).
+  Verdict check_stored(const Case& c, const nlohmann::json& expect, const std::string& file);
+
   bool check_reference_ = false;
   std::vector<std::unique_ptr<Executor>> executors_;
   DiagnosticLevel level_;

@@ -329,6 +329,8 @@ class Execution {
         th.steps.push_back({Step::Kind::kExit, &op});
       } else if (const auto* w = std::get_if<When>(&op.v)) {
         if (eval_cond(w->cond, mesh_, th.rank, th.index)) build_steps(w->body, th);
+      } else if (const auto* l = std::get_if<Loop>(&op.v)) {
+        for (std::int64_t i = 0; i < l->trip_count; ++i) build_steps(l->body, th);
       } else if (std::holds_alternative<CopyGmemToSmem>(op.v)) {
         th.steps.push_back({Step::Kind::kCopy, &op});
       } else if (std::holds_alternative<CopySmemToGmem>(op.v)) {
@@ -940,8 +942,9 @@ class Execution {
       base += cp.src_index[k] * alloc_strides[k];
     const Shape src_shape(a->shape.begin() + static_cast<std::ptrdiff_t>(cp.src_index.size()),
                           a->shape.end());
-    const ResolvedSlice slice =
-        resolve_slice(out->shape, cp.dst_index, [](const std::string&) { return 0; });
+    const ResolvedSlice slice = resolve_slice(
+        out->shape, cp.dst_index,
+        [&](const std::string& axis) { return mesh_.axis_index(th.rank, th.index, axis); });
     const Strides src_strides = row_major_rank_strides(src_shape);
     const Strides out_strides = row_major_rank_strides(out->shape);
     View dst{&outputs_.at(out->name), 0, out->dtype};

@@ -13,6 +13,8 @@ void walk(const Body& body, Scope& scope, const std::function<void(const Op&, co
       walk(rs->body, inner, pre);
     } else if (const auto* w = std::get_if<When>(&op.v)) {
       if (static_value(w->cond).value_or(true)) walk(w->body, scope, pre);
+    } else if (const auto* l = std::get_if<Loop>(&op.v)) {
+      walk(l->body, scope, pre);  // fori_loop traces (and lowers) its body once
     }
   }
 }

@@ -43,6 +43,7 @@ void for_each_op(Body& body, const std::function<void(Op&)>& f) {
     f(op);
     if (auto* rs = std::get_if<RunScoped>(&op.v)) for_each_op(rs->body, f);
     if (auto* w = std::get_if<When>(&op.v)) for_each_op(w->body, f);
+    if (auto* l = std::get_if<Loop>(&op.v)) for_each_op(l->body, f);
   }
 }
 

@@ -12,6 +12,8 @@
 #include "harness/core/case_json.h"
 #include "harness/core/errors.h"
 #include "harness/core/outcome_json.h"
+#include "harness/core/stored_expectation.h"
+#include "harness/runner/case_runner.h"
 #include "harness/sim/simulator.h"
 #include "oracles/oracles.h"
 #include "oracles/reference/reference.h"
@@ -89,8 +91,12 @@ TEST(CorpusAgreement, SimulatorMatchesTheStoredExpectations) {
     } catch (const InputError&) {
       continue;
     }
-    if (expect.is_null() || c.target.profile != Profile::kMosaic) continue;
-    const Outcome stored = outcome_from_json(expect, c, file.string() + ":$.expect");
+    const nlohmann::json* mosaic =
+        stored_expectation_for(expect, Profile::kMosaic, c.target.profile);
+    if (!mosaic) continue;
+    Outcome stored = outcome_from_json(*mosaic, c, file.string() + ":$.expect");
+    stored.profile = Profile::kMosaic;
+    complete_stored_rule(stored, predict(c, Profile::kMosaic).outcome);
     Outcome actual = simulator.run(c);
     actual.executor = "sim";
     if (actual.kind == OutcomeKind::kUnavailable) continue;

@@ -1,0 +1,31 @@
+// The JSON form of one index entry of a GMEM ref (docs/case-format.md, "Index entries"):
+// `k` (ref.at[k]), `":"` (slice(None), the whole dim), {"start", "size"} (pl.ds, the start static
+// or axis_index(axis) * mul + add), and {"axis", "mul", "add"} (a dynamic integer index,
+// ref.at[lax.axis_index(axis) * mul + add]).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/case.h"
+
+namespace collfuzz {
+
+// The size of the axis a dynamic index reads (`lax.axis_index(axis)`), or nullopt when the mesh
+// does not give it one; throws InputError at `path` when the axis cannot be indexed at all.
+using IndexAxisSize =
+    std::function<std::optional<std::int64_t>(const std::string& axis, const std::string& path)>;
+
+// One entry along a dim of size `dim`. A static entry must stay inside the dim; a dynamic
+// integer index must too, for every value of its axis; a dynamic slice start may run out of
+// bounds (that is how out-of-bounds copies are written).
+IndexEntry parse_gmem_index_entry(const nlohmann::json& e, const std::string& path,
+                                  std::int64_t dim, const IndexAxisSize& axis_size);
+
+nlohmann::json gmem_index_entry_to_json(const IndexEntry& e);
+
+}  // namespace collfuzz
