@@ -37,6 +37,17 @@ class Extracted:
     self.log: list[tuple] = []  # ("smem", offset, shape, dtype) / ("barrier", offset, n)
 
 
+def barrier_count(n) -> int:
+  """How many mbarriers an allocation holds: num_barriers is an int, or a shape (the case's `[]`,
+  JAX's `()`: a 0-d barrier ref, one mbarrier)."""
+  if isinstance(n, (list, tuple)):
+    count = 1
+    for d in n:
+      count *= int(d)
+    return count
+  return int(n)
+
+
 @contextlib.contextmanager
 def recording(rec: Extracted):
   """Patches JAX (Mosaic GPU core, Pallas's ModuleContext) to fill `rec` while a case lowers."""
@@ -90,7 +101,7 @@ def recording(rec: Extracted):
   def reserve_barrier(self, barrier):
     with orig_reserve(self, barrier) as ref:
       off = next((o for r, o in rec.barrier_refs if r is ref), None)
-      rec.log.append(("barrier", off, int(getattr(barrier, "num_barriers", 1))))
+      rec.log.append(("barrier", off, barrier_count(getattr(barrier, "num_barriers", 1))))
       yield ref
 
   patch(mcore, "_run_serde_pass", serde)
@@ -135,7 +146,7 @@ def map_allocs(case: Case, rec: Extracted) -> dict[str, dict]:
       bi += 1
       if off is None or off < 0:
         raise Unsupported("alloc mapping (barrier offset)")
-      out[a["name"]] = {"kind": kind, "offset": off, "num_barriers": int(a.get("num_barriers", 1)),
+      out[a["name"]] = {"kind": kind, "offset": off, "num_barriers": barrier_count(a.get("num_barriers", 1)),
                         "orders_tensor_core": bool(a.get("orders_tensor_core", False))}
     elif kind == "acc":
       continue  # registers: the accumulator's zero value is never read by a case op
