@@ -46,6 +46,12 @@ MAX_LITERAL_ELEMENTS = 64
 DEADLOCK_SECONDS = 20
 
 
+
+def num_barriers_src(a: dict) -> str:
+  """cfjax_translate.num_barriers: an int, or `()` for the case's `[]` (a 0-d barrier ref)."""
+  n = a.get("num_barriers", 1)
+  return "()" if isinstance(n, list) else str(int(n))
+
 class Unsupported(ValueError):
   """Something in the case the generator cannot write (named in the message)."""
 
@@ -92,6 +98,7 @@ class Writer:
     self.mode = mode
     self.lines: list[str] = []
     self.scopes = 0
+    self.loops = 0
 
   def emit(self, depth: int, text: str):
     self.lines.append("  " * depth + text)
@@ -136,22 +143,36 @@ class Writer:
       if isinstance(e, int):
         out.append(str(e))
         continue
+      if e == ":":  # a whole dimension
+        out.append(":")
+        continue
+      if isinstance(e, dict) and "axis" in e:  # a dynamic integer index
+        out.append(self.dynamic_index(e))
+        continue
       if not isinstance(e, dict) or "start" not in e or "size" not in e:
-        raise Unsupported(f"index entry {e!r} (the generator writes integers and "
-                          "{start, size} entries)")
+        raise Unsupported(f"index entry {e!r} (the generator writes integers, \":\", "
+                          "lax.axis_index entries and {start, size} entries)")
       start = e["start"]
       if isinstance(start, dict):
-        s = f"lax.axis_index({start['axis']!r})"
-        mul, add = int(start.get("mul", 1)), int(start.get("add", 0))
-        s = f"{s} * {mul} + {add}"
+        s = self.dynamic_index(start)
       else:
         s = str(int(start))
       out.append(f"pl.ds({s}, {int(e['size'])})")
     return ", ".join(out) + ("," if len(out) == 1 else "")
 
   @staticmethod
+  def dynamic_index(e: dict) -> str:
+    """cfjax_translate.dynamic_index: lax.axis_index(axis) * mul + add, factors of 1 and 0 left out."""
+    s = f"lax.axis_index({e['axis']!r})"
+    if int(e.get("mul", 1)) != 1:
+      s = f"{s} * {int(e['mul'])}"
+    if int(e.get("add", 0)) != 0:
+      s = f"{s} + {int(e['add'])}"
+    return s
+
+  @staticmethod
   def static_index(entries) -> str:
-    parts = [str(int(i)) for i in entries]
+    parts = [":" if i == ":" else str(int(i)) for i in entries]
     return ", ".join(parts) + ("," if len(parts) == 1 else "")
 
   # -- allocations (cfjax_translate.alloc_type)
@@ -162,14 +183,14 @@ class Writer:
       return f"plgpu.SMEM({shape_src(a['shape'])}, {dtype_src(a['dtype'])})"
     if kind == "barrier":
       s = (f"plgpu.Barrier(num_arrivals={int(a.get('num_arrivals', 1))}, "
-           f"num_barriers={int(a.get('num_barriers', 1))}")
+           f"num_barriers={num_barriers_src(a)}")
       if a.get("orders_tensor_core"):
         s += ", orders_tensor_core=True"
       return s + ")"
     if kind == "cluster_barrier":
       s = (f"plgpu.ClusterBarrier(collective_axes={axis_names_src(a['collective_axes'])}, "
            f"num_arrivals={int(a.get('num_arrivals', 1))}, "
-           f"num_barriers={int(a.get('num_barriers', 1))}")
+           f"num_barriers={num_barriers_src(a)}")
       if a.get("orders_tensor_core"):
         s += ", orders_tensor_core=True"
       if a.get("leader_tracked"):
@@ -211,7 +232,7 @@ class Writer:
   def op(self, op: dict, depth: int, path: str):
     kind = op.get("op") if isinstance(op, dict) else None
     known = {"run_scoped", "copy_gmem_to_smem", "copy_smem_to_gmem", "barrier_arrive",
-             "barrier_wait", "when"}
+             "barrier_wait", "when", "loop"}
     if kind not in known:
       raise Unsupported(f"{path}: op {kind!r} (the generator writes {', '.join(sorted(known))})")
     if kind == "run_scoped":
@@ -269,6 +290,14 @@ class Writer:
       self.emit(depth, f"@pl.when({src})  # {path}")
       self.emit(depth, "def _():")
       self.body(op.get("body", []), depth + 1, path + ".body")
+    elif kind == "loop":
+      # cfjax_translate: lax.fori_loop over a static trip count; barrier phases carry across trips.
+      name = f"trip{self.loops}"
+      self.loops += 1
+      self.emit(depth, f"def {name}(_, carry):  # {path}")
+      self.body(op.get("body", []), depth + 1, path + ".body")
+      self.emit(depth + 1, "return carry")
+      self.emit(depth, f"lax.fori_loop(0, {int(op['trip_count'])}, {name}, None)")
 
 
 def _tuple_src(items: list) -> str:
