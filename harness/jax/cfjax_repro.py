@@ -292,6 +292,8 @@ class Writer:
       self.body(op.get("body", []), depth + 1, path + ".body")
     elif kind == "loop":
       # cfjax_translate: lax.fori_loop over a static trip count; barrier phases carry across trips.
+      if not isinstance(op.get("trip_count"), int) or isinstance(op.get("trip_count"), bool):
+        raise Unsupported(f"{path}.trip_count: expected an integer")
       name = f"trip{self.loops}"
       self.loops += 1
       self.emit(depth, f"def {name}(_, carry):  # {path}")
