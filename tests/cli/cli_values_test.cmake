@@ -6,19 +6,7 @@ file(REMOVE_RECURSE "${dir}")
 file(MAKE_DIRECTORY "${dir}")
 set(case "${SOURCE_DIR}/corpus/copy.dtype_mismatch__bf16_src_f32_dst.json")
 
-# expect_exit(CODE FRAGMENT COMMAND...): the exit code, and FRAGMENT in stdout+stderr.
-function(expect_exit code fragment)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
-                  TIMEOUT 120)
-  if(NOT rc EQUAL ${code})
-    message(FATAL_ERROR "expected exit ${code}, got ${rc} from ${ARGN}\nstdout: ${out}\nstderr: ${err}")
-  endif()
-  string(FIND "${out}${err}" "${fragment}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "expected '${fragment}' in the output of ${ARGN}\nstdout: ${out}\nstderr: ${err}")
-  endif()
-  set(last_output "${out}${err}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake")
 
 # --- 1. Every value outside its range: exit 2, the flag and the range named. -----------------
 # (--cases 1 bounds the campaign should a check ever let a value through.)

@@ -5,18 +5,7 @@ set(dir "${CMAKE_CURRENT_BINARY_DIR}/cli_fuzz_jax")
 file(REMOVE_RECURSE "${dir}")
 file(MAKE_DIRECTORY "${dir}")
 
-function(expect_exit code fragment)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
-                  TIMEOUT 300)
-  if(NOT rc EQUAL ${code})
-    message(FATAL_ERROR "expected exit ${code}, got ${rc} from ${ARGN}\nstdout: ${out}\nstderr: ${err}")
-  endif()
-  string(FIND "${out}${err}" "${fragment}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "expected '${fragment}' in the output of ${ARGN}\nstdout: ${out}\nstderr: ${err}")
-  endif()
-  set(last_output "${out}${err}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake")
 
 # 1. The release is part of the campaign; --resume keeps it and refuses another.
 expect_exit(0 "judged by JAX 0.12.0.1"

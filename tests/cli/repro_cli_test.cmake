@@ -6,17 +6,7 @@ file(REMOVE_RECURSE "${dir}")
 file(MAKE_DIRECTORY "${dir}")
 set(case "${SOURCE_DIR}/corpus/interpret.scoped.thread_axis_required__empty_axes_R2.json")
 
-function(expect_exit code fragment)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
-                  TIMEOUT 120)
-  if(NOT rc EQUAL ${code})
-    message(FATAL_ERROR "expected exit ${code}, got ${rc} from ${ARGN}\nstdout: ${out}\nstderr: ${err}")
-  endif()
-  string(FIND "${out}${err}" "${fragment}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "expected '${fragment}' in the output of ${ARGN}\nstdout: ${out}\nstderr: ${err}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake")
 
 expect_exit(2 "--mode" ${COLLFUZZ} repro "${case}" --mode tpu)
 expect_exit(2 "-o" ${COLLFUZZ} repro "${SOURCE_DIR}/corpus")
