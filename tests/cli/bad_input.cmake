@@ -2,16 +2,7 @@
 set(dir "${CMAKE_CURRENT_BINARY_DIR}/cli_bad_input")
 file(MAKE_DIRECTORY "${dir}")
 
-function(expect_exit code stderr_fragment)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
-  if(NOT rc EQUAL ${code})
-    message(FATAL_ERROR "expected exit ${code}, got ${rc} from ${ARGN}\nstdout: ${out}\nstderr: ${err}")
-  endif()
-  string(FIND "${out}${err}" "${stderr_fragment}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "expected '${stderr_fragment}' in the output of ${ARGN}\nstdout: ${out}\nstderr: ${err}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake")
 
 file(WRITE "${dir}/truncated.json" "{\"format\": 1, \"name\": ")
 expect_exit(2 "malformed JSON" ${COLLFUZZ} run "${dir}/truncated.json")
