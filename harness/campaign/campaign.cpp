@@ -213,8 +213,9 @@ int Campaign::run(std::ostream& out, bool terminal) {
   const std::int64_t all_jobs = o.jobs + slow_jobs;
   std::vector<WorkerRun> workers(static_cast<std::size_t>(all_jobs));
   std::vector<process::ChildProcess> reporters;
-  std::int64_t crashes = 0;
-  std::string disk_full;  // the first disk-full error: the campaign stops
+  std::int64_t crashes = 0;       // this run's, fast and slow workers (the progress line)
+  std::int64_t slow_crashes = 0;  // the slow pool's (it keeps no state: added to the summary)
+  std::string disk_full;          // the first disk-full error: the campaign stops
 
   // One entry per worker, fast and slow (spawn() writes both for every worker).
   std::vector<double> base_seconds(static_cast<std::size_t>(all_jobs), 0.0);
@@ -337,7 +338,10 @@ int Campaign::run(std::ostream& out, bool terminal) {
       if (w >= o.jobs) {
         // A slow pool worker keeps no state: one that died (not stopped by the campaign) is
         // counted as a crash and replaced; its executors' own failures are findings already.
-        if (!p.killed_at_stop) ++crashes;
+        if (!p.killed_at_stop) {
+          ++crashes;
+          ++slow_crashes;
+        }
         if (!board->stop.load()) {
           spawn(w, WorkerState{});
           any_running = true;
@@ -413,6 +417,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
   timeline.record(last, true);
 
   CampaignTotals totals = merge_worker_states(dir, o.jobs);
+  totals.worker_crashes += slow_crashes;
   totals.run_cases = last.cases;
   totals.run_seconds = last.seconds;
   totals.flaky = load_flaky(dir.out());

@@ -32,9 +32,11 @@ std::string signature_executor(const std::string& signature) {
 }
 
 Confirmation confirm(CaseCheck& check, const Case& c, const std::string& signature,
-                     const std::string& executor, std::int64_t repeats) {
+                     const std::string& executor, std::int64_t repeats,
+                     const std::function<void()>& before_rerun) {
   Confirmation out;
   for (std::int64_t k = 0; k < repeats; ++k) {
+    if (before_rerun) before_rerun();
     ++out.reruns;
     const auto ms = check.mismatches(c, nullptr, std::nullopt, &executor);
     for (const auto& m : ms) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,11 @@ struct Confirmation {
 };
 
 // Reruns `c` `repeats` times on `executor` alone and counts the reruns that give `signature`.
+// `before_rerun` (may be empty) is called before each rerun: a campaign worker bumps its
+// heartbeat there, so reruns of a hanging case are not mistaken for a hung worker.
 Confirmation confirm(CaseCheck& check, const Case& c, const std::string& signature,
-                     const std::string& executor, std::int64_t repeats);
+                     const std::string& executor, std::int64_t repeats,
+                     const std::function<void()>& before_rerun = {});
 
 // The executor a signature names (its last field).
 std::string signature_executor(const std::string& signature);

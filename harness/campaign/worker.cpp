@@ -184,7 +184,9 @@ WorkerState Worker::run(WorkerState state) {
         const std::string executor = signature_executor(m.signature);
         if (needs_confirmation(executor, c, config_.confirm)) {
           if (slot_) slot_->phase.store(kShrink, std::memory_order_relaxed);
-          confirmation = confirm(check_, c, m.signature, executor, config_.confirm.repeats);
+          confirmation = confirm(check_, c, m.signature, executor, config_.confirm.repeats, [&] {
+            if (slot_) slot_->heartbeat.fetch_add(1, std::memory_order_relaxed);
+          });
           if (confirmation->flaky()) {
             // Not a finding: recorded apart; a later occurrence may still confirm it.
             if (store_) {

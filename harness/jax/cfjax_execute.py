@@ -21,6 +21,7 @@ import math
 import os
 import re
 import sys
+import threading
 import time
 import traceback
 from typing import Any
@@ -165,11 +166,25 @@ def diagnostic_outcome(stage: str, exc: BaseException, op: str | None,
 
 # ---- running
 
+# Interpret mode blocks forever on a wait that never completes. When a kernel thread is blocked on
+# a barrier and no interpret-mode callback has run for this long, nothing can wake it: the run is
+# reported as a hang (outcome `timeout`) at once instead of after the harness's --timeout (which
+# kills and restarts the whole process, JAX's import included).
+HANG_SECONDS = float(os.environ.get("CFJAX_HANG_SECONDS", "10"))
+
+
+class KernelHang(Exception):
+  """Raised by the deadlock detector: the kernel's threads wait on barriers nobody will arrive on."""
+
+
 class Executor:
   """Runs cases in one mode: interpret, gpu, lower or ir (cfjax_ir)."""
 
   def __init__(self, mode: str):
     self.mode = mode
+    # Set when a hung kernel's thread could not be woken: the process answers, then exits (the
+    # harness starts a fresh one for the next case).
+    self.exit_after_answer = False
     import jax  # pylint: disable=import-outside-toplevel
     self.jax = jax
     jax.config.update("jax_traceback_filtering", "off")
@@ -297,8 +312,10 @@ class Executor:
           op = t.op_paths[label] if label is not None and label < len(t.op_paths) else None
           raise Stage("interpret", e, op) from e
         try:
-          results = compiled(*args)
-          results = [np.asarray(r) for r in self.jax.tree.leaves(results)]
+          results = self._run_watched(
+              lambda: [np.asarray(r) for r in self.jax.tree.leaves(compiled(*args))])
+        except KernelHang as h:
+          return {"kind": "timeout", "reason": str(h)}
         except Exception as e:  # pylint: disable=broad-except
           s = Stage("run", e, rec.failure_op)
           s.original = rec.failure  # type: ignore[attr-defined]
@@ -309,6 +326,46 @@ class Executor:
     if notes:
       out["_info"] = {"note": "; ".join(notes)}
     return out
+
+  def _run_watched(self, fn):
+    """fn() on a thread of its own, watched by the deadlock detector (HANG_SECONDS)."""
+    box: dict[str, Any] = {}
+
+    def target():
+      try:
+        box["value"] = fn()
+      except BaseException as e:  # pylint: disable=broad-except
+        box["error"] = e
+
+    runner = threading.Thread(target=target, name="cfjax-kernel", daemon=True)
+    runner.start()
+    hooks = self.hooks
+    last, since = hooks.progress(), time.monotonic()
+    while True:
+      runner.join(0.1)
+      if not runner.is_alive():
+        break
+      now, moved = time.monotonic(), hooks.progress()
+      if moved != last:
+        last, since = moved, now
+        continue
+      waiting = hooks.blocked_waiters()
+      if waiting and now - since >= HANG_SECONDS:
+        elsewhere = hooks.threads_stuck_elsewhere()
+        hooks.abort_blocked()
+        runner.join(5.0)
+        if runner.is_alive():
+          self.exit_after_answer = True
+        what = ("the kernel hangs" if not elsewhere else
+                f"interpret mode stalls ({elsewhere} thread(s) stuck in interpret-mode callbacks "
+                "outside a barrier wait: JAX's own hang, docs/jax-divergences.md #18, or a kernel "
+                "deadlock)")
+        raise KernelHang(
+            f"{what}: {waiting} thread(s) blocked on barrier waits and no progress for "
+            f"{HANG_SECONDS:g} s (collfuzz's interpret-mode deadlock detector, CFJAX_HANG_SECONDS)")
+    if "error" in box:
+      raise box["error"]
+    return box["value"]
 
   def _ctas(self, case: Case, rec) -> list[dict]:
     barriers = self.hooks.barrier_summary(rec)

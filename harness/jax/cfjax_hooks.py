@@ -17,6 +17,10 @@ What it adds, without changing what the interpreter computes or when it synchron
   each wait (thread, op, phase, completed).
 * Failures. The first exception handed to `GPUSharedMemory.set_failed` (the original exception a
   callback raised, before XLA wraps it) is kept, with the case op whose callback raised it.
+* Deadlock detection. Every hooked callback counts as progress, and the threads blocked inside
+  `Barrier._wait` are known: when some are blocked and nothing has moved for a while (the
+  executor's CFJAX_HANG_SECONDS), no thread of the kernel can ever wake them, and `abort_blocked()`
+  fails their waits with JAX's own `Barrier.abort()` (cfjax_execute reports a hang).
 
 The patches are installed once and do nothing unless a Recorder is active.
 """
@@ -36,6 +40,60 @@ _LABEL_RE = re.compile(r"cfop(\d+)")
 
 _installed = False
 _active: "Recorder | None" = None
+
+# The deadlock detector's state: a progress counter (bumped by every hooked callback; a lost
+# increment between threads only delays a detection) and the barriers with threads blocked in
+# their wait (id -> [barrier, number of waiting threads]).
+_progress = [0]
+_blocked: dict[int, list] = {}
+_blocked_lock = threading.Lock()
+
+
+def _tick():
+  _progress[0] += 1
+
+
+def progress() -> int:
+  """A counter that moves whenever a hooked interpret-mode callback runs."""
+  return _progress[0]
+
+
+def blocked_waiters() -> int:
+  """How many kernel threads are blocked waiting on a barrier now."""
+  with _blocked_lock:
+    return sum(n for _, n in _blocked.values())
+
+
+def threads_stuck_elsewhere() -> int:
+  """Threads inside interpret-mode code that are not blocked in a barrier wait (a stall of the
+  interpreter itself, docs/jax-divergences.md #18, rather than of the kernel)."""
+  import sys  # pylint: disable=import-outside-toplevel
+  stuck = 0
+  for frame in sys._current_frames().values():  # pylint: disable=protected-access
+    in_interpret, in_wait = False, False
+    f = frame
+    while f is not None:
+      code = f.f_code
+      if code.co_name == "_blocking_wait" and code.co_filename == __file__:
+        in_wait = True
+        break
+      if "mosaic_gpu/interpret" in code.co_filename.replace("\\", "/"):
+        in_interpret = True
+      f = f.f_back
+    stuck += in_interpret and not in_wait
+  return stuck
+
+
+def abort_blocked() -> int:
+  """Fails every blocked barrier wait (JAX's Barrier.abort); returns how many threads it woke."""
+  with _blocked_lock:
+    entries = [(b, n) for b, n in _blocked.values()]
+  for barrier, _ in entries:
+    try:
+      barrier.abort()
+    except Exception:  # pylint: disable=broad-except
+      pass
+  return sum(n for _, n in entries)
 
 
 def _thread_key(thread) -> tuple[int, int]:
@@ -110,6 +168,7 @@ class Recorder:
 def _with_failure_op(fn):
   """Wraps a runtime callback so the failing case op is recorded with the failure."""
   def wrapper(*args, **kwargs):
+    _tick()
     try:
       return fn(*args, **kwargs)
     except Exception as e:
@@ -236,6 +295,7 @@ def install():
   orig_arrive = sm.Barrier.arrive
 
   def arrive(self, *args, **kwargs):
+    _tick()
     rec = _active
     if rec is not None and id(self) in rec.barriers:
       with rec.lock:
@@ -243,6 +303,24 @@ def install():
     return orig_arrive(self, *args, **kwargs)
 
   sm.Barrier.arrive = arrive
+
+  orig_blocking_wait = sm.Barrier._wait  # pylint: disable=protected-access
+
+  def _blocking_wait(self, *args, **kwargs):
+    with _blocked_lock:
+      entry = _blocked.setdefault(id(self), [self, 0])
+      entry[1] += 1
+    _tick()
+    try:
+      return orig_blocking_wait(self, *args, **kwargs)
+    finally:
+      with _blocked_lock:
+        entry[1] -= 1
+        if entry[1] == 0 and _blocked.get(id(self)) is entry:
+          del _blocked[id(self)]
+      _tick()
+
+  sm.Barrier._wait = _blocking_wait  # pylint: disable=protected-access
 
   orig_wait = gc._barrier_wait  # pylint: disable=protected-access
 
@@ -357,5 +435,6 @@ def barrier_summary(rec: Recorder) -> dict[int, list[dict]]:
 
 
 __all__ = ["Recorder", "install", "active", "reset_interpret_state", "barrier_summary",
-           "label_of", "label_of_name_stack"]
+           "label_of", "label_of_name_stack", "progress", "blocked_waiters", "abort_blocked",
+           "threads_stuck_elsewhere"]
 _ = Any

@@ -166,6 +166,10 @@ def main(argv=None) -> int:
                   "outcome": {"kind": "crash", "profile": profile, "executor": name,
                               "reason": f"bad request: {type(e).__name__}: {e}"}}
     send(response)
+    if executor is not None and executor.exit_after_answer:
+      print("collfuzz_jax: a hung kernel thread could not be woken; exiting (the harness restarts "
+            "the executor)", file=sys.stderr)
+      return 0
   return 0
 
 

@@ -268,6 +268,34 @@ class InterpretTest(unittest.TestCase):
     self.assertEqual(cta1["barriers"][0]["arrivals"], 0)
     self.assertEqual(cta1["waits"], [])
 
+  def test_hang_is_detected_and_the_executor_goes_on(self):
+    """A wait nobody will complete: only CTA 0 issues the copy (pl.when), CTA 1 waits on a barrier
+    that never gets an arrival. The deadlock detector reports a timeout within seconds (instead
+    of the harness's --timeout), and the same executor then runs the next case."""
+    import time  # pylint: disable=import-outside-toplevel
+    import cfjax_execute  # pylint: disable=import-outside-toplevel
+    c = mc_case(outputs=[])
+    alloc_body = c["program"][0]["body"]
+    c["program"][0]["body"] = [
+        {"op": "when", "cond": {"axis": "x", "eq": 0}, "body": [
+            {"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "dst"},
+             "barrier": {"alloc": "bar", "index": 0}}]},
+        alloc_body[1]]
+    before = cfjax_execute.HANG_SECONDS
+    cfjax_execute.HANG_SECONDS = 1.0
+    try:
+      t0 = time.monotonic()
+      out = self.ex.run(c)
+      elapsed = time.monotonic() - t0
+    finally:
+      cfjax_execute.HANG_SECONDS = before
+    self.assertEqual(out["kind"], "timeout", out)
+    self.assertIn("deadlock detector", out["reason"])
+    self.assertIn("1 thread(s) blocked", out["reason"])
+    self.assertLess(elapsed, 30)
+    self.assertFalse(self.ex.exit_after_answer)
+    self.assertEqual(self.ex.run(mc_case())["kind"], "completed")
+
   def test_interpret_stage_diagnostic(self):
     c = mc_case(outputs=[], mesh={"num_threads": 2, "thread_name": "t"})
     c["program"] = [{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [8], "dtype": "float32"}],
