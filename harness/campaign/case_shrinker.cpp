@@ -96,7 +96,12 @@ std::vector<Case> unwrap_whens(const Case& c) {
     Case k = c;
     Body& b = parent_body(k, a);
     Op& op = b[a.back()];
-    if (!std::holds_alternative<When>(op.v) && !std::holds_alternative<Loop>(op.v)) continue;
+    // A when, a loop, or a run_scoped that allocates nothing (any more: drop_unused removes
+    // allocations nobody names) is replaced by its body.
+    const auto* rs = std::get_if<RunScoped>(&op.v);
+    if (!std::holds_alternative<When>(op.v) && !std::holds_alternative<Loop>(op.v) &&
+        !(rs && rs->allocs.empty()))
+      continue;
     if (auto* l = std::get_if<Loop>(&op.v); l && l->trip_count > 1) {
       Case fewer = c;  // a loop shrinks first to fewer trips (to one: its body, unwrapped)
       std::get<Loop>(parent_body(fewer, a)[a.back()].v).trip_count = l->trip_count / 2;
@@ -341,6 +346,10 @@ std::optional<Case> CaseShrinker::valid(const Case& candidate) const {
 bool CaseShrinker::try_candidate(Case& current, const Case& candidate) {
   auto parsed = valid(candidate);
   if (!parsed) return false;
+  // A candidate that normalises to the current case changes nothing: accepting it would count as
+  // progress forever (a pass that cannot shrink a field further proposes it unchanged) and burn
+  // the whole budget.
+  if (case_to_json(*parsed) == case_to_json(current)) return false;
   ++stats_.candidates;
   if (!keeps_(*parsed)) return false;
   ++stats_.accepted;

@@ -44,8 +44,8 @@ bool has_partitioned_copy(const Body& body) {
 TEST(CaseShrinker, ShrinksToAMinimalCaseThatKeepsTheProperty) {
   // A stand-in finding: "the case has a PARTITIONED copy".
   std::uint64_t index = 0;
-  // A case whose copy is not inside a nested run_scoped: the structural passes do not unwrap a
-  // run_scoped, so a nested one would leave three ops (the generator stream changed with loops).
+  // A case whose copy is not inside a nested run_scoped: the structural passes unwrap only a
+  // run_scoped that allocates nothing, so a nested one may leave three ops.
   const auto nested = [](const Case& c) {
     for (const Op& op : c.program) {
       const auto* rs = std::get_if<RunScoped>(&op.v);
@@ -70,6 +70,32 @@ TEST(CaseShrinker, ShrinksToAMinimalCaseThatKeepsTheProperty) {
   EXPECT_LE(after.ops, 2) << case_to_json(shrunk).dump(2);  // the run_scoped and the copy
   EXPECT_LE(after.ctas, before.ctas);
   EXPECT_NO_THROW(case_from_json(case_to_json(shrunk)));
+}
+
+TEST(CaseShrinker, UnwrapsARunScopedThatAllocatesNothing) {
+  // A finding inside a run_scoped whose own allocations are unused: once drop_unused has removed
+  // them, the empty run_scoped is replaced by its body, leaving the inner run_scoped and the copy.
+  const Case start = case_from_json(nlohmann::json::parse(R"({
+    "format": 1, "name": "nested", "mesh": {"cluster": [2], "cluster_names": ["x"]},
+    "target": {"arch": "sm_90a"},
+    "inputs": [{"name": "x", "shape": [2, 16], "dtype": "float32"}],
+    "program": [{"op": "run_scoped", "collective_axes": [],
+      "allocs": [{"name": "unused", "kind": "smem", "shape": [4], "dtype": "float32"}],
+      "body": [{"op": "run_scoped",
+        "allocs": [{"name": "dst", "kind": "smem", "shape": [1, 16], "dtype": "float32"},
+                   {"name": "bar", "kind": "barrier"}],
+        "body": [{"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "dst"},
+                  "barrier": {"alloc": "bar"}, "collective_axes": ["x"],
+                  "leader_tracked": {"partitioned": 0}}]}]}]})"));
+  ASSERT_EQ(case_size(start).ops, 3);
+  CaseShrinker shrinker([](const Case& c) { return has_partitioned_copy(c.program); });
+  const Case shrunk = shrinker.shrink(start);
+  EXPECT_LT(shrinker.stats().candidates, 200);  // no candidate that changes nothing is taken
+  EXPECT_EQ(case_size(shrunk).ops, 2) << case_to_json(shrunk).dump(2);
+  ASSERT_EQ(shrunk.program.size(), 1u);
+  const auto* rs = std::get_if<RunScoped>(&shrunk.program[0].v);
+  ASSERT_NE(rs, nullptr);
+  EXPECT_FALSE(rs->allocs.empty());
 }
 
 TEST(CaseShrinker, StructuralShrinkingKeepsEveryCandidateValid) {
