@@ -41,6 +41,17 @@ Admission admit_case(const Case& c, const DeviceBackend& backend) {
     return unavailable("the shared lowering rejects the case (" + describe(*lowered.diagnostic) +
                        "): there is no plan to run on the device");
   }
+  // The plan's run on the CPU simulator: undefined behaviour the simulator names (a multicast or
+  // a cluster-barrier arrival outside the cluster, an mbarrier count out of range) is the
+  // executor's outcome, without a launch; an over-arrival is checked below.
+  sim::DeviceMemory memory;
+  const Outcome cpu = sim::simulate_plan(lowered.plan, memory);
+  if (cpu.kind == OutcomeKind::kUndefined && cpu.undefined) {
+    Admission a;
+    a.kind = Admission::Kind::kUndefined;
+    a.undefined = cpu.undefined;
+    return a;
+  }
   EncodeResult enc = encode_plan(lowered.plan);
   if (enc.rejected) {
     Admission a;
@@ -54,9 +65,8 @@ Admission admit_case(const Case& c, const DeviceBackend& backend) {
                        std::string(to_string(*arch)));
   }
   // An arrival on a phase with no pending arrival is undefined behaviour on hardware (the
-  // emulator refuses it too): the plan's CPU run shows it as a pending count below zero.
-  sim::DeviceMemory memory;
-  const Outcome cpu = sim::simulate_plan(lowered.plan, memory);
+  // emulator refuses it too): the plan's CPU run shows it as a pending count below zero. (The
+  // simulator gives it a meaning, as the reference does: the executor declines the case.)
   for (const CtaRecord& cta : cpu.ctas) {
     for (const BarrierRecord& b : cta.barriers) {
       if (b.pending && *b.pending < 0) {
@@ -84,6 +94,8 @@ const char* admission_name(Admission::Kind kind) {
       return "rejected";
     case Admission::Kind::kUnavailable:
       return "unavailable";
+    case Admission::Kind::kUndefined:
+      return "undefined";
   }
   return "unavailable";
 }
