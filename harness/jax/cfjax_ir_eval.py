@@ -889,7 +889,11 @@ class Compiler:
     def step(th):
       for i in self._pred_lanes(th, pred):
         r, off = mach.smem_of(th.cta, lane(th.env[p], i))
-        mach.bars[r][off] = Mbarrier(lane(th.env[c], i))
+        count = lane(th.env[c], i)
+        if not 1 <= count <= (1 << 20) - 1:
+          raise Undefined("mbarrier_init_count",
+                          f"mbarrier.init with an arrival count of {count} (the range is 1 to 2^20 - 1)")
+        mach.bars[r][off] = Mbarrier(count)
     return self._simple(step)
 
   def op_nvvm_mbarrier_arrive_expect_tx(self, op, ins, outs):

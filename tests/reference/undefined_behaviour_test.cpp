@@ -2,6 +2,7 @@
 // a multicast mask are undefined, the table's ids, and the docs that embed the table.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -105,6 +106,19 @@ TEST(UndefinedBehaviourTable, IdsAndCodesAreUniqueAndRunStage) {
     EXPECT_EQ(parse_undefined_behaviour(u.name), u.code);
     EXPECT_EQ(parse_undefined_behaviour(u.id), u.code);
   }
+}
+
+TEST(UndefinedBehaviourTable, EveryCodeHasACorpusCaseThatPredictsIt) {
+  std::set<UndefinedBehaviour> predicted;
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(COLLFUZZ_SOURCE_DIR) + "/corpus")) {
+    if (e.path().extension() != ".json") continue;
+    const Case c = load_case_file(e.path());
+    const Outcome o = predict(c, c.target.profile).outcome;
+    if (o.kind == OutcomeKind::kUndefined) predicted.insert(o.undefined->code);
+  }
+  for (const auto& u : all_undefined_behaviours())
+    EXPECT_TRUE(predicted.count(u.code)) << "no corpus case predicts " << u.id;
 }
 
 TEST(UndefinedBehaviourTable, DocsEmbedTheTable) {
