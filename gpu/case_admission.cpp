@@ -41,22 +41,23 @@ Admission admit_case(const Case& c, const DeviceBackend& backend) {
     return unavailable("the shared lowering rejects the case (" + describe(*lowered.diagnostic) +
                        "): there is no plan to run on the device");
   }
-  // The plan's run on the CPU simulator: undefined behaviour the simulator names (a multicast or
-  // a cluster-barrier arrival outside the cluster, an mbarrier count out of range) is the
-  // executor's outcome, without a launch; an over-arrival is checked below.
+  EncodeResult enc = encode_plan(lowered.plan);
+  if (enc.rejected) {
+    Admission a;
+    a.kind = Admission::Kind::kRejected;
+    a.diagnostic = std::move(enc.rejected);
+    return a;
+  }
+  // The plan's run on the CPU simulator (after the runtime's aborts, which come before the
+  // launch): undefined behaviour the simulator names (a multicast or a cluster-barrier arrival
+  // outside the cluster, an mbarrier count out of range) is the executor's outcome, without a
+  // launch; an over-arrival is checked below.
   sim::DeviceMemory memory;
   const Outcome cpu = sim::simulate_plan(lowered.plan, memory);
   if (cpu.kind == OutcomeKind::kUndefined && cpu.undefined) {
     Admission a;
     a.kind = Admission::Kind::kUndefined;
     a.undefined = cpu.undefined;
-    return a;
-  }
-  EncodeResult enc = encode_plan(lowered.plan);
-  if (enc.rejected) {
-    Admission a;
-    a.kind = Admission::Kind::kRejected;
-    a.diagnostic = std::move(enc.rejected);
     return a;
   }
   if (!enc.encoded) return unavailable("the plan needs " + enc.unavailable);
