@@ -16,6 +16,7 @@ add_library(collfuzz_core STATIC
   harness/core/stored_expectation.cpp
   harness/core/terminal_text.cpp
   harness/core/markup_text.cpp
+  harness/core/undefined_behaviour.cpp
 )
 target_include_directories(collfuzz_core PUBLIC ${CMAKE_SOURCE_DIR})
 # The version and git commit, regenerated at every build (cmake/build_info.cmake).
@@ -55,6 +56,7 @@ add_library(collfuzz_reference STATIC
   oracles/reference/rules.cpp
   oracles/reference/scoped_rules.cpp
   oracles/reference/trace_rules.cpp
+  oracles/reference/undefined_runs.cpp
 )
 target_link_libraries(collfuzz_reference PUBLIC collfuzz_core PRIVATE collfuzz_warnings)
 
@@ -63,6 +65,7 @@ add_library(collfuzz_oracles STATIC
   oracles/diagnostic_oracle.cpp
   oracles/memory_oracle.cpp
   oracles/op_kinds.cpp
+  oracles/undefined_oracle.cpp
 )
 target_link_libraries(collfuzz_oracles PUBLIC collfuzz_reference PRIVATE collfuzz_warnings)
 

@@ -10,7 +10,8 @@ namespace {
 constexpr Profile kAllProfiles[] = {Profile::kMosaic, Profile::kInterpret};
 constexpr OutcomeKind kAllKinds[] = {OutcomeKind::kRejected, OutcomeKind::kCompleted,
                                      OutcomeKind::kDeadlock, OutcomeKind::kTimeout,
-                                     OutcomeKind::kCrash,    OutcomeKind::kUnavailable};
+                                     OutcomeKind::kCrash,    OutcomeKind::kUnavailable,
+                                     OutcomeKind::kUndefined};
 
 std::string rate(std::int64_t n, std::int64_t total) {
   char buf[32];
@@ -117,8 +118,10 @@ RuleCoverage RuleCoverage::from_json(const nlohmann::json& j) {
     c.outcomes_[i] = j.at("outcomes").at(to_string(p)).get<std::int64_t>();
     c.unnamed_[i] = j.at("unnamed_diagnostics").at(to_string(p)).get<std::int64_t>();
     for (OutcomeKind k : kAllKinds) {
-      c.kinds_[static_cast<std::size_t>(k)][i] =
-          j.at("outcome_kinds").at(to_string(p)).at(to_string(k)).get<std::int64_t>();
+      const auto& per = j.at("outcome_kinds").at(to_string(p));
+      const auto it = per.find(to_string(k));
+      if (it == per.end()) continue;  // a kind added since (undefined)
+      c.kinds_[static_cast<std::size_t>(k)][i] = it->get<std::int64_t>();
     }
   }
   for (const Rule& r : all_rules()) {

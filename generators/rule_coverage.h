@@ -18,7 +18,7 @@ namespace collfuzz::generators {
 class RuleCoverage {
  public:
   static constexpr std::size_t kProfiles = 2;
-  static constexpr std::size_t kKinds = 6;
+  static constexpr std::size_t kKinds = 7;
   static constexpr std::size_t kRules = static_cast<std::size_t>(RuleId::kCount);
 
   // Counts one predicted (or executed) outcome for `profile`.

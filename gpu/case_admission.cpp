@@ -48,15 +48,26 @@ Admission admit_case(const Case& c, const DeviceBackend& backend) {
     a.diagnostic = std::move(enc.rejected);
     return a;
   }
+  // The plan's run on the CPU simulator (after the runtime's aborts, which come before the
+  // launch): undefined behaviour the simulator names (a multicast or a cluster-barrier arrival
+  // outside the cluster, an mbarrier count out of range) is the executor's outcome, without a
+  // launch; an over-arrival is checked below.
+  sim::DeviceMemory memory;
+  const Outcome cpu = sim::simulate_plan(lowered.plan, memory);
+  if (cpu.kind == OutcomeKind::kUndefined && cpu.undefined) {
+    Admission a;
+    a.kind = Admission::Kind::kUndefined;
+    a.undefined = cpu.undefined;
+    return a;
+  }
   if (!enc.encoded) return unavailable("the plan needs " + enc.unavailable);
   if (enc.encoded->leader_tracked && *arch != Arch::kSm100a) {
     return unavailable("leader-tracked copies (.cta_group::2) need sm_100a; this device runs " +
                        std::string(to_string(*arch)));
   }
   // An arrival on a phase with no pending arrival is undefined behaviour on hardware (the
-  // emulator refuses it too): the plan's CPU run shows it as a pending count below zero.
-  sim::DeviceMemory memory;
-  const Outcome cpu = sim::simulate_plan(lowered.plan, memory);
+  // emulator refuses it too): the plan's CPU run shows it as a pending count below zero. (The
+  // simulator gives it a meaning, as the reference does: the executor declines the case.)
   for (const CtaRecord& cta : cpu.ctas) {
     for (const BarrierRecord& b : cta.barriers) {
       if (b.pending && *b.pending < 0) {
@@ -84,6 +95,8 @@ const char* admission_name(Admission::Kind kind) {
       return "rejected";
     case Admission::Kind::kUnavailable:
       return "unavailable";
+    case Admission::Kind::kUndefined:
+      return "undefined";
   }
   return "unavailable";
 }

@@ -23,16 +23,18 @@ struct Admission {
     kProbeLaunch,  // the lowering predicts a launch failure (`diagnostic`): the device is asked
     kRejected,     // Mosaic GPU's runtime aborts before the launch (`diagnostic`)
     kUnavailable,  // `reason`
+    kUndefined,    // the plan's run meets undefined behaviour (`undefined`): not launched
   };
   Kind kind = Kind::kUnavailable;
   std::string reason;
   std::optional<Diagnostic> diagnostic;
   std::optional<EncodedCase> encoded;
+  std::optional<UndefinedRecord> undefined;
 };
 
 Admission admit_case(const Case& c, const DeviceBackend& backend);
 
-// "run", "probe_launch", "rejected" or "unavailable".
+// "run", "probe_launch", "rejected", "unavailable" or "undefined".
 const char* admission_name(Admission::Kind kind);
 
 }  // namespace collfuzz::gpu

@@ -147,6 +147,12 @@ void CasePipeline::prepare(const Case& c, Prepared& p) {
     case Admission::Kind::kUnavailable:
       p.outcome = outcome(OutcomeKind::kUnavailable, std::move(a.reason));
       return;
+    case Admission::Kind::kUndefined: {
+      Outcome o = outcome(OutcomeKind::kUndefined, "");
+      o.undefined = std::move(a.undefined);
+      p.outcome = std::move(o);
+      return;
+    }
   }
 }
 

@@ -161,6 +161,10 @@ int declare(const std::vector<std::string>& paths, const DeviceBackend* backend,
         line["admission"] = admission_name(a.kind);
         if (a.kind == Admission::Kind::kUnavailable) {
           line["reason"] = a.reason;
+        } else if (a.kind == Admission::Kind::kUndefined && a.undefined) {
+          line["reason"] = "the plan's run meets undefined behaviour: " +
+                           std::string(to_string(a.undefined->code)) + " (" + a.undefined->detail +
+                           ")";
         } else if (a.diagnostic) {
           line["reason"] = (a.kind == Admission::Kind::kProbeLaunch
                                 ? "the lowering predicts a launch failure, which the device is "

@@ -142,6 +142,7 @@ Verdict compare(const Case& c, const Outcome& expected, const Outcome& actual,
                                                    expected.diagnostic->rule, v.executor)});
     return v;
   }
+  if (undefined_oracle(expected, actual, v)) return v;
   diagnostic_oracle(expected, actual, level, v);
   byte_oracle(c, expected, actual, v);
   memory_oracle(c, expected, actual, v);

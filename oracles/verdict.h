@@ -27,8 +27,10 @@ struct Mismatch {
 
 struct Verdict {
   std::string executor;
-  bool ran = false;    // false: the executor did not run the case (unavailable)
-  std::string reason;  // why it did not run
+  // false: nothing was compared: the executor did not run the case (unavailable), or the
+  // reference predicts undefined behaviour and the executor's run is defined (undefined_oracle)
+  bool ran = false;
+  std::string reason;  // why nothing was compared
   std::vector<Mismatch> mismatches;
   int unobserved = 0;  // fields the executor could not observe (never counted as agreeing)
   int compared = 0;    // fields compared

@@ -32,3 +32,19 @@ fixes = "| rule | how to fix the kernel |\n|---|---|\n" + "".join(
 begin = doc.index("<!-- rule-fixes:begin -->\n") + len("<!-- rule-fixes:begin -->\n")
 end = doc.index("<!-- rule-fixes:end -->")
 doc_path.write_text(doc[:begin] + fixes + doc[end:])
+# Undefined behaviour at run time (harness/core/undefined_behaviour.def), read through the C
+# preprocessor; UndefinedBehaviourTable.DocsEmbedTheTable keeps it in step.
+import ast  # noqa: E402  pylint: disable=wrong-import-position
+import re  # noqa: E402  pylint: disable=wrong-import-position
+src = ('#define COLLFUZZ_UNDEFINED(Enum, name, id, source, summary, fix) ROW(name, id, source, summary, fix)\n'
+       '#include "harness/core/undefined_behaviour.def"\n')
+expanded = subprocess.run(["c++", "-E", "-P", f"-I{root}", "-x", "c++", "-"], input=src, check=True,
+                          capture_output=True, text=True).stdout
+table = "| id | code | what | source | fix |\n|---|---|---|---|---|\n"
+for m in re.finditer(r"ROW\((.*?)\)\s*(?=ROW\(|$)", expanded, re.S):
+  name, id_, source, summary, fix = ast.literal_eval("(" + m.group(1) + ")")
+  table += f"| `{id_}` | `{name}` | {summary} | {source} | {fix} |\n"
+doc = doc_path.read_text()
+begin = doc.index("<!-- undefined:begin -->\n") + len("<!-- undefined:begin -->\n")
+end = doc.index("<!-- undefined:end -->")
+doc_path.write_text(doc[:begin] + table + doc[end:])

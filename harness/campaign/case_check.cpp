@@ -153,19 +153,21 @@ std::vector<Mismatch> CaseCheck::mismatches(const Case& c, generators::RuleCover
     if (version_mismatch(c, actual)) continue;
     if (index) ++runs_[ex.name()];  // a stream case: not a shrink candidate or a rerun
     if (actual.kind == OutcomeKind::kUnavailable) {
-      if (auto ub = undefined_behaviour_mismatch(expected, actual, ex.name())) {
-        out.push_back(std::move(*ub));
-      } else {
-        if (index) ++unavailable_[ex.name() + ": " + unavailable_reason_class(actual.reason)];
-      }
+      if (index) ++unavailable_[ex.name() + ": " + unavailable_reason_class(actual.reason)];
       continue;
     }
-    if (index || stream) tally(k, expected);
     enter(kCompare);
     try {
       const std::optional<Case> judged = as_run_by(c, actual);
       const Outcome own = judged ? predict(*judged, p).outcome : Outcome{};
       Verdict v = compare(judged ? *judged : c, judged ? own : expected, actual, level_);
+      if (!v.ran) {
+        // Not compared (the reference predicts undefined behaviour, the run was defined):
+        // counted with the unavailable runs, never as compared.
+        if (index) ++unavailable_[ex.name() + ": " + unavailable_reason_class(v.reason)];
+        continue;
+      }
+      if (index || stream) tally(k, expected);
       for (auto& m : v.mismatches) {
         m.signature = make_signature(m.oracle, m.kind, m.what, ex.name());
         out.push_back(std::move(m));
@@ -204,11 +206,6 @@ CaseReportFull CaseCheck::full(const Case& c) {
       er.verdict.reason = "version mismatch: the case is pinned to JAX " +
                           std::string(to_string(c.target.jax)) + ", the executor runs JAX " +
                           er.outcome.info.at("jax_version");
-    } else if (auto ub = undefined_behaviour_mismatch(expected, er.outcome, exp->name())) {
-      er.verdict.ran = true;
-      er.verdict.mismatches.push_back(*ub);
-      r.groups.emplace(ub->signature, ub->signature);
-      r.mismatches.push_back(std::move(*ub));
     }
     if (!other_release && expected.kind != OutcomeKind::kCrash &&
         er.outcome.kind != OutcomeKind::kCrash) {

@@ -1,10 +1,11 @@
-// Undefined behaviour as a finding, and unavailable runs by reason. The simulator answers a run
-// that meets undefined behaviour (a multicast or a cluster-barrier arrival that leaves the
-// cluster, an mbarrier.init count out of range) with an "unavailable" outcome. When the reference
-// predicts a defined outcome for that case, one of the two is wrong: the campaign reports it as a
-// disagreement (undefined:behaviour:<what>:<executor>) instead of letting the run vanish. Every
-// other unavailable run is counted per executor and per reason (its text with numbers as N), for
-// the summary.
+// Undefined behaviour as a finding, and runs that were not compared, by reason. A run that meets
+// undefined behaviour is an outcome of kind "undefined" with a code (harness/core/
+// undefined_behaviour.def), which the oracles hold against the reference's prediction
+// (oracles/undefined_oracle.cpp): an executor's undefined run where the reference predicts a
+// defined outcome is the disagreement undefined:behaviour:<code>:<executor>; the same code on both
+// sides agrees; a defined run where the reference predicts undefined behaviour is not compared.
+// This file names what the campaign counts: every unavailable or not-compared run per executor and
+// per reason (its text with numbers as N), for the summary.
 #pragma once
 
 #include <optional>
@@ -15,8 +16,8 @@
 
 namespace collfuzz::campaign {
 
-// The mismatch when `actual` (run by `executor`) met undefined behaviour and `expected` is
-// defined; nullopt otherwise.
+// The mismatch when `actual` (run by `executor`) met undefined behaviour and `expected` is a
+// defined, accepted outcome (the oracle's undefined:behaviour:<code>); nullopt otherwise.
 std::optional<Mismatch> undefined_behaviour_mismatch(const Outcome& expected, const Outcome& actual,
                                                      const std::string& executor);
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/core/case.h"
+#include "harness/core/undefined_behaviour.h"
 
 namespace collfuzz {
 
@@ -20,6 +21,7 @@ enum class OutcomeKind : std::uint8_t {
   kTimeout,      // the executor gave up waiting (a bounded wait ran out, or a process timed out)
   kCrash,        // the executor itself failed (process died, protocol error)
   kUnavailable,  // the executor could not run this case; `reason` says why
+  kUndefined,    // accepted, but the run meets undefined behaviour; `undefined` says which
 };
 
 const char* to_string(OutcomeKind k);
@@ -84,8 +86,9 @@ struct Outcome {
   OutcomeKind kind = OutcomeKind::kUnavailable;
   Profile profile = Profile::kMosaic;
   std::string executor;
-  std::optional<Diagnostic> diagnostic;  // kRejected
-  std::vector<CtaRecord> ctas;           // kCompleted, kDeadlock, kTimeout (what was seen)
+  std::optional<Diagnostic> diagnostic;      // kRejected
+  std::optional<UndefinedRecord> undefined;  // kUndefined
+  std::vector<CtaRecord> ctas;               // kCompleted, kDeadlock, kTimeout (what was seen)
   std::vector<OutputRecord> outputs;
   std::string reason;                       // kUnavailable, kCrash, kTimeout
   std::map<std::string, std::string> info;  // executor facts: jax_version, device, ...

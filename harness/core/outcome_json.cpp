@@ -13,13 +13,14 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, OutcomeKind>, 6> kKinds = {{
+constexpr std::array<std::pair<std::string_view, OutcomeKind>, 7> kKinds = {{
     {"rejected", OutcomeKind::kRejected},
     {"completed", OutcomeKind::kCompleted},
     {"deadlock", OutcomeKind::kDeadlock},
     {"timeout", OutcomeKind::kTimeout},
     {"crash", OutcomeKind::kCrash},
     {"unavailable", OutcomeKind::kUnavailable},
+    {"undefined", OutcomeKind::kUndefined},
 }};
 
 const Alloc* find_in(const Body& body, const std::string& name) {
@@ -204,6 +205,7 @@ json outcome_to_json(const Outcome& o, bool with_bytes) {
     if (!d.rule.empty()) out["diagnostic"]["rule"] = d.rule;
     if (!d.op.empty()) out["diagnostic"]["op"] = d.op;
   }
+  if (o.undefined) out["undefined"] = undefined_record_to_json(*o.undefined);
   if (!o.ctas.empty()) {
     json ctas = json::array();
     for (const auto& cta : o.ctas) {
@@ -269,7 +271,7 @@ json outcome_to_json(const Outcome& o, bool with_bytes) {
 Outcome outcome_from_json(const json& j, const Case& c, const std::string& path) {
   jr::object(j, path,
              {"kind", "profile", "executor", "reason", "info", "diagnostic", "ctas", "outputs",
-              "traceback"});
+              "traceback", "undefined"});
   Outcome o;
   const std::string& kind = jr::string(jr::required(j, path, "kind"), path + ".kind", 32);
   auto k = parse_outcome_kind(kind);
@@ -314,6 +316,12 @@ Outcome outcome_from_json(const json& j, const Case& c, const std::string& path)
   }
   if (o.kind == OutcomeKind::kRejected && !o.diagnostic) {
     throw InputError(path + ".diagnostic", "a rejected outcome needs a diagnostic");
+  }
+  if (const json* u = jr::member(j, "undefined"))
+    o.undefined = undefined_record_from_json(*u, path + ".undefined");
+  if (o.kind == OutcomeKind::kUndefined && !o.undefined) {
+    throw InputError(path + ".undefined",
+                     "an undefined outcome needs its undefined-behaviour code");
   }
   if (const json* ctas = jr::member(j, "ctas")) {
     jr::array(*ctas, path + ".ctas", 64);

@@ -11,7 +11,7 @@ import cfjax_execute
 import cfjax_ir_eval
 import cfjax_ir_extract
 from cfjax_case import Case
-from cfjax_ir_extract import Unsupported
+from cfjax_ir_extract import Undefined, Unsupported
 
 
 def run(ex, case: Case) -> dict:
@@ -41,6 +41,8 @@ def run(ex, case: Case) -> dict:
       raise Unsupported(f"the (edited) module does not parse: {str(e)[:200]}") from e
     with rec.context:
       out = cfjax_ir_eval.evaluate(module, case, allocs, list(t.op_paths))
+  except Undefined as u:
+    return {"kind": "undefined", "undefined": {"code": u.code, "detail": u.detail}}
   except Unsupported as u:
     if os.environ.get("CFJAX_DEBUG"):
       traceback.print_exc(file=sys.stderr)

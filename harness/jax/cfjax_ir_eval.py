@@ -29,7 +29,7 @@ import numpy as np
 
 import cfjax_case
 import cfjax_fill
-from cfjax_ir_extract import Unsupported
+from cfjax_ir_extract import Undefined, Unsupported
 
 LANES = 128
 CLUSTER_SHIFT = 24
@@ -889,7 +889,11 @@ class Compiler:
     def step(th):
       for i in self._pred_lanes(th, pred):
         r, off = mach.smem_of(th.cta, lane(th.env[p], i))
-        mach.bars[r][off] = Mbarrier(lane(th.env[c], i))
+        count = lane(th.env[c], i)
+        if not 1 <= count <= (1 << 20) - 1:
+          raise Undefined("mbarrier_init_count",
+                          f"mbarrier.init with an arrival count of {count} (the range is 1 to 2^20 - 1)")
+        mach.bars[r][off] = Mbarrier(count)
     return self._simple(step)
 
   def op_nvvm_mbarrier_arrive_expect_tx(self, op, ins, outs):
@@ -1195,7 +1199,8 @@ def ptx_step(comp: Compiler, op, text: str, ins, outs):
       for i in comp._pred_lanes(th, ins[0]):
         addr, tgt = lane(th.env[ins[1]], i), lane(th.env[ins[2]], i)
         if tgt >= mach.num_ctas:
-          raise Unsupported("mapa to a CTA past the cluster")
+          raise Undefined("cluster_arrival_outside_cluster",
+                          f"a cluster-barrier arrival on CTA {tgt} of a cluster of {mach.num_ctas}")
         mach.bars[tgt][addr].arrive(1, 0) if addr in mach.bars[tgt] else (_ for _ in ()).throw(
             Unsupported("mbarrier used before init"))
     return simple(remote)
@@ -1302,8 +1307,10 @@ def _tma_load(self: Machine, cta, dst, desc_addr, coords, bar, mask, bar_local, 
     targets = [cta]
   else:
     targets = [r for r in range(16) if (mask >> r) & 1]
-    if any(r >= self.num_ctas for r in targets):
-      raise Unsupported("multicast mask past the cluster (undefined on hardware)")
+    outside = [r for r in targets if r >= self.num_ctas]
+    if outside:
+      raise Undefined("multicast_outside_cluster",
+                      f"a multicast to CTA {outside[0]} of a cluster of {self.num_ctas}")
   dr, doff = self.smem_of(cta, dst)
   br, boff = self.smem_of(cta, bar)
   for r in targets:

@@ -123,6 +123,16 @@ class Unsupported(Exception):
   """Something the evaluator does not model: the case is `unavailable` with this reason."""
 
 
+class Undefined(Unsupported):
+  """Undefined behaviour the run meets: the outcome is `undefined` with this code
+  (harness/core/undefined_behaviour.def) and detail."""
+
+  def __init__(self, code: str, detail: str):
+    super().__init__(f"undefined behaviour: {code}: {detail}")
+    self.code = code
+    self.detail = detail
+
+
 def map_allocs(case: Case, rec: Extracted) -> dict[str, dict]:
   """Case allocation name -> where it lives, matched in declaration order with what was recorded."""
   smem = [e for e in rec.log if e[0] == "smem"]

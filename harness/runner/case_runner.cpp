@@ -126,6 +126,7 @@ Verdict CaseRunner::check_stored(const Case& c, const nlohmann::json& expect,
     const Outcome& predicted = reference(c, profile);
     complete_stored_rule(stored, predicted);
     Verdict v = compare(c, stored, predicted, level_);
+    undefined_where_oracle(stored, predicted, v);
     for (auto& m : v.mismatches) {
       m.signature = make_signature(m.oracle, m.kind, m.what, "reference");
       if (stored_list.size() > 1) m.detail = std::string(to_string(profile)) + ": " + m.detail;

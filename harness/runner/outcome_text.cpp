@@ -25,6 +25,15 @@ std::string describe_outcome(const Outcome& o, const Case* c) {
            (d.rule.empty() ? "" : " [" + t(d.rule) + "]") + (d.op.empty() ? "" : " in " + t(d.op)) +
            "\n    " + lines(d.message) + "\n";
   }
+  if (o.undefined) {
+    const UndefinedRecord& u = *o.undefined;
+    const UndefinedBehaviourInfo& info = undefined_behaviour_info(u.code);
+    out += "  undefined behaviour " + std::string(info.name) + " [" + std::string(info.id) + "]" +
+           (u.op.empty() ? "" : " in " + t(u.op)) +
+           (u.cta ? " on CTA " + std::to_string(*u.cta) : "") + "\n";
+    if (!u.detail.empty()) out += "    " + lines(u.detail) + "\n";
+    out += "    fix: " + std::string(info.fix) + "\n";
+  }
   if (!o.reason.empty()) out += "  reason: " + lines(o.reason) + "\n";
   for (const CtaRecord& cta : o.ctas) {
     std::string coords;
@@ -69,7 +78,8 @@ std::string describe_outcome(const Outcome& o, const Case* c) {
 
 std::string describe_verdict(const Verdict& v) {
   // A case pinned to another JAX release than the executor's is not compared (not a divergence).
-  if (!v.ran && v.reason.rfind("version mismatch", 0) == 0)
+  if (!v.ran &&
+      (v.reason.rfind("version mismatch", 0) == 0 || v.reason.rfind("not compared", 0) == 0))
     return t(v.executor) + ": " + lines(v.reason) + "\n";
   if (!v.ran) return t(v.executor) + ": unavailable: " + lines(v.reason) + "\n";
   if (v.mismatches.empty()) {

@@ -77,12 +77,13 @@ class Simulation {
 
   Outcome run() {
     start();
-    if (ub_.empty()) schedule();
-    if (!ub_.empty()) {
+    if (!ub_) schedule();
+    if (ub_) {
+      // Undefined behaviour: the simulator gives the run no meaning; the outcome names it.
       Outcome o;
-      o.kind = OutcomeKind::kUnavailable;
+      o.kind = OutcomeKind::kUndefined;
       o.profile = Profile::kMosaic;
-      o.reason = "undefined behaviour the simulator does not model: " + ub_;
+      o.undefined = std::move(ub_);
       return o;
     }
     return outcome();
@@ -95,7 +96,12 @@ class Simulation {
   std::vector<Thread> threads_;
   std::vector<GmemArray> gmem_;
   std::vector<Output> outputs_;
-  std::string ub_;
+  std::optional<UndefinedRecord> ub_;  // the first undefined behaviour met
+
+  void meet_undefined(UndefinedBehaviour code, std::string op, std::optional<std::int64_t> cta,
+                      std::string detail) {
+    if (!ub_) ub_ = UndefinedRecord{code, std::move(op), cta, std::move(detail)};
+  }
 
   // ---- kernel start: SMEM, mbarrier.init, inputs, outputs --------------------------------------
 
@@ -117,8 +123,9 @@ class Simulation {
       for (std::size_t i = 0; i < plan_.mbarriers.size(); ++i) {
         const std::int64_t count = plan_.mbarriers[i].arrival_count;
         if (count < 1 || count > kMaxMbarrierCount) {
-          ub_ = "mbarrier.init with an arrival count of " + std::to_string(count) +
-                " (the range is 1 to 2^20 - 1)";
+          meet_undefined(UndefinedBehaviour::kMbarrierInitCount, "", std::nullopt,
+                         "mbarrier.init with an arrival count of " + std::to_string(count) +
+                             " (the range is 1 to 2^20 - 1)");
         }
         cta.mbarriers[i].init(count);
       }
@@ -340,7 +347,7 @@ class Simulation {
     }
   }
 
-  void load(std::int64_t issuer, const LoadOp& load) {
+  void load(std::int64_t issuer, const LoadOp& load, const std::string& op) {
     if (!load.predicate) return;
     std::int64_t targets[16];
     int n = 0;
@@ -350,8 +357,9 @@ class Simulation {
       for (int j = 0; j < 16; ++j) {
         if (!(load.multicast_mask >> j & 1u)) continue;
         if (j >= plan_.num_ctas) {
-          ub_ = "a multicast to CTA " + std::to_string(j) + " of a cluster of " +
-                std::to_string(plan_.num_ctas);
+          meet_undefined(UndefinedBehaviour::kMulticastOutsideCluster, op, issuer,
+                         "a multicast to CTA " + std::to_string(j) + " of a cluster of " +
+                             std::to_string(plan_.num_ctas));
           return;
         }
         if (j == issuer && lowering::mutant_active(lowering::Mutant::kMulticastSkipsSelf)) continue;
@@ -535,7 +543,7 @@ class Simulation {
     const lowering::ThreadProgram& p = *th.program;
     Cta& cta = ctas_[static_cast<std::size_t>(p.cta)];
     bool progressed = false;
-    while (th.pc < p.num_steps && ub_.empty()) {
+    while (th.pc < p.num_steps && !ub_) {
       const Step& s = plan_.steps[static_cast<std::size_t>(p.first_step + th.pc)];
       const auto idx = static_cast<std::size_t>(s.index);
       switch (s.kind) {
@@ -586,8 +594,9 @@ class Simulation {
           for (std::int64_t j = 0; j < 16; ++j) {
             if (!(a.mask >> j & 1u)) continue;
             if (j >= plan_.num_ctas) {
-              ub_ = "a cluster-barrier arrival on CTA " + std::to_string(j) + " of a cluster of " +
-                    std::to_string(plan_.num_ctas);
+              meet_undefined(UndefinedBehaviour::kClusterArrivalOutsideCluster, path(s), p.cta,
+                             "a cluster-barrier arrival on CTA " + std::to_string(j) +
+                                 " of a cluster of " + std::to_string(plan_.num_ctas));
               break;
             }
             arrive(j, a.mbarrier, a.record, 1, 0);
@@ -600,7 +609,7 @@ class Simulation {
           break;
         }
         case StepKind::kLoad:
-          load(p.cta, plan_.loads[idx]);
+          load(p.cta, plan_.loads[idx], path(s));
           break;
         case StepKind::kStore:
           store(p.cta, plan_.stores[idx]);
@@ -621,7 +630,7 @@ class Simulation {
 
   void schedule() {
     bool progress = true;
-    while (progress && ub_.empty()) {
+    while (progress && !ub_) {
       progress = false;
       for (Thread& th : threads_) progress = advance(th) || progress;
     }

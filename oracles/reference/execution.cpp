@@ -14,6 +14,7 @@
 #include "oracles/reference/interpret_barrier.h"
 #include "oracles/reference/interpret_reallocation.h"
 #include "oracles/reference/program_walk.h"
+#include "oracles/reference/undefined_runs.h"
 
 namespace collfuzz::ref {
 namespace {
@@ -171,6 +172,7 @@ class Execution {
         cta.slots.resize(static_cast<std::size_t>(slot_base_total_));
         for (const auto& [name, slot] : slot_of_) {
           const Alloc* a = allocs_.at(name);
+          check_mbarrier_count(mbarrier_init_count(*a, barrier_count(*a)), name);
           for (std::int64_t i = 0; i < a->num_barriers; ++i) {
             cta.slots[static_cast<std::size_t>(slot_base_[static_cast<std::size_t>(slot)] + i)]
                 .init(barrier_count(*a));
@@ -900,8 +902,9 @@ class Execution {
       const auto region = *multicast_chunk(f.dst_shape, f.n, i);
       std::int64_t chunk = f.bits_per_element;
       for (const auto& [s, n] : region) chunk *= n;
-      for (const std::int64_t r : multicast_targets(mesh_, f.dims, th.rank)) {
-        if (r >= mesh_.num_ctas()) continue;  // a bit past the cluster: no CTA receives it
+      const auto targets = multicast_targets(mesh_, f.dims, th.rank);
+      check_multicast_in_cluster(targets, mesh_.num_ctas(), f.op->path, th.rank);
+      for (const std::int64_t r : targets) {
         write_region(f, r, slice, region, -1, 0, bulk);
         complete_tx(r, bar, bidx, chunk / 8);
       }
@@ -1068,9 +1071,9 @@ class Execution {
           }
           continue;
         }
-        for (const std::int64_t r : multicast_targets(mesh_, entries[k], th.rank)) {
-          if (r < mesh_.num_ctas()) targets.insert(r);
-        }
+        const auto reached = multicast_targets(mesh_, entries[k], th.rank);
+        check_cluster_arrival_in_cluster(reached, mesh_.num_ctas(), op.path, th.rank);
+        targets.insert(reached.begin(), reached.end());
       }
       if (targets.empty()) targets.insert(th.rank);
     }

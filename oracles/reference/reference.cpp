@@ -6,6 +6,7 @@
 
 #include "oracles/reference/execution.h"
 #include "oracles/reference/rule_families.h"
+#include "oracles/reference/undefined_runs.h"
 
 namespace collfuzz {
 
@@ -31,6 +32,8 @@ Prediction predict(const Case& c, Profile profile, bool explain) {
     p.outcome.profile = profile;
     p.outcome.executor = "reference";
     p.outcome.diagnostic = r.diagnostic;
+  } catch (const ref::UndefinedRun& u) {
+    p.outcome = ref::undefined_outcome(u, profile);
   }
   p.outcome.info["rules_jax_version"] = to_string(c.target.jax);
   return p;

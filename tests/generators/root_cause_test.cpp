@@ -1,8 +1,13 @@
 // Root-cause groups (root_cause.h) and undefined behaviour as a finding (undefined_behaviour.h).
 #include <gtest/gtest.h>
 
+#include "harness/campaign/case_check.h"
 #include "harness/campaign/root_cause.h"
 #include "harness/campaign/undefined_behaviour.h"
+#include "harness/core/case_json.h"
+#include "harness/executors/executor.h"
+#include "harness/runner/case_runner.h"
+#include "oracles/oracles.h"
 
 namespace collfuzz::campaign {
 namespace {
@@ -54,11 +59,15 @@ TEST(RootCause, TheMostUpstreamMismatchWinsAndCopyKindsAreOneFamily) {
   EXPECT_EQ(root_cause_group({}, done, "sim"), "");
 }
 
+Outcome undefined(UndefinedBehaviour code) {
+  Outcome o;
+  o.kind = OutcomeKind::kUndefined;
+  o.undefined = UndefinedRecord{code, "$.program[0].body[0]", 0, "a multicast to CTA 2"};
+  return o;
+}
+
 TEST(UndefinedBehaviour, IsAFindingOnlyWhereTheReferencePredictsADefinedOutcome) {
-  Outcome ub;
-  ub.kind = OutcomeKind::kUnavailable;
-  ub.reason =
-      "undefined behaviour the simulator does not model: a multicast to CTA 2 of a cluster of 2";
+  const Outcome ub = undefined(UndefinedBehaviour::kMulticastOutsideCluster);
   Outcome completed;
   completed.kind = OutcomeKind::kCompleted;
   const auto m = undefined_behaviour_mismatch(completed, ub, "sim");
@@ -67,9 +76,105 @@ TEST(UndefinedBehaviour, IsAFindingOnlyWhereTheReferencePredictsADefinedOutcome)
   Outcome unavailable;
   unavailable.kind = OutcomeKind::kUnavailable;
   EXPECT_FALSE(undefined_behaviour_mismatch(unavailable, ub, "sim"));
-  Outcome other = ub;
-  other.reason = "the simulator does not model tcgen05";
+  EXPECT_FALSE(undefined_behaviour_mismatch(ub, ub, "sim"));  // the reference predicts it too
+  Outcome other;  // an unavailable run is no undefined behaviour, whatever its reason says
+  other.kind = OutcomeKind::kUnavailable;
+  other.reason = "undefined behaviour the simulator does not model: a multicast to CTA 2";
   EXPECT_FALSE(undefined_behaviour_mismatch(completed, other, "sim"));
+}
+
+// The corpus case of the default campaign's old false finding (seed 1, case 554).
+Case repeated_axis_case() {
+  return load_case_file(std::string(COLLFUZZ_SOURCE_DIR) +
+                        "/corpus/run.multicast.outside_cluster__repeated_axis_cluster_of_2.json");
+}
+
+std::vector<std::unique_ptr<Executor>> sim_only() {
+  std::vector<std::unique_ptr<Executor>> ex;
+  ex.push_back(make_executor("sim", ExecutorOptions{}));
+  return ex;
+}
+
+TEST(UndefinedBehaviour, TheCampaignDoesNotReportWhatTheReferencePredicts) {
+  const Case c = repeated_axis_case();
+  CaseCheck check(sim_only(), DiagnosticLevel::kMessage);
+  EXPECT_TRUE(check.mismatches(c, nullptr, 554).empty());
+  EXPECT_TRUE(check.take_unavailable().empty());  // compared, agreeing: not skipped
+  EXPECT_EQ(check.take_runs()["sim"], 1);
+  const CaseReportFull full = check.full(c);
+  EXPECT_TRUE(full.mismatches.empty());
+  ASSERT_EQ(full.executors.size(), 1u);
+  EXPECT_TRUE(full.executors[0].verdict.agrees());
+  EXPECT_GT(full.executors[0].verdict.compared, 0);
+}
+
+TEST(UndefinedBehaviour, TheSimulatorsUndefinedRunAgainstADefinedPredictionIsAFinding) {
+  // A reference that predicted a defined outcome for the case (as it did before it knew the
+  // rule): the simulator's undefined run is still the finding.
+  const Case c = repeated_axis_case();
+  Outcome actual = make_executor("sim", ExecutorOptions{})->run(c);
+  actual.executor = "sim";
+  ASSERT_EQ(actual.kind, OutcomeKind::kUndefined);
+  Outcome defined;
+  defined.kind = OutcomeKind::kCompleted;
+  const Verdict v = compare(c, defined, actual);
+  ASSERT_EQ(v.mismatches.size(), 1u);
+  EXPECT_EQ(v.mismatches[0].signature, "undefined:behaviour:multicast_outside_cluster:sim");
+  EXPECT_TRUE(v.ran);
+}
+
+TEST(UndefinedBehaviour, TheOracleComparesCodes) {
+  const Case c = repeated_axis_case();
+  const Outcome multicast = undefined(UndefinedBehaviour::kMulticastOutsideCluster);
+  Outcome same = multicast;
+  same.executor = "x";
+  same.undefined->op = "$.program[0]";  // where is not compared, the code is
+  Verdict v = compare(c, multicast, same);
+  EXPECT_TRUE(v.agrees());
+  EXPECT_EQ(v.compared, 1);
+  Outcome other = undefined(UndefinedBehaviour::kClusterArrivalOutsideCluster);
+  other.executor = "x";
+  v = compare(c, multicast, other);
+  ASSERT_EQ(v.mismatches.size(), 1u);
+  EXPECT_EQ(v.mismatches[0].signature, "undefined:other_code:multicast_outside_cluster:x");
+}
+
+TEST(UndefinedBehaviour, ADefinedRunAgainstAPredictedOneIsNotCompared) {
+  const Case c = repeated_axis_case();
+  const Outcome predicted = undefined(UndefinedBehaviour::kMulticastOutsideCluster);
+  for (OutcomeKind k : {OutcomeKind::kCompleted, OutcomeKind::kDeadlock, OutcomeKind::kTimeout}) {
+    Outcome run;
+    run.kind = k;
+    run.executor = "cuda";
+    const Verdict v = compare(c, predicted, run);
+    EXPECT_FALSE(v.ran) << to_string(k);
+    EXPECT_FALSE(v.agrees()) << to_string(k);  // never a pass
+    EXPECT_TRUE(v.mismatches.empty()) << to_string(k);
+    EXPECT_NE(v.reason.find("not compared"), std::string::npos) << v.reason;
+  }
+  // A diagnostic is compared: the executor rejected a case the compiler accepts.
+  Outcome rejected;
+  rejected.kind = OutcomeKind::kRejected;
+  rejected.executor = "cuda";
+  rejected.diagnostic = Diagnostic{"lower", "ValueError", "no", "", ""};
+  const Verdict v = compare(c, predicted, rejected);
+  ASSERT_EQ(v.mismatches.size(), 1u);
+  EXPECT_EQ(v.mismatches[0].oracle, "diagnostic");
+}
+
+TEST(UndefinedBehaviour, ReplayCountsANotComparedRunAsSkipped) {
+  CaseReport report;
+  ExecutorResult r;
+  r.executor = "cuda";
+  r.verdict.executor = "cuda";
+  r.verdict.ran = false;
+  r.verdict.reason = "not compared: the reference predicts undefined behaviour";
+  report.results.push_back(r);
+  CheckCounts counts;
+  counts.add(report);
+  EXPECT_EQ(counts.passed(), 0);
+  EXPECT_EQ(counts.skipped(), 1);
+  EXPECT_TRUE(counts.nothing_compared());
 }
 
 TEST(UndefinedBehaviour, ReasonClassesDropTheNumbers) {

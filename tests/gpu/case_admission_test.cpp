@@ -32,6 +32,11 @@ void expect_declaration_holds(Arch arch, int& declared_runnable) {
         EXPECT_EQ(o.diagnostic->stage, "launch");
         EXPECT_TRUE(a.diagnostic.has_value());
         break;
+      case gpu::Admission::Kind::kUndefined:
+        ASSERT_EQ(o.kind, OutcomeKind::kUndefined);
+        ASSERT_TRUE(a.undefined && o.undefined);
+        EXPECT_EQ(o.undefined->code, a.undefined->code);
+        break;
       case gpu::Admission::Kind::kUnavailable:
         EXPECT_EQ(o.kind, OutcomeKind::kUnavailable);
         EXPECT_EQ(o.reason, a.reason);

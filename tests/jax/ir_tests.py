@@ -85,6 +85,19 @@ class PlantedEdits(unittest.TestCase):
     self.assertIn("jax-ir: completed (mosaic)" if JAX_VERSION == "0.11.2" else "jax-ir: deadlock (mosaic)", sec)
 
 
+@unittest.skipUnless(os.path.exists(COLLFUZZ), "needs build/release/collfuzz")
+class UndefinedBehaviour(unittest.TestCase):
+  """A multicast past the cluster (a collective axis named twice in a cluster of 2) is the outcome
+  `undefined` with its code, which agrees with the reference's prediction."""
+
+  def test_multicast_outside_cluster(self):
+    case = os.path.join(ROOT, "corpus", "run.multicast.outside_cluster__repeated_axis_cluster_of_2.json")
+    p = collfuzz("run", case, "--executors", "jax-ir")
+    self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+    self.assertIn("jax-ir: agrees with the reference", p.stdout)
+    self.assertIn("undefined behaviour multicast_outside_cluster", p.stdout)
+
+
 class UnknownOps(unittest.TestCase):
   """An op the evaluator does not model makes the case unavailable with the op's name."""
 
