@@ -84,6 +84,7 @@ add_library(collfuzz_runner STATIC
   harness/runner/outcome_text.cpp
   harness/runner/replay.cpp
   harness/runner/repro_script.cpp
+  harness/runner/kernel_import.cpp
 )
 target_link_libraries(collfuzz_runner PUBLIC collfuzz_executors PRIVATE collfuzz_warnings)
 target_compile_definitions(collfuzz_runner PRIVATE COLLFUZZ_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
@@ -91,6 +92,7 @@ target_compile_definitions(collfuzz_runner PRIVATE COLLFUZZ_SOURCE_DIR="${CMAKE_
 add_executable(collfuzz
   harness/cli/cmd_common.cpp
   harness/cli/cmd_explain.cpp
+  harness/cli/cmd_import.cpp
   harness/cli/cmd_replay.cpp
   harness/cli/cmd_repro.cpp
   harness/cli/cmd_rules.cpp
