@@ -4,6 +4,7 @@ add_library(collfuzz_core STATIC
   harness/core/bounded_json_reader.cpp
   harness/core/build_info.cpp
   harness/core/case_json.cpp
+  harness/core/scratch_shapes.cpp
   harness/core/dtype.cpp
   harness/core/fill.cpp
   harness/core/index_json.cpp

@@ -52,6 +52,9 @@ add_test(NAME cli_repro
 add_test(NAME cli_import
          COMMAND ${CMAKE_COMMAND} -DCOLLFUZZ=$<TARGET_FILE:collfuzz> -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
                  -P ${CMAKE_SOURCE_DIR}/tests/cli/import_cli_test.cmake)
+add_test(NAME cli_scratch_shapes
+         COMMAND ${CMAKE_COMMAND} -DCOLLFUZZ=$<TARGET_FILE:collfuzz> -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
+                 -P ${CMAKE_SOURCE_DIR}/tests/cli/scratch_shapes_test.cmake)
 add_test(NAME import_roundtrip
          COMMAND bash -c "test -x .venv-jax/bin/python || exit 77; python3 tools/import_roundtrip.py --collfuzz $<TARGET_FILE:collfuzz> --expect-failures tools/import_roundtrip_known.json corpus/"
          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})

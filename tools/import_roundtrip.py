@@ -27,6 +27,9 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "harness", "jax"))
+
+from cfjax_case import without_scratch_shapes  # noqa: E402  (the same reading as the C++ parser)
 
 
 # ---- the canonical form of a case (what a round trip must keep)
@@ -88,8 +91,9 @@ def canonical(case: dict) -> dict:
   """The case as a round trip must give it back: names renamed in order of appearance (inputs
   in0.., outputs out0.., allocations a0..), `name`, `notes` and `expect` dropped, defaults written,
   `{"start": 0, "size": dim}` written ":", trailing ":" entries dropped, axis-name lists as lists,
-  nested all/any flattened and one-element all/any unwrapped."""
-  case = copy.deepcopy(case)
+  nested all/any flattened and one-element all/any unwrapped; `scratch_shapes` read as the
+  run_scoped it is."""
+  case = without_scratch_shapes(copy.deepcopy(case))
   ren: dict[str, str] = {}
   shapes: dict[str, list] = {}
   out = {"format": 1}

@@ -7,6 +7,7 @@
 #include "harness/core/index_json.h"
 #include "harness/core/json_reader.h"
 #include "harness/core/limits.h"
+#include "harness/core/scratch_shapes.h"
 
 namespace collfuzz {
 
@@ -828,7 +829,15 @@ void renumber(Body& body, const std::string& path) {
 
 }  // namespace
 
-Case case_from_json(const json& j) { return CaseParser().parse(j); }
+Case case_from_json(const json& j) {
+  if (!has_scratch_shapes(j)) return CaseParser().parse(j);
+  try {  // scratch_shapes: a run_scoped around the program (scratch_shapes.h)
+    return CaseParser().parse(without_scratch_shapes(j));
+  } catch (const InputError& e) {
+    const std::string message = std::string(e.what()).substr(e.path().size() + 2);
+    throw InputError(scratch_shapes_source_path(e.path()), message);
+  }
+}
 
 json case_to_json(const Case& c) {
   json out;

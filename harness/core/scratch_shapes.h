@@ -1,0 +1,26 @@
+// A case's `scratch_shapes` (docs/case-format.md): the scratch buffers and barriers of
+// `plgpu.kernel(..., scratch_types=...)` / `pl.pallas_call(..., scratch_shapes=...)`, allocated at
+// kernel entry and alive for the whole kernel. They are read as what JAX makes of them: JAX
+// 0.11.2's plgpu.kernel wraps its body in `pl.run_scoped(body, *scratch_types,
+// collective_axes=thread_name)` (collective over the Pallas threads when the mesh has a thread
+// axis); pallas_call has no threads, and its scratch operands are a scope around the whole body
+// with no collective axes. So a case with scratch_shapes is the same case with one `run_scoped`
+// around its program; the ops' paths are then `$.program[0].body[...]`.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+namespace collfuzz {
+
+// True when `j` (a case object) has a `scratch_shapes` member.
+bool has_scratch_shapes(const nlohmann::json& j);
+
+// The case JSON with `scratch_shapes` turned into a `run_scoped` around `program`. Throws
+// InputError naming `$.scratch_shapes` when it is not an array.
+nlohmann::json without_scratch_shapes(const nlohmann::json& j);
+
+// An InputError path of the rewritten case -> the path in the file: `$.program[0].allocs` is
+// `$.scratch_shapes`, `$.program[0].body` is `$.program`.
+std::string scratch_shapes_source_path(const std::string& path);
+
+}  // namespace collfuzz
