@@ -4,8 +4,9 @@ translation?
 
     tools/jax_tests_import.py [--collfuzz BIN] [--python PY] [--executors LIST] [--work DIR]
 
-For every corpus/jax-tests/py/NAME.py: `collfuzz import NAME.py --arch ARCH` (ARCH, the profile and
-the JAX pin from the hand-written corpus/jax-tests/NAME.json, which a kernel does not hold), then
+For every corpus/jax-tests/py/NAME.py: imported as `collfuzz import NAME.py --arch ARCH` does (in one
+Python process, harness/jax/cfjax_import.py --serve; ARCH, the profile and the JAX pin from the
+hand-written corpus/jax-tests/NAME.json, which a kernel does not hold), then
 1. the imported case and the hand-written one compared in canonical form
    (tools/import_roundtrip.canonical: names, notes and expectations aside);
 2. the imported case, given the hand-written case's `expect` (its names mapped to the imported
@@ -71,19 +72,37 @@ def main(argv=None) -> int:
   same = 0
   traced_error = 0
   rows = []
-  for py in sorted(f for f in os.listdir(py_dir) if f.endswith(".py")):
-    stem = py[:-3]
-    hand_file = os.path.join(args.dir, stem + ".json")
-    hand = None
+  pys = sorted(f for f in os.listdir(py_dir) if f.endswith(".py"))
+  hands, requests = {}, []
+  for py in pys:
+    hand_file = os.path.join(args.dir, py[:-3] + ".json")
+    hands[py] = None
     if os.path.exists(hand_file):
       with open(hand_file, encoding="utf-8") as f:
-        hand = json.load(f)
-    target = (hand or {}).get("target", {})
-    cmd = [args.collfuzz, "import", os.path.join(py_dir, py), "--python", args.python,
-           "--arch", target.get("arch", "sm_90a"), "--profile", target.get("profile", "mosaic")]
-    if target.get("jax"):
-      cmd += ["--jax", target["jax"]]
-    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        hands[py] = json.load(f)
+    target = (hands[py] or {}).get("target", {})
+    requests.append({"file": os.path.join(py_dir, py), "name": "",
+                     "arch": target.get("arch", "sm_90a"),
+                     "profile": target.get("profile", "mosaic"), "jax": target.get("jax", "")})
+  # One Python process imports them all (cfjax_import.py --serve: the code behind `collfuzz
+  # import`, whose command line tests/cli/import_cli_test.cmake checks); the replay below parses
+  # every imported case with collfuzz's own parser.
+  proc = subprocess.run([args.python, os.path.join(ROOT, "harness/jax/cfjax_import.py"), "--serve"],
+                        input="".join(json.dumps(r) + "\n" for r in requests), text=True,
+                        capture_output=True, check=False)
+  answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+  if len(answers) != len(requests):
+    print(f"the importer answered {len(answers)} of {len(requests)}:\n{proc.stderr[-3000:]}")
+    return 1
+  for py, ans in zip(pys, answers):
+    stem = py[:-3]
+    hand = hands[py]
+
+    class r:  # the answer as `collfuzz import` would give it
+      returncode = 0 if "case" in ans else ans.get("code", 3)
+      stderr = "" if "case" in ans else "collfuzz: error: " + ans["error"]
+      stdout = json.dumps(ans.get("case"))
+
     if r.returncode != 0:
       # A test that asserts an error JAX raises while tracing: the kernel has no jaxpr to import,
       # and the error the import reports is the one the test asserts.

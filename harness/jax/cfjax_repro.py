@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 
 import cfjax_fill  # noqa: E402
+from cfjax_case import without_scratch_shapes  # noqa: E402
 
 # Names the script itself uses; a case name equal to one gets another identifier.
 _RESERVED = {"jax", "lax", "jnp", "np", "pl", "plgpu", "re", "sys", "threading", "functools",
@@ -494,7 +495,9 @@ def _collfuzz_case(E, grid: list, inputs: list, x64: bool):
 
 
 def generate(req: dict) -> str:
-  case = req["case"]
+  # scratch_shapes: the run_scoped JAX makes of it (cfjax_case.without_scratch_shapes); collfuzz
+  # sends the case in that form already.
+  case = without_scratch_shapes(req["case"])
   mode = req.get("mode", "interpret")
   if mode not in ("interpret", "gpu", "lower"):
     raise Unsupported(f"mode {mode!r}")

@@ -41,3 +41,7 @@ if(at EQUAL -1)
 endif()
 # The case it wrote is a case: collfuzz runs it.
 expect_exit(0 "completed" ${COLLFUZZ} run "${dir}/case.json")
+# scratch_types with a thread axis: a run_scoped collective over it, so both threads share the
+# barrier (a non-collective one would be refused) and both waits complete.
+expect_exit(0 "case written to" ${COLLFUZZ} import "${here}/scratch_threads.py" -o "${dir}/threads.json")
+expect_exit(0 "thread 1 waits on bar[0] phase 0 at $.program[0].body[1]: completes" ${COLLFUZZ} run "${dir}/threads.json")
