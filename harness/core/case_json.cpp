@@ -832,7 +832,9 @@ void renumber(Body& body, const std::string& path) {
 Case case_from_json(const json& j) {
   if (!has_scratch_shapes(j)) return CaseParser().parse(j);
   try {  // scratch_shapes: a run_scoped around the program (scratch_shapes.h)
-    return CaseParser().parse(without_scratch_shapes(j));
+    Case c = CaseParser().parse(without_scratch_shapes(j));
+    std::get<RunScoped>(c.program.front().v).scratch_shapes = true;
+    return c;
   } catch (const InputError& e) {
     const std::string message = std::string(e.what()).substr(e.path().size() + 2);
     throw InputError(scratch_shapes_source_path(e.path()), message);
@@ -873,7 +875,14 @@ json case_to_json(const Case& c) {
   };
   out["inputs"] = arrays(c.inputs, true);
   if (!c.outputs.empty()) out["outputs"] = arrays(c.outputs, false);
-  out["program"] = body_to_json(c.program);
+  if (const RunScoped* scratch = written_as_scratch_shapes(c)) {
+    json allocs = json::array();
+    for (const auto& a : scratch->allocs) allocs.push_back(alloc_to_json(a));
+    out["scratch_shapes"] = allocs;
+    out["program"] = body_to_json(scratch->body);
+  } else {
+    out["program"] = body_to_json(c.program);
+  }
   return out;
 }
 

@@ -43,4 +43,16 @@ std::string scratch_shapes_source_path(const std::string& path) {
   return path;
 }
 
+AxisNames scratch_shapes_axes(const Case& c) {
+  if (c.target.entry == Entry::kPallasCall || !c.mesh.thread_name) return {};
+  return {AxisName::plain(*c.mesh.thread_name)};
+}
+
+const RunScoped* written_as_scratch_shapes(const Case& c) {
+  if (c.program.size() != 1) return nullptr;
+  const auto* rs = std::get_if<RunScoped>(&c.program.front().v);
+  if (!rs || !rs->scratch_shapes || rs->collective_axes != scratch_shapes_axes(c)) return nullptr;
+  return rs;
+}
+
 }  // namespace collfuzz

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/case.h"
+
 namespace collfuzz {
 
 // True when `j` (a case object) has a `scratch_shapes` member.
@@ -22,5 +24,14 @@ nlohmann::json without_scratch_shapes(const nlohmann::json& j);
 // An InputError path of the rewritten case -> the path in the file: `$.program[0].allocs` is
 // `$.scratch_shapes`, `$.program[0].body` is `$.program`.
 std::string scratch_shapes_source_path(const std::string& path);
+
+// The collective axes JAX gives scratch shapes in `c`: (thread_name,) for plgpu.kernel with a
+// thread axis, () otherwise.
+AxisNames scratch_shapes_axes(const Case& c);
+
+// The RunScoped the case's JSON writes as `scratch_shapes`, or null: the program's one op, marked
+// as scratch shapes, with the axes scratch_shapes_axes() gives (a shrunk or edited case that no
+// longer fits is written as its run_scoped).
+const RunScoped* written_as_scratch_shapes(const Case& c);
 
 }  // namespace collfuzz
