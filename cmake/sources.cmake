@@ -4,6 +4,7 @@ add_library(collfuzz_core STATIC
   harness/core/bounded_json_reader.cpp
   harness/core/build_info.cpp
   harness/core/case_json.cpp
+  harness/core/scratch_shapes.cpp
   harness/core/dtype.cpp
   harness/core/fill.cpp
   harness/core/index_json.cpp
@@ -87,6 +88,7 @@ add_library(collfuzz_runner STATIC
   harness/runner/outcome_text.cpp
   harness/runner/replay.cpp
   harness/runner/repro_script.cpp
+  harness/runner/kernel_import.cpp
 )
 target_link_libraries(collfuzz_runner PUBLIC collfuzz_executors PRIVATE collfuzz_warnings)
 target_compile_definitions(collfuzz_runner PRIVATE COLLFUZZ_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
@@ -94,6 +96,7 @@ target_compile_definitions(collfuzz_runner PRIVATE COLLFUZZ_SOURCE_DIR="${CMAKE_
 add_executable(collfuzz
   harness/cli/cmd_common.cpp
   harness/cli/cmd_explain.cpp
+  harness/cli/cmd_import.cpp
   harness/cli/cmd_replay.cpp
   harness/cli/cmd_repro.cpp
   harness/cli/cmd_rules.cpp

@@ -47,6 +47,30 @@ add_test(NAME cli_repro
          COMMAND ${CMAKE_COMMAND} -DCOLLFUZZ=$<TARGET_FILE:collfuzz> -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
                  -P ${CMAKE_SOURCE_DIR}/tests/cli/repro_cli_test.cmake)
 
+# collfuzz import (docs/python.md, "Python in"): its error paths, and repro-then-import giving back
+# every corpus case but the known ones (tools/import_roundtrip_known.json). Skipped (77) without
+# .venv-jax.
+add_test(NAME cli_import
+         COMMAND ${CMAKE_COMMAND} -DCOLLFUZZ=$<TARGET_FILE:collfuzz> -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
+                 -P ${CMAKE_SOURCE_DIR}/tests/cli/import_cli_test.cmake)
+add_test(NAME cli_scratch_shapes
+         COMMAND ${CMAKE_COMMAND} -DCOLLFUZZ=$<TARGET_FILE:collfuzz> -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
+                 -P ${CMAKE_SOURCE_DIR}/tests/cli/scratch_shapes_test.cmake)
+# The two below check the Python side (the CLI is cli_import's): the release build only, so that
+# ci/test does not spend their time again under the sanitizers.
+if(NOT CMAKE_BUILD_TYPE STREQUAL "Debug")
+add_test(NAME import_roundtrip
+         COMMAND bash -c "test -x .venv-jax/bin/python || exit 77; python3 tools/import_roundtrip.py --collfuzz $<TARGET_FILE:collfuzz> --expect-failures tools/import_roundtrip_known.json corpus/"
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(import_roundtrip PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# JAX's tests through import (corpus/jax-tests/py/): each equal to its hand translation, and held by
+# reference, sim and jax-interpret against the test's outcome.
+add_test(NAME jax_tests_import
+         COMMAND bash -c "test -x .venv-jax/bin/python || exit 77; python3 tools/jax_tests_import.py --collfuzz $<TARGET_FILE:collfuzz>"
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(jax_tests_import PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
+
 # Process hygiene and the external executor protocol's failures (issue 10).
 collfuzz_add_gtest(collfuzz_process_tests
   SOURCES tests/process/child_process_test.cpp tests/process/external_executor_test.cpp

@@ -8,8 +8,25 @@
 #include "generators/scope_gen.h"
 #include "generators/target_gen.h"
 #include "generators/weighted.h"
+#include "harness/core/scratch_shapes.h"
 
 namespace collfuzz::generators {
+
+namespace {
+
+// A share of the cases whose program is one run_scoped with the axes JAX gives scratch shapes are
+// written with `scratch_shapes` (harness/core/scratch_shapes.h): those whose scope holds an even
+// number of allocations. The choice draws nothing, so the case stream is otherwise unchanged.
+void use_scratch_shapes(Case& c) {
+  if (c.program.size() != 1) return;
+  auto* rs = std::get_if<RunScoped>(&c.program.front().v);
+  if (!rs || rs->allocs.empty() || rs->allocs.size() % 2 != 0 ||
+      rs->collective_axes != scratch_shapes_axes(c))
+    return;
+  rs->scratch_shapes = true;
+}
+
+}  // namespace
 
 rc::Gen<Case> any_case() {
   // About half of the cases are clean (meant to be accepted), the others keep every mistake
@@ -33,7 +50,9 @@ rc::Gen<Case> any_case() {
           m.num_threads.reset();
           m.thread_name.reset();
         }
-        return ProgramBuilder(std::move(m), target, is_clean).build(std::get<3>(t), "generated");
+        Case c = ProgramBuilder(std::move(m), target, is_clean).build(std::get<3>(t), "generated");
+        use_scratch_shapes(c);
+        return c;
       });
 }
 

@@ -20,6 +20,8 @@ int cmd_fuzz(const Flags& flags);
 int cmd_merge(const Flags& flags, const std::vector<std::string>& inputs);
 int cmd_report(const Flags& flags, const std::string& dir);
 int cmd_repro(const Flags& flags, const std::vector<std::string>& paths);
+// FILE.py[:NAME] (docs/python.md).
+int cmd_import(const Flags& flags, const std::string& spec);
 
 // Shared helpers.
 ExecutorOptions executor_options(const Flags& flags);

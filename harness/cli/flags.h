@@ -21,6 +21,7 @@ enum Command : unsigned {
   kMerge = 1u << 6,
   kReport = 1u << 7,
   kRepro = 1u << 8,
+  kImport = 1u << 9,
 };
 
 struct Flags {

@@ -75,18 +75,27 @@ int main(int argc, char** argv) {
   repro->add_option("cases", cases, "case files or directories")->required();
   add_flags(*repro, kRepro, flags);
 
+  auto* import_cmd = app.add_subcommand(
+      "import",
+      "Trace a Pallas Mosaic GPU kernel in a Python file into a case (FILE.py[:NAME]: NAME, "
+      "default collfuzz_case, a function of no arguments returning (kernel, args[, fills]))");
+  import_cmd->add_option("kernel", one_case, "FILE.py or FILE.py:NAME")->required();
+  add_flags(*import_cmd, kImport, flags);
+
   // A first word that is not a flag names the subcommand: an unknown one is said as such (CLI11
   // would answer "A subcommand is required"). Only the first word: a top-level option's value
   // is not a subcommand.
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
-    for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz, merge, report, repro})
+    for (const CLI::App* sub :
+         {run, replay, explain, rules, gen, fuzz, merge, report, repro, import_cmd})
       known = known || sub->check_name(argv[1]);
     if (!known) {
       std::cerr << "collfuzz: error: unknown subcommand '" << terminal_text(argv[1])
                 << "'; subcommands: ";
       const char* separator = "";
-      for (const CLI::App* sub : {run, replay, explain, rules, gen, fuzz, merge, report, repro}) {
+      for (const CLI::App* sub :
+           {run, replay, explain, rules, gen, fuzz, merge, report, repro, import_cmd}) {
         std::cerr << separator << sub->get_name();
         separator = ", ";
       }
@@ -118,6 +127,7 @@ int main(int argc, char** argv) {
     if (*merge) return cmd_merge(flags, cases);
     if (*report) return cmd_report(flags, one_case);
     if (*repro) return cmd_repro(flags, cases);
+    if (*import_cmd) return cmd_import(flags, one_case);
   } catch (const InputError& e) {
     std::cerr << "collfuzz: error: " << terminal_lines(e.what()) << "\n";
     return kExitBadInput;

@@ -151,6 +151,9 @@ struct RunScoped {
   AxisNames collective_axes;  // pl.run_scoped(..., collective_axes=...); absent in JSON is ()
   std::vector<Alloc> allocs;
   Body body;
+  // The case's scratch_shapes (harness/core/scratch_shapes.h): this is the one op of the program,
+  // and the JSON writes it as `scratch_shapes` while its axes are the ones JAX gives them.
+  bool scratch_shapes = false;
 };
 
 enum class LeaderTracked : std::uint8_t { kNone, kPartitioned, kReplicated };

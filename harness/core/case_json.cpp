@@ -7,6 +7,7 @@
 #include "harness/core/index_json.h"
 #include "harness/core/json_reader.h"
 #include "harness/core/limits.h"
+#include "harness/core/scratch_shapes.h"
 
 namespace collfuzz {
 
@@ -828,7 +829,17 @@ void renumber(Body& body, const std::string& path) {
 
 }  // namespace
 
-Case case_from_json(const json& j) { return CaseParser().parse(j); }
+Case case_from_json(const json& j) {
+  if (!has_scratch_shapes(j)) return CaseParser().parse(j);
+  try {  // scratch_shapes: a run_scoped around the program (scratch_shapes.h)
+    Case c = CaseParser().parse(without_scratch_shapes(j));
+    std::get<RunScoped>(c.program.front().v).scratch_shapes = true;
+    return c;
+  } catch (const InputError& e) {
+    const std::string message = std::string(e.what()).substr(e.path().size() + 2);
+    throw InputError(scratch_shapes_source_path(e.path()), message);
+  }
+}
 
 json case_to_json(const Case& c) {
   json out;
@@ -864,7 +875,14 @@ json case_to_json(const Case& c) {
   };
   out["inputs"] = arrays(c.inputs, true);
   if (!c.outputs.empty()) out["outputs"] = arrays(c.outputs, false);
-  out["program"] = body_to_json(c.program);
+  if (const RunScoped* scratch = written_as_scratch_shapes(c)) {
+    json allocs = json::array();
+    for (const auto& a : scratch->allocs) allocs.push_back(alloc_to_json(a));
+    out["scratch_shapes"] = allocs;
+    out["program"] = body_to_json(scratch->body);
+  } else {
+    out["program"] = body_to_json(c.program);
+  }
   return out;
 }
 

@@ -35,6 +35,23 @@ def axis_names(j: Any) -> tuple:
   return tuple(axis_name(a) for a in j)
 
 
+def without_scratch_shapes(j: dict) -> dict:
+  """`scratch_shapes` as what JAX makes of it (harness/core/scratch_shapes.h): one run_scoped around
+  the program, collective over the thread axis for plgpu.kernel (JAX 0.11.2 wraps the kernel body
+  in `run_scoped(body, *scratch_types, collective_axes=thread_name)`), with none for pallas_call."""
+  if not isinstance(j, dict) or "scratch_shapes" not in j:
+    return j
+  out = {k: v for k, v in j.items() if k != "scratch_shapes"}
+  scope = {"op": "run_scoped"}
+  thread = (j.get("mesh") or {}).get("thread_name")
+  if (j.get("target") or {}).get("entry", "kernel") != "pallas_call" and isinstance(thread, str):
+    scope["collective_axes"] = [thread]
+  scope["allocs"] = j["scratch_shapes"]
+  scope["body"] = j.get("program", [])
+  out["program"] = [scope]
+  return out
+
+
 @dataclasses.dataclass
 class Mesh:
   grid: tuple = ()
@@ -83,6 +100,7 @@ class Case:
   def from_json(j: Any) -> "Case":
     if not isinstance(j, dict):
       raise CaseError("a case must be a JSON object")
+    j = without_scratch_shapes(j)
     for key in ("format", "name", "mesh", "target", "program"):
       if key not in j:
         raise CaseError(f"the case has no {key!r}")

@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 
 import cfjax_fill  # noqa: E402
+from cfjax_case import without_scratch_shapes  # noqa: E402
 
 # Names the script itself uses; a case name equal to one gets another identifier.
 _RESERVED = {"jax", "lax", "jnp", "np", "pl", "plgpu", "re", "sys", "threading", "functools",
@@ -481,8 +482,22 @@ _STEP_OF_STAGE = {
 }
 
 
+def _collfuzz_case(E, grid: list, inputs: list, x64: bool):
+  """`collfuzz import THIS_FILE.py` reads the case back through this function (docs/python.md)."""
+  fills = [a.get("fill") or {"pattern": "iota"} for a in inputs]
+  E("def collfuzz_case():")
+  E('  """For `collfuzz import THIS_FILE.py`: the kernel, its arguments and their collfuzz fills."""')
+  if x64:
+    E("  jax.config.update('jax_enable_x64', True)")
+  E(f"  return make_kernel({tuple(grid)!r}), make_inputs(), {fills!r}")
+  E("")
+  E("")
+
+
 def generate(req: dict) -> str:
-  case = req["case"]
+  # scratch_shapes: the run_scoped JAX makes of it (cfjax_case.without_scratch_shapes); collfuzz
+  # sends the case in that form already.
+  case = without_scratch_shapes(req["case"])
   mode = req.get("mode", "interpret")
   if mode not in ("interpret", "gpu", "lower"):
     raise Unsupported(f"mode {mode!r}")
@@ -706,6 +721,7 @@ def generate(req: dict) -> str:
     E(f"  print('as predicted: the kernel completed; {n_checks} output(s) hold the predicted values')")
     E("")
     E("")
+  _collfuzz_case(E, grid, inputs, x64)
   E("def main():")
   if mode == "interpret":
     E("  gpu_callbacks.reset_gpu_interpret_mode_state()  # JAX asks for this after a failed run")

@@ -1,0 +1,47 @@
+# collfuzz import from the command line (docs/python.md, docs/cli.md): a missing file, a missing
+# function, an unsupported primitive and a loop without a static trip count exit 2 naming the thing
+# and its line; a missing Python exits 3; a JAX test's kernel becomes a case. Run by ctest
+# (cli_import); takes about 20 s (each import starts Python and JAX).
+set(dir "${CMAKE_CURRENT_BINARY_DIR}/cli_import")
+file(REMOVE_RECURSE "${dir}")
+file(MAKE_DIRECTORY "${dir}")
+set(here "${SOURCE_DIR}/tests/cli/import")
+set(good "${SOURCE_DIR}/corpus/jax-tests/py/collective_copy_gmem_to_smem.py")
+
+include("${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake")
+
+expect_exit(2 "no such file" ${COLLFUZZ} import "${dir}/nosuch.py")
+expect_exit(2 "no such file" ${COLLFUZZ} import "${dir}/nosuch.py:kernel")
+expect_exit(2 "--arch" ${COLLFUZZ} import "${good}" --arch sm_75)
+expect_exit(3 "no Python at" ${COLLFUZZ} import "${good}" --python "${dir}/no-python")
+
+if(NOT EXISTS "${SOURCE_DIR}/.venv-jax/bin/python")
+  message(STATUS "no .venv-jax: the tracing half is not checked")
+  return()
+endif()
+# A function the file does not define: named, with the ones it does.
+expect_exit(2 "no function `nosuch`" ${COLLFUZZ} import "${here}/unsupported_store.py:nosuch")
+expect_exit(2 "the file defines: collfuzz_case, not_a_case" ${COLLFUZZ} import "${here}/unsupported_store.py:nosuch")
+# A function that does not return (kernel, args).
+expect_exit(2 "expected (kernel, args) or (kernel, args, fills)" ${COLLFUZZ} import "${here}/unsupported_store.py:not_a_case")
+# An unsupported primitive: its name and the user's line, no traceback.
+expect_exit(2 "unsupported_store.py:13: unsupported primitive `get`" ${COLLFUZZ} import "${here}/unsupported_store.py")
+string(FIND "${last_output}" "Traceback" at)
+if(NOT at EQUAL -1)
+  message(FATAL_ERROR "a Python traceback reached the user:\n${last_output}")
+endif()
+expect_exit(2 "dynamic_loop.py:14: unsupported primitive `while`" ${COLLFUZZ} import "${here}/dynamic_loop.py")
+# A JAX test's kernel: the case on stdout, or in -o.
+expect_exit(0 "\"op\": \"copy_gmem_to_smem\"" ${COLLFUZZ} import "${good}")
+expect_exit(0 "case written to" ${COLLFUZZ} import "${good}:collfuzz_case" -o "${dir}/case.json" --arch sm_100a)
+file(READ "${dir}/case.json" written)
+string(FIND "${written}" "\"arch\": \"sm_100a\"" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "the written case does not carry --arch: ${written}")
+endif()
+# The case it wrote is a case: collfuzz runs it.
+expect_exit(0 "completed" ${COLLFUZZ} run "${dir}/case.json")
+# scratch_types with a thread axis: a run_scoped collective over it, so both threads share the
+# barrier (a non-collective one would be refused) and both waits complete.
+expect_exit(0 "case written to" ${COLLFUZZ} import "${here}/scratch_threads.py" -o "${dir}/threads.json")
+expect_exit(0 "thread 1 waits on bar[0] phase 0 at $.program[0].body[1]: completes" ${COLLFUZZ} run "${dir}/threads.json")

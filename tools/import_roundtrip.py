@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""Does `collfuzz repro` then `collfuzz import` give back the same case?
+
+    tools/import_roundtrip.py [--collfuzz BIN] [--python PY] [--work DIR] [--expect-failures FILE]
+                              PATH...
+
+Writes the interpret-mode script of every case under PATHs (`collfuzz repro PATHS -o DIR/`),
+imports every script in one Python process (harness/jax/cfjax_import.py --serve, the code behind
+`collfuzz import`), passing the case's target.arch, target.profile and target.jax (which a
+kernel does not hold), and compares the two cases after normalising both (`canonical` below:
+names, notes and expectations are not carried; defaults are spelt out; index entries and axis-name
+lists are written one way). Prints one line per case that does not round-trip, then the counts.
+`--expect-failures FILE`: a JSON object {case file name: reason} of the cases known not to
+round-trip (tools/import_roundtrip_known.json); any other failure, or a known one that now passes,
+exits 1. docs/python.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "harness", "jax"))
+
+from cfjax_case import without_scratch_shapes  # noqa: E402  (the same reading as the C++ parser)
+
+
+# ---- the canonical form of a case (what a round trip must keep)
+
+def _names(j) -> list:
+  """An axis-name list: "x" -> ["x"]."""
+  return [j] if isinstance(j, str) else list(j)
+
+
+def _cond(c):
+  if isinstance(c, bool) or not isinstance(c, dict):
+    return c
+  for key in ("all", "any"):
+    if key in c:
+      flat = []
+      for x in (_cond(y) for y in c[key]):
+        if isinstance(x, dict) and list(x) == [key]:
+          flat.extend(x[key])
+        else:
+          flat.append(x)
+      if len(flat) == 1:
+        return flat[0]
+      return {key: flat}
+  if "not" in c:
+    return {"not": _cond(c["not"])}
+  return dict(c)
+
+
+def _dyn(e: dict) -> dict:
+  out = {"axis": e["axis"]}
+  if int(e.get("mul", 1)) != 1:
+    out["mul"] = int(e["mul"])
+  if int(e.get("add", 0)) != 0:
+    out["add"] = int(e["add"])
+  return out
+
+
+def _index(entries, shape) -> list:
+  out = []
+  for d, e in enumerate(entries or []):
+    dim = shape[d] if d < len(shape) else None
+    if isinstance(e, dict) and "start" in e:
+      if isinstance(e["start"], dict):
+        out.append({"start": _dyn(e["start"]), "size": int(e["size"])})
+      elif int(e["start"]) == 0 and int(e["size"]) == dim:
+        out.append(":")
+      else:
+        out.append({"start": int(e["start"]), "size": int(e["size"])})
+    elif isinstance(e, dict) and "axis" in e:
+      out.append(_dyn(e))
+    else:
+      out.append(e)
+  while out and out[-1] == ":":
+    out.pop()
+  return out
+
+
+def canonical(case: dict) -> dict:
+  """The case as a round trip must give it back: names renamed in order of appearance (inputs
+  in0.., outputs out0.., allocations a0..), `name`, `notes` and `expect` dropped, defaults written,
+  `{"start": 0, "size": dim}` written ":", trailing ":" entries dropped, axis-name lists as lists,
+  nested all/any flattened and one-element all/any unwrapped; `scratch_shapes` read as the
+  run_scoped it is."""
+  case = without_scratch_shapes(copy.deepcopy(case))
+  ren: dict[str, str] = {}
+  shapes: dict[str, list] = {}
+  out = {"format": 1}
+  mesh = case.get("mesh", {})
+  m = {}
+  for k in ("grid", "grid_names", "cluster", "cluster_names"):
+    if mesh.get(k):
+      m[k] = mesh[k]
+  for k in ("num_threads", "thread_name"):
+    if mesh.get(k) is not None:
+      m[k] = mesh[k]
+  out["mesh"] = m
+  t = case.get("target", {})
+  out["target"] = {"arch": t.get("arch"), "semantics": t.get("semantics", "warpgroup"),
+                   "entry": t.get("entry", "kernel"), "profile": t.get("profile", "mosaic")}
+  if t.get("jax"):
+    out["target"]["jax"] = t["jax"]
+  ins = []
+  for k, a in enumerate(case.get("inputs", [])):
+    ren[a["name"]] = f"in{k}"
+    shapes[f"in{k}"] = a["shape"]
+    fill = dict(a.get("fill") or {"pattern": "iota"})
+    ins.append({"name": f"in{k}", "shape": a["shape"], "dtype": a["dtype"], "fill": fill})
+  out["inputs"] = ins
+  outs = []
+  for k, a in enumerate(case.get("outputs", [])):
+    ren[a["name"]] = f"out{k}"
+    shapes[f"out{k}"] = a["shape"]
+    outs.append({"name": f"out{k}", "shape": a["shape"], "dtype": a["dtype"]})
+  out["outputs"] = outs
+  counter = [0]
+
+  def alloc(a: dict) -> dict:
+    nm = f"a{counter[0]}"
+    counter[0] += 1
+    ren[a["name"]] = nm
+    kind = a["kind"]
+    r = {"name": nm, "kind": kind}
+    if kind in ("barrier", "cluster_barrier"):
+      if kind == "cluster_barrier":
+        r["collective_axes"] = _names(a["collective_axes"])
+        r["leader_tracked"] = bool(a.get("leader_tracked", False))
+      r["num_arrivals"] = int(a.get("num_arrivals", 1))
+      r["num_barriers"] = a.get("num_barriers", 1)
+      r["orders_tensor_core"] = bool(a.get("orders_tensor_core", False))
+    elif kind == "semaphore":
+      r["type"] = a["type"]
+      r["shape"] = a["shape"]
+    else:
+      r["shape"] = a["shape"]
+      r["dtype"] = a["dtype"]
+      if kind == "tmem":
+        r["collective"] = bool(a.get("collective", False))
+    shapes[nm] = a.get("shape", [])
+    return r
+
+  def bar(use):
+    if use is None:
+      return None
+    r = {"alloc": ren.get(use["alloc"], use["alloc"])}
+    if use.get("index") is not None:
+      r["index"] = int(use["index"])
+    return r
+
+  def body(ops: list) -> list:
+    res = []
+    for op in ops:
+      kind = op["op"]
+      if kind == "run_scoped":
+        r = {"op": kind, "collective_axes": _names(op.get("collective_axes", [])),
+             "allocs": [alloc(a) for a in op.get("allocs", [])]}
+        r["body"] = body(op.get("body", []))
+      elif kind == "copy_gmem_to_smem":
+        src = ren.get(op["src"]["input"], op["src"]["input"])
+        dst = ren.get(op["dst"]["alloc"], op["dst"]["alloc"])
+        r = {"op": kind, "src": {"input": src, "index": _index(op["src"].get("index"),
+                                                                shapes.get(src, []))},
+             "dst": {"alloc": dst, "index": list(op["dst"].get("index") or [])},
+             "barrier": bar(op.get("barrier")),
+             "collective_axes": None if op.get("collective_axes") is None
+             else _names(op["collective_axes"]),
+             "leader_tracked": op.get("leader_tracked"), "oob_mode": op.get("oob_mode"),
+             "predicate": None if op.get("predicate") is None else _cond(op["predicate"])}
+      elif kind == "copy_smem_to_gmem":
+        src = ren.get(op["src"]["alloc"], op["src"]["alloc"])
+        dst = ren.get(op["dst"]["output"], op["dst"]["output"])
+        r = {"op": kind, "src": {"alloc": src, "index": list(op["src"].get("index") or [])},
+             "dst": {"output": dst, "index": _index(op["dst"].get("index"), shapes.get(dst, []))}}
+      elif kind in ("barrier_arrive", "barrier_wait"):
+        r = {"op": kind, "barrier": bar(op["barrier"])}
+      elif kind == "when":
+        r = {"op": kind, "cond": _cond(op["cond"]), "body": body(op.get("body", []))}
+      elif kind == "loop":
+        r = {"op": kind, "trip_count": op["trip_count"], "body": body(op.get("body", []))}
+      else:
+        r = dict(op)
+      res.append(r)
+    return res
+
+  out["program"] = body(case.get("program", []))
+  return out
+
+
+def first_difference(a, b, path="$"):
+  if type(a) is not type(b):
+    return f"{path}: {json.dumps(a)[:120]} vs {json.dumps(b)[:120]}"
+  if isinstance(a, dict):
+    for k in list(a) + [k for k in b if k not in a]:
+      if k not in a or k not in b:
+        return f"{path}.{k}: only in the {'original' if k in a else 'imported'} case"
+      d = first_difference(a[k], b[k], f"{path}.{k}")
+      if d:
+        return d
+    return None
+  if isinstance(a, list):
+    for i, (x, y) in enumerate(zip(a, b)):
+      d = first_difference(x, y, f"{path}[{i}]")
+      if d:
+        return d
+    if len(a) != len(b):
+      return f"{path}: {len(a)} vs {len(b)} items"
+    return None
+  return None if a == b else f"{path}: {json.dumps(a)[:120]} vs {json.dumps(b)[:120]}"
+
+
+def main(argv=None) -> int:
+  ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  ap.add_argument("paths", nargs="+")
+  ap.add_argument("--collfuzz", default=os.path.join(ROOT, "build/release/collfuzz"))
+  ap.add_argument("--python", default=os.path.join(ROOT, ".venv-jax/bin/python"))
+  ap.add_argument("--work", help="folder for the scripts (default: a temporary one)")
+  ap.add_argument("--expect-failures", help="JSON {case file name: reason} known not to round-trip")
+  args = ap.parse_args(argv)
+  t0 = time.monotonic()
+  work = args.work or tempfile.mkdtemp(prefix="collfuzz-import-")
+  scripts = os.path.join(work, "scripts")
+  subprocess.run([args.collfuzz, "repro", *args.paths, "-o", scripts + "/", "--python",
+                  args.python], check=False, stderr=subprocess.DEVNULL)
+  with open(os.path.join(scripts, "index.json"), encoding="utf-8") as f:
+    index = json.load(f)
+  t_gen = time.monotonic()
+  entries = [e for e in index if "script" in e]
+  originals = {}
+  requests = []
+  for e in entries:
+    with open(e["case"], encoding="utf-8") as f:
+      case = json.load(f)
+    originals[e["case"]] = case
+    t = case.get("target", {})
+    requests.append({"file": os.path.join(scripts, e["script"]), "name": "",
+                     "arch": t.get("arch", ""), "profile": t.get("profile", "mosaic"),
+                     "jax": t.get("jax", "")})
+  proc = subprocess.run([args.python, os.path.join(ROOT, "harness/jax/cfjax_import.py"), "--serve"],
+                        input="".join(json.dumps(r) + "\n" for r in requests), text=True,
+                        capture_output=True, check=False)
+  answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+  t_imp = time.monotonic()
+  if len(answers) != len(requests):
+    print(f"the importer answered {len(answers)} of {len(requests)} requests:\n{proc.stderr[-3000:]}")
+    return 1
+  known = {}
+  if args.expect_failures:
+    with open(args.expect_failures, encoding="utf-8") as f:
+      known = json.load(f)
+  same, differ, refused = 0, [], []
+  for e, ans in zip(entries, answers):
+    base = os.path.basename(e["case"])
+    if "error" in ans:
+      refused.append((base, ans["error"]))
+      continue
+    d = first_difference(canonical(originals[e["case"]]), canonical(ans["case"]))
+    if d:
+      differ.append((base, d))
+    else:
+      same += 1
+  unexpected = 0
+  for base, why in refused + differ:
+    tag = "known" if base in known else "UNEXPECTED"
+    unexpected += base not in known
+    print(f"{tag}: {base}: {why}")
+  now_pass = [b for b in known if b not in {x for x, _ in refused + differ}
+              and any(os.path.basename(e["case"]) == b for e in entries)]
+  for b in now_pass:
+    print(f"known to fail but round-trips now: {b}")
+  not_written = [e for e in index if "script" not in e]
+  print(f"{same} round-trip, {len(differ)} differ, {len(refused)} refused by import, "
+        f"{len(not_written)} not written by repro; "
+        f"{time.monotonic() - t0:.1f} s (repro {t_gen - t0:.1f} s, import {t_imp - t_gen:.1f} s)")
+  if args.expect_failures:
+    return 1 if unexpected or now_pass else 0
+  return 1 if differ or refused else 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
