@@ -11,10 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -169,11 +171,16 @@ int interpret_table(const std::vector<lowering::Mutant>& mutants, const Campaign
                        {"error", h.error},
                        {"campaign", h.out.string()}});
   }
-  const double median = median_of(times);
+  // An undetected mutant counts as never detected (past the budget), so that the median is of
+  // every mutant hunted, not of the detected ones.
+  std::vector<double> all = times;
+  all.resize(mutants.size(), std::numeric_limits<double>::infinity());
+  const double median = median_of(all);
   std::printf(
-      "\n%d of %zu mutants detected; median time to detection %.1f s (seed %llu, budget %.0f s "
-      "each, executors %s)\n",
-      detected, mutants.size(), median, static_cast<unsigned long long>(ho.seed), ho.seconds,
+      "\n%d of %zu mutants detected; median time to detection %.1f s over all %zu (an undetected "
+      "one counts as never; seed %llu, budget %.0f s each, executors %s)\n",
+      detected, mutants.size(), median, mutants.size(), static_cast<unsigned long long>(ho.seed),
+      ho.seconds,
       [&] {
         std::string list;
         for (const auto& e : ho.executors) list += (list.empty() ? "" : ",") + e;
@@ -181,16 +188,18 @@ int interpret_table(const std::vector<lowering::Mutant>& mutants, const Campaign
       }()
           .c_str());
   if (!json_file.empty()) {
-    write_file_atomically(json_file, nlohmann::json{{"profile", "interpret"},
-                                                    {"seed", ho.seed},
-                                                    {"budget_seconds", ho.seconds},
-                                                    {"executors", ho.executors},
-                                                    {"detected", detected},
-                                                    {"mutants", mutants.size()},
-                                                    {"median_seconds", median},
-                                                    {"results", results}}
-                                             .dump(2) +
-                                         "\n");
+    write_file_atomically(
+        json_file, nlohmann::json{{"profile", "interpret"},
+                                  {"seed", ho.seed},
+                                  {"budget_seconds", ho.seconds},
+                                  {"executors", ho.executors},
+                                  {"detected", detected},
+                                  {"mutants", mutants.size()},
+                                  {"median_seconds", std::isfinite(median) ? nlohmann::json(median)
+                                                                           : nlohmann::json()},
+                                  {"results", results}}
+                           .dump(2) +
+                       "\n");
   }
   return detected == static_cast<int>(mutants.size()) ? kExitOk : kExitMismatch;
 }

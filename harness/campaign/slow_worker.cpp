@@ -69,15 +69,18 @@ void offer_to_pool(WorkerConfig& config, const CampaignOptions& o, SlowQueue& qu
   config.after_case = [&queue, profiles, every, salt](std::uint64_t index, const Case& c) {
     if (!sampled_case(index, salt, every) || !pool_wants_offer(queue, index)) return;
     std::uint64_t klass[2] = {0, 0};
+    std::uint64_t key[2] = {0, 0};
     for (int p = 0; p < 2; ++p) {
       if (!((profiles >> p) & 1)) continue;
       try {
-        klass[p] = behaviour_class(c, predict(c, Profile(p)).outcome);
+        const Outcome predicted = predict(c, Profile(p)).outcome;
+        klass[p] = behaviour_class(c, predicted);
+        key[p] = behaviour_key(predicted);
       } catch (const std::exception&) {
         return;  // the fast worker reports the reference's exception itself
       }
     }
-    offer_candidate(queue, index, klass[0], klass[1]);
+    offer_candidate(queue, index, klass[0], klass[1], key[0], key[1]);
   };
 }
 
