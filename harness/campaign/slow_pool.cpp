@@ -119,7 +119,7 @@ std::optional<PickedCase> NoveltyPicker::pick(SlowQueue& q, unsigned profiles) {
   std::vector<std::size_t> full;
   std::size_t best = kSlowQueueSlots;
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  std::pair<std::int64_t, std::int64_t> best_score{kMax, kMax};
+  std::tuple<std::int64_t, std::int64_t, std::int64_t> best_score{kMax, kMax, kMax};
   for (std::size_t i = 0; i < kSlowQueueSlots; ++i) {
     const SlowCandidate& s = q.slots[i];
     if (s.state.load(std::memory_order_acquire) != 2) continue;
@@ -127,11 +127,13 @@ std::optional<PickedCase> NoveltyPicker::pick(SlowQueue& q, unsigned profiles) {
     if (random) continue;
     // The rarest of its classes over the executors' profiles (a race with a writer only
     // misranks; the candidate is read again after it is taken).
-    std::pair<std::int64_t, std::int64_t> score{kMax, kMax};
+    std::tuple<std::int64_t, std::int64_t, std::int64_t> score{kMax, kMax, kMax};
     for (int p = 0; p < 2; ++p) {
-      if ((profiles >> p) & 1)
-        score = std::min(score, std::make_pair(key_seen(Profile(p), s.key[p]),
-                                               times_seen(Profile(p), s.klass[p])));
+      if (!((profiles >> p) & 1)) continue;
+      const auto ms = keys_ms_[p].find(s.key[p]);
+      score = std::min(score, std::make_tuple(ms == keys_ms_[p].end() ? 0 : ms->second,
+                                              key_seen(Profile(p), s.key[p]),
+                                              times_seen(Profile(p), s.klass[p])));
     }
     if (score < best_score) {
       best_score = score;
@@ -157,6 +159,12 @@ std::optional<PickedCase> NoveltyPicker::pick(SlowQueue& q, unsigned profiles) {
   q.full.fetch_sub(1, std::memory_order_relaxed);
   ++picks_;
   return out;
+}
+
+void NoveltyPicker::spent(const PickedCase& c, unsigned profiles, double seconds) {
+  for (int p = 0; p < 2; ++p) {
+    if ((profiles >> p) & 1) keys_ms_[p][c.key[p]] += static_cast<std::int64_t>(seconds * 1000);
+  }
 }
 
 void NoveltyPicker::ran(const PickedCase& c, unsigned profiles) {

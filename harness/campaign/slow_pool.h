@@ -106,6 +106,11 @@ class NoveltyPicker {
   std::optional<PickedCase> pick(SlowQueue& q, unsigned profiles);
   // Records that the case was run.
   void ran(const PickedCase& c, unsigned profiles);
+  // Records the executor time the case took. Keys are ranked by the time spent on them first, so
+  // that each key gets an even share of a slow executor's time: a key whose cases take the whole
+  // --timeout (a predicted deadlock that real JAX runs until it is killed) is not taken as often
+  // as one whose cases take a second.
+  void spent(const PickedCase& c, unsigned profiles, double seconds);
   std::size_t classes(Profile p) const { return seen_[static_cast<int>(p) & 1].size(); }
   std::int64_t times_seen(Profile p, std::uint64_t klass) const;
   std::int64_t key_seen(Profile p, std::uint64_t key) const;
@@ -116,6 +121,7 @@ class NoveltyPicker {
   std::int64_t picks_ = 0;
   std::map<std::uint64_t, std::int64_t> seen_[2];
   std::map<std::uint64_t, std::int64_t> keys_seen_[2];
+  std::map<std::uint64_t, std::int64_t> keys_ms_[2];  // executor time spent per key
 };
 
 }  // namespace collfuzz::campaign

@@ -112,10 +112,12 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
   config.confirm = ConfirmPolicy{o.confirm, o.confirm_executors};
   config.known = &o.known;
   std::uint64_t current = 0;
+  std::optional<PickedCase> picked;  // the case being run, charged with its executors' time
   config.next_index = [&]() -> std::optional<std::uint64_t> {
     const std::optional<PickedCase> c = picker.pick(queue, bits);
     if (!c) return std::nullopt;
     picker.ran(*c, bits);
+    picked = c;
     current = c->index;
     stats.cases.fetch_add(1, std::memory_order_relaxed);
     for (std::size_t k = 0; k < profiles.size() && k < kSlowMaxExecutors; ++k)
@@ -133,6 +135,7 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
       return;
     }
     stats.busy_executor.store(0);
+    if (picked) picker.spent(*picked, bits, seconds);
     stats.runs[k].fetch_add(1);
     if (outcome->kind == OutcomeKind::kTimeout) stats.timeouts[k].fetch_add(1);
     if (outcome->kind == OutcomeKind::kUnavailable) {

@@ -90,6 +90,24 @@ TEST(SlowPool, EachKeyGetsItsTurnBeforeNewClassesOfASeenKey) {
   EXPECT_EQ(picker.key_seen(Profile::kMosaic, 2), 3);
 }
 
+TEST(SlowPool, AKeyThatTookTheWholeTimeoutWaitsItsTurn) {
+  // Key 3's first case took 60 s (a deadlock JAX ran to its timeout), key 4's took 1 s each:
+  // key 4 is taken until it has had as much of the executor's time.
+  SharedMemory<SlowQueue> q;
+  for (std::uint64_t i = 0; i < 20; ++i) offer_candidate(*q, i, 300 + i, 0, 3, 0);
+  for (std::uint64_t i = 0; i < 20; ++i) offer_candidate(*q, 1000 + i, 400 + i, 0, 4, 0);
+  NoveltyPicker picker(1, /*random_floor=*/0);
+  std::vector<std::uint64_t> keys;
+  for (int k = 0; k < 12; ++k) {
+    const auto c = picker.pick(*q, 1u);
+    ASSERT_TRUE(c);
+    picker.ran(*c, 1u);
+    picker.spent(*c, 1u, c->key[0] == 3 ? 60.0 : 1.0);
+    keys.push_back(c->key[0]);
+  }
+  EXPECT_EQ(std::count(keys.begin(), keys.end(), 3u), 1) << ::testing::PrintToString(keys);
+}
+
 TEST(SlowPool, ARuleReachedTwoWaysIsTwoClasses) {
   // interpret.scoped.cluster_axes fired by a run_scoped collective over a cluster axis alone and
   // by one over the cluster and the thread axis: one key, two classes.
