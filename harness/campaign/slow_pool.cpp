@@ -48,7 +48,15 @@ void features(const Body& body, const std::optional<std::string>& thread, std::u
 std::uint64_t behaviour_key(const Outcome& predicted) {
   std::uint64_t h = mix(0, static_cast<std::uint64_t>(predicted.profile));
   h = mix(h, static_cast<std::uint64_t>(predicted.kind));
-  return predicted.diagnostic ? mix(h, text_hash(predicted.diagnostic->rule)) : h;
+  if (predicted.diagnostic) return mix(h, text_hash(predicted.diagnostic->rule));
+  // An accepted case that leaves a barrier mid-phase (some arrivals of its open phase came, not
+  // all) stands at the edge of the rules on pending arrivals: a key of its own.
+  for (const CtaRecord& cta : predicted.ctas) {
+    for (const BarrierRecord& b : cta.barriers) {
+      if (b.pending && b.count && *b.pending > 0 && *b.pending < *b.count) return mix(h, 1);
+    }
+  }
+  return h;
 }
 
 std::uint64_t behaviour_class(const Case& c, const Outcome& predicted) {
@@ -116,6 +124,10 @@ std::int64_t NoveltyPicker::key_seen(Profile p, std::uint64_t key) const {
 
 std::optional<PickedCase> NoveltyPicker::pick(SlowQueue& q, unsigned profiles) {
   const bool random = random_floor_ > 0 && (picks_ % random_floor_) == random_floor_ - 1;
+  // Picks alternate between the two ranks: by key (each rule, each kind of outcome, gets an even
+  // share of the executor's time), and by class alone (the least-run behaviour, whatever its key:
+  // completed runs, one key, hold most of the classes, and most of the memory semantics).
+  const bool by_class = picks_ % 2 == 1;
   std::vector<std::size_t> full;
   std::size_t best = kSlowQueueSlots;
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
@@ -131,9 +143,11 @@ std::optional<PickedCase> NoveltyPicker::pick(SlowQueue& q, unsigned profiles) {
     for (int p = 0; p < 2; ++p) {
       if (!((profiles >> p) & 1)) continue;
       const auto ms = keys_ms_[p].find(s.key[p]);
-      score = std::min(score, std::make_tuple(ms == keys_ms_[p].end() ? 0 : ms->second,
-                                              key_seen(Profile(p), s.key[p]),
-                                              times_seen(Profile(p), s.klass[p])));
+      const std::int64_t key_ms = ms == keys_ms_[p].end() ? 0 : ms->second;
+      const std::int64_t class_seen = times_seen(Profile(p), s.klass[p]);
+      score = std::min(
+          score, by_class ? std::make_tuple(class_seen, key_ms, std::int64_t{0})
+                          : std::make_tuple(key_ms, key_seen(Profile(p), s.key[p]), class_seen));
     }
     if (score < best_score) {
       best_score = score;
