@@ -53,6 +53,16 @@ bool faithful_has(const nlohmann::json& report, const std::string& signature,
     why = "the finding was shrunk before it was read";
     return true;  // not credited: its stored outcome is the shrunk case's
   }
+  // The stored outcome comes from the report's own run of the executor; a nondeterministic one
+  // may not have repeated the disagreement there. Only an outcome that shows the signature
+  // against the mutated reference can be held against the faithful one.
+  bool shown = false;
+  for (const auto& m : report.value("mismatches", nlohmann::json::array()))
+    shown = shown || m.value("signature", std::string()) == signature;
+  if (!shown) {
+    why = "the outcome stored with it does not show it (a nondeterministic run)";
+    return true;
+  }
   for (const auto& e : report["executors"]) {
     if (e.value("executor", std::string()) != executor) continue;
     std::vector<std::unique_ptr<Executor>> one;
