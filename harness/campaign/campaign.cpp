@@ -424,8 +424,10 @@ int Campaign::run(std::ostream& out, bool terminal) {
   std::string slow_pool_lines;
   if (slow_jobs > 0) {
     slow_pool_lines = write_slow_pool_report(dir.out(), o, *queue, totals.slow_pool);
-    for (const auto& ex : worker_executors(o, true))
-      totals.slow_profiles[ex->name()] = ex->profile();
+  }
+  // Each slow executor's profile, pool or not (the health checks' rules per profile).
+  for (const auto& ex : worker_executors(o, true)) {
+    if (is_slow_executor(ex->name())) totals.slow_profiles[ex->name()] = ex->profile();
   }
   const auto findings = store.load_all();
   std::size_t groups = 0;

@@ -39,16 +39,9 @@ nlohmann::json rules_sent_to_real_executors(const CampaignOptions& o, const Camp
   nlohmann::json out = nlohmann::json::object();
   for (const auto& name : o.executors) {
     if (!is_slow_executor(name)) continue;
-    Profile profile = Profile::kMosaic;
-    if (const auto it = t.slow_profiles.find(name); it != t.slow_profiles.end()) {
-      profile = it->second;
-    } else {
-      try {
-        profile = make_executor(name, o.executor_options)->profile();
-      } catch (const std::exception&) {
-        continue;  // not an executor of this build: nothing to say about its rules
-      }
-    }
+    const auto it = t.slow_profiles.find(name);
+    if (it == t.slow_profiles.end()) continue;  // its profile unknown: nothing to say
+    const Profile profile = it->second;
     const ProgressSnapshot::ExecutorProgress* tally = nullptr;
     for (const auto& e : t.executor_tallies) {
       if (e.name == name) tally = &e;

@@ -97,7 +97,8 @@ TEST(HealthRules, NoWarningWhenEveryRuleReachedIt) {
 TEST(HealthRules, AnExecutorWithNoTallyReceivedNothing) {
   CampaignOptions o;
   o.executors = {"jax-interpret"};
-  CampaignTotals t;  // no pool: the profile comes from the executor itself
+  CampaignTotals t;
+  t.slow_profiles = {{"jax-interpret", Profile::kInterpret}};  // no tally: it compared nothing
   const nlohmann::json s = summary_json(o, t, {});
   const auto& ji = s["health"]["rules_sent"]["jax-interpret"];
   EXPECT_EQ(ji["profile"], "interpret");
