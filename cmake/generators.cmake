@@ -17,7 +17,9 @@ add_library(collfuzz_generators STATIC
   generators/shape_choice.cpp
   generators/target_gen.cpp
 )
-target_link_libraries(collfuzz_generators PUBLIC collfuzz_reference rapidcheck PRIVATE collfuzz_warnings)
+target_link_libraries(collfuzz_generators
+  PUBLIC "$<IF:${COLLFUZZ_SEAM},collfuzz_reference_mutants,collfuzz_reference>" rapidcheck
+  PRIVATE collfuzz_warnings)
 
 target_sources(collfuzz PRIVATE harness/cli/cmd_gen.cpp harness/cli/cmd_fuzz.cpp)
 target_link_libraries(collfuzz PRIVATE collfuzz_generators)
@@ -57,6 +59,7 @@ if(COLLFUZZ_BUILD_TESTS)
   collfuzz_add_gtest(collfuzz_slow_pool_tests
     SOURCES tests/generators/slow_sampling_test.cpp tests/generators/slow_pool_test.cpp
             tests/generators/signature_rule_test.cpp tests/generators/root_cause_test.cpp
+            tests/generators/health_rules_test.cpp
     LIBS collfuzz_campaign)
   # sweep: 100,000 cases x 2 profiles x 2 JAX releases; 10 s in the release build, 7 minutes
   # under ASan, where it adds nothing the release run does not check (ci/test runs it once).
@@ -131,19 +134,16 @@ endif()
 # simulator and the lowering. Test-only: it links the mutant variant of the simulator, never the
 # production collfuzz binary.
 if(COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)
+  # The campaign, its executors and the reference it links are the mutant variants
+  # (COLLFUZZ_MUTANT_SEAM, cmake/sources.cmake): --profile interpret hunts the reference's
+  # mutants with a real campaign.
   add_executable(collfuzz_bugfind
     harness/campaign/bugfind_main.cpp
     harness/campaign/bug_finding.cpp
-    harness/campaign/case_check.cpp
-    harness/campaign/root_cause.cpp
-    harness/campaign/undefined_behaviour.cpp
-    harness/campaign/case_shrinker.cpp
-    harness/campaign/isolated_loop.cpp
-    harness/executors/sim_executor.cpp
-    harness/runner/atomic_file.cpp
+    harness/campaign/campaign_hunt.cpp
   )
-  target_link_libraries(collfuzz_bugfind PRIVATE collfuzz_generators collfuzz_oracles collfuzz_process collfuzz_sim_mutants CLI11::CLI11
-                                                 collfuzz_warnings)
+  set_target_properties(collfuzz_bugfind PROPERTIES COLLFUZZ_MUTANT_SEAM ON)
+  target_link_libraries(collfuzz_bugfind PRIVATE collfuzz_campaign CLI11::CLI11 collfuzz_warnings)
 endif()
 
 # Campaign faults and process hygiene (issue 10): kill -9 of the supervisor or of a worker,

@@ -12,7 +12,6 @@ set(COLLFUZZ_LOWERING_SOURCES
   harness/lowering/lowering_rules.cpp
   harness/lowering/mesh_check.cpp
   harness/lowering/module_setup.cpp
-  harness/lowering/mutant_names.cpp
   harness/lowering/plan_builder.cpp
   harness/lowering/plan_json.cpp
   harness/lowering/resource_estimate.cpp
@@ -30,7 +29,7 @@ add_library(collfuzz_sim STATIC ${COLLFUZZ_SIM_SOURCES})
 target_link_libraries(collfuzz_sim PUBLIC collfuzz_lowering PRIVATE collfuzz_warnings)
 
 target_sources(collfuzz_executors PRIVATE harness/executors/sim_executor.cpp)
-target_link_libraries(collfuzz_executors PUBLIC collfuzz_sim)
+target_link_libraries(collfuzz_executors PUBLIC "$<IF:${COLLFUZZ_SEAM},collfuzz_sim_mutants,collfuzz_sim>")
 
 if(COLLFUZZ_BUILD_TESTS)
   set(COLLFUZZ_SIM_TEST_LIBS collfuzz_oracles)
@@ -50,14 +49,21 @@ if(COLLFUZZ_BUILD_TESTS)
     LIBS collfuzz_runner collfuzz_sim)
 
   if(COLLFUZZ_MUTANTS)
-    add_library(collfuzz_lowering_mutants STATIC ${COLLFUZZ_LOWERING_SOURCES} harness/lowering/mutant_selection.cpp)
-    target_compile_definitions(collfuzz_lowering_mutants PUBLIC COLLFUZZ_WITH_MUTANTS)
-    target_link_libraries(collfuzz_lowering_mutants PUBLIC collfuzz_core PRIVATE collfuzz_warnings)
+    # The selection of a mutant, shared by every mutant variant; it carries the define.
+    add_library(collfuzz_mutant_seam STATIC harness/core/mutant_selection.cpp)
+    target_compile_definitions(collfuzz_mutant_seam PUBLIC COLLFUZZ_WITH_MUTANTS)
+    target_link_libraries(collfuzz_mutant_seam PUBLIC collfuzz_core PRIVATE collfuzz_warnings)
+    add_library(collfuzz_lowering_mutants STATIC ${COLLFUZZ_LOWERING_SOURCES})
+    target_link_libraries(collfuzz_lowering_mutants PUBLIC collfuzz_mutant_seam PRIVATE collfuzz_warnings)
+    # The reference with its interpret-profile mutants (docs/bug-finding.md).
+    add_library(collfuzz_reference_mutants STATIC ${COLLFUZZ_REFERENCE_SOURCES})
+    target_link_libraries(collfuzz_reference_mutants PUBLIC collfuzz_mutant_seam PRIVATE collfuzz_warnings)
     add_library(collfuzz_sim_mutants STATIC ${COLLFUZZ_SIM_SOURCES})
     target_link_libraries(collfuzz_sim_mutants PUBLIC collfuzz_lowering_mutants PRIVATE collfuzz_warnings)
     collfuzz_add_gtest(collfuzz_mutant_tests
-      SOURCES tests/sim/mutant_test.cpp
+      SOURCES tests/sim/mutant_test.cpp tests/reference/interpret_mutant_test.cpp
       LIBS collfuzz_oracles collfuzz_sim_mutants)
+    set_target_properties(collfuzz_mutant_tests PROPERTIES COLLFUZZ_MUTANT_SEAM ON)
   endif()
 
   # The production binary carries no mutant hook.

@@ -18,6 +18,7 @@ add_library(collfuzz_core STATIC
   harness/core/terminal_text.cpp
   harness/core/markup_text.cpp
   harness/core/undefined_behaviour.cpp
+  harness/core/mutant_names.cpp
 )
 target_include_directories(collfuzz_core PUBLIC ${CMAKE_SOURCE_DIR})
 # The version and git commit, regenerated at every build (cmake/build_info.cmake).
@@ -39,7 +40,7 @@ add_library(collfuzz_process STATIC
 target_include_directories(collfuzz_process PUBLIC ${CMAKE_SOURCE_DIR})
 target_link_libraries(collfuzz_process PRIVATE collfuzz_warnings)
 
-add_library(collfuzz_reference STATIC
+set(COLLFUZZ_REFERENCE_SOURCES
   oracles/reference/barrier_rules.cpp
   oracles/reference/copy_facts.cpp
   oracles/reference/copy_rules.cpp
@@ -59,7 +60,12 @@ add_library(collfuzz_reference STATIC
   oracles/reference/trace_rules.cpp
   oracles/reference/undefined_runs.cpp
 )
+add_library(collfuzz_reference STATIC ${COLLFUZZ_REFERENCE_SOURCES})
 target_link_libraries(collfuzz_reference PUBLIC collfuzz_core PRIVATE collfuzz_warnings)
+# A test binary with the property COLLFUZZ_MUTANT_SEAM links, through every library above them,
+# the mutant variants (cmake/sim.cmake) of the libraries that carry planted bugs (the reference,
+# the simulator and the lowering); every other target links the production ones.
+set(COLLFUZZ_SEAM "$<BOOL:$<TARGET_PROPERTY:COLLFUZZ_MUTANT_SEAM>>")
 
 add_library(collfuzz_oracles STATIC
   oracles/byte_oracle.cpp
@@ -68,7 +74,8 @@ add_library(collfuzz_oracles STATIC
   oracles/op_kinds.cpp
   oracles/undefined_oracle.cpp
 )
-target_link_libraries(collfuzz_oracles PUBLIC collfuzz_reference PRIVATE collfuzz_warnings)
+target_link_libraries(collfuzz_oracles PUBLIC "$<IF:${COLLFUZZ_SEAM},collfuzz_reference_mutants,collfuzz_reference>"
+                                       PRIVATE collfuzz_warnings)
 
 add_library(collfuzz_executors STATIC
   harness/executors/external_executor.cpp

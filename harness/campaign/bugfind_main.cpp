@@ -1,7 +1,9 @@
 // collfuzz_bugfind: the campaign's bug-finding power, measured. For each planted bug of the
-// simulator and the lowering (harness/lowering/mutants.h), the default campaign's loop runs the
+// simulator and the lowering (harness/core/mutants.h), the default campaign's loop runs the
 // reference against the mutant simulator on one core, up to --seconds each, and the table says
 // whether the bug was detected, how fast, and how small the shrunk case is (docs/bug-finding.md).
+// With --profile interpret, each planted bug of the reference's interpret profile is hunted by a
+// real campaign (the slow pool with jax-interpret) run with the mutated reference.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,17 +11,21 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <vector>
 
 #include "harness/campaign/bug_finding.h"
+#include "harness/campaign/campaign_hunt.h"
 #include "harness/campaign/isolated_loop.h"
 #include "harness/core/case_json.h"
 #include "harness/core/errors.h"
+#include "harness/executors/executor.h"
 #include "harness/runner/atomic_file.h"
 
 namespace {
@@ -119,6 +125,85 @@ int groups_table(const std::vector<lowering::Mutant>& mutants, std::uint64_t see
   return kExitOk;
 }
 
+double median_of(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  if (times.empty()) return 0;
+  return times.size() % 2 ? times[times.size() / 2]
+                          : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+}
+
+// --profile interpret: each mutant of the reference's interpret profile hunted by a campaign.
+int interpret_table(const std::vector<lowering::Mutant>& mutants, const CampaignHuntOptions& ho,
+                    const std::string& json_file) {
+  std::cout << "| mutant | detected | time to detection (s) | reported (s) | "
+            << ho.executors.back() << " cases | fast-loop cases | signature |\n"
+            << "|---|---|---|---|---|---|---|\n"
+            << std::flush;
+  nlohmann::json results = nlohmann::json::array();
+  std::vector<double> times;
+  int detected = 0;
+  for (lowering::Mutant m : mutants) {
+    const CampaignHunt h = hunt_in_campaign(m, ho);
+    char t[32] = "-";
+    char r[32] = "-";
+    if (h.detected) {
+      std::snprintf(t, sizeof t, "%.1f", h.seconds_to_detection);
+      std::snprintf(r, sizeof r, "%.1f", h.seconds_to_report);
+      ++detected;
+      times.push_back(h.seconds_to_detection);
+    }
+    std::cout << "| " << h.mutant << " | " << (h.detected ? "yes" : "**no**") << " | " << t << " | "
+              << r << " | " << h.executor_cases << " | " << h.fast_cases << " | "
+              << (h.detected        ? "`" + h.signature + "`"
+                  : h.error.empty() ? "-"
+                                    : h.error)
+              << " |\n"
+              << std::flush;
+    results.push_back({{"mutant", h.mutant},
+                       {"detected", h.detected},
+                       {"seconds_to_detection", h.seconds_to_detection},
+                       {"seconds_to_report", h.seconds_to_report},
+                       {"signature", h.signature},
+                       {"index", h.index},
+                       {"executor_cases", h.executor_cases},
+                       {"fast_cases", h.fast_cases},
+                       {"not_caused", h.not_caused},
+                       {"error", h.error},
+                       {"campaign", h.out.string()}});
+  }
+  // An undetected mutant counts as never detected (past the budget), so that the median is of
+  // every mutant hunted, not of the detected ones.
+  std::vector<double> all = times;
+  all.resize(mutants.size(), std::numeric_limits<double>::infinity());
+  const double median = median_of(all);
+  std::printf(
+      "\n%d of %zu mutants detected; median time to detection %.1f s over all %zu (an undetected "
+      "one counts as never; seed %llu, budget %.0f s each, executors %s)\n",
+      detected, mutants.size(), median, mutants.size(), static_cast<unsigned long long>(ho.seed),
+      ho.seconds,
+      [&] {
+        std::string list;
+        for (const auto& e : ho.executors) list += (list.empty() ? "" : ",") + e;
+        return list;
+      }()
+          .c_str());
+  if (!json_file.empty()) {
+    write_file_atomically(
+        json_file, nlohmann::json{{"profile", "interpret"},
+                                  {"seed", ho.seed},
+                                  {"budget_seconds", ho.seconds},
+                                  {"executors", ho.executors},
+                                  {"detected", detected},
+                                  {"mutants", mutants.size()},
+                                  {"median_seconds", std::isfinite(median) ? nlohmann::json(median)
+                                                                           : nlohmann::json()},
+                                  {"results", results}}
+                           .dump(2) +
+                       "\n");
+  }
+  return detected == static_cast<int>(mutants.size()) ? kExitOk : kExitMismatch;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,17 +220,56 @@ int main(int argc, char** argv) {
   app.add_option("--mutants", only, "comma-separated mutant names (default: all)");
   app.add_option("--json", json_file, "write the results as JSON here");
   app.add_option("--cases", cases_dir, "write each mutant's shrunk case here");
+  std::string profile = "mosaic";
+  app.add_option("--profile", profile,
+                 "mosaic: the simulator's and lowering's mutants against sim; interpret: the "
+                 "reference's interpret-profile mutants, each hunted by a campaign with the slow "
+                 "pool")
+      ->check(CLI::IsMember({"mosaic", "interpret"}))
+      ->capture_default_str();
+  CampaignHuntOptions ho;
+  std::string executors = "jax-interpret";
+  app.add_option("--executors", executors, "--profile interpret: the campaign's executors")
+      ->capture_default_str();
+  app.add_option("--jobs", ho.jobs, "--profile interpret: the campaign's fast workers")
+      ->capture_default_str();
+  app.add_option("--slow-jobs", ho.slow_jobs, "--profile interpret: the slow pool's workers")
+      ->capture_default_str();
+  std::string work = "bugfind-campaigns";
+  app.add_option("--work", work, "--profile interpret: one campaign directory per mutant here")
+      ->capture_default_str();
+  app.add_option("--baseline", ho.baseline,
+                 "--profile interpret: known divergences, never credited (default "
+                 "ci/known-divergences.json when present)");
+  app.add_option("--python", ho.executor_options.python,
+                 "--profile interpret: the JAX executors' Python (default .venv-jax)");
   bool groups = false;
   app.add_flag("--groups", groups,
                "run the whole budget and count each mutant's findings and root-cause groups");
   CLI11_PARSE(app, argc, argv);
 
   std::vector<lowering::Mutant> mutants;
+  const bool interpret = profile == "interpret";
   for (int m = 1; m < static_cast<int>(lowering::Mutant::kCount); ++m) {
     const auto mutant = static_cast<lowering::Mutant>(m);
+    if (is_interpret_mutant(mutant) != interpret) continue;
     const std::string name(lowering::mutant_name(mutant));
     if (only.empty() || ("," + only + ",").find("," + name + ",") != std::string::npos)
       mutants.push_back(mutant);
+  }
+  if (interpret) {
+    ho.seed = seed;
+    ho.seconds = seconds;
+    ho.work = work;
+    try {
+      ho.executors = parse_executor_list(executors);
+    } catch (const std::exception& e) {
+      std::cerr << "collfuzz_bugfind: --executors: " << e.what() << "\n";
+      return kExitBadInput;
+    }
+    if (ho.baseline.empty() && std::filesystem::exists("ci/known-divergences.json"))
+      ho.baseline = "ci/known-divergences.json";
+    return interpret_table(mutants, ho, json_file);
   }
   if (groups) return groups_table(mutants, seed, seconds, json_file);
   std::cout << "| mutant | detected | time to detection (s) | cases | signature | shrunk case "

@@ -58,8 +58,11 @@ std::vector<ProgressSnapshot::ExecutorProgress> executor_progress(const Campaign
   // A slow-pool worker s keeps its tallies in board slot jobs + s (its Worker's slot).
   for (std::int64_t s = 0; s < slow_jobs && o.jobs + s < kMaxJobs; ++s)
     add(slow, board.slots[o.jobs + s].executors);
-  for (std::size_t i = 0; i < out.size(); ++i)
+  for (std::size_t i = 0; i < out.size(); ++i) {
     out[i].rules_hit = static_cast<std::size_t>(std::popcount(lo[i]) + std::popcount(hi[i]));
+    out[i].rules_lo = lo[i];
+    out[i].rules_hi = hi[i];
+  }
   return out;
 }
 
@@ -420,13 +423,16 @@ int Campaign::run(std::ostream& out, bool terminal) {
   totals.worker_crashes += slow_crashes;
   totals.run_cases = last.cases;
   totals.run_seconds = last.seconds;
+  totals.executor_tallies = last.executors;
   totals.flaky = load_flaky(dir.out());
   totals.known = FindingsStore(dir.out() / "known").load_all();
   std::string slow_pool_lines;
   if (slow_jobs > 0) {
     slow_pool_lines = write_slow_pool_report(dir.out(), o, *queue, totals.slow_pool);
-    for (const auto& ex : worker_executors(o, true))
-      totals.slow_profiles[ex->name()] = ex->profile();
+  }
+  // Each slow executor's profile, pool or not (the health checks' rules per profile).
+  for (const auto& ex : worker_executors(o, true)) {
+    if (is_slow_executor(ex->name())) totals.slow_profiles[ex->name()] = ex->profile();
   }
   const auto findings = store.load_all();
   std::size_t groups = 0;

@@ -7,9 +7,12 @@
 #include <cstdio>
 #include <tuple>
 
+#include "harness/campaign/slow_pool.h"
 #include "harness/core/allocator.h"
 #include "harness/core/build_info.h"
+#include "harness/core/jax_version.h"
 #include "harness/runner/atomic_file.h"
+#include "oracles/reference/rules.h"
 
 namespace collfuzz::campaign {
 namespace {
@@ -24,6 +27,53 @@ std::string host_name() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
   return buf;
+}
+
+// Per real executor (JAX, cuda: is_slow_executor) of the campaign: the rules its profile can
+// fire (rules.def's profiles, in the campaign's JAX release) and which of them it received a case
+// for in this run (its tally: a case whose predicted rule it is reached the executor and was
+// compared); a warning for each executor that missed some.
+nlohmann::json rules_sent_to_real_executors(const CampaignOptions& o, const CampaignTotals& t,
+                                            nlohmann::json& warnings) {
+  const JaxVersion release = o.jax.value_or(kDefaultJaxVersion);
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& name : o.executors) {
+    if (!is_slow_executor(name)) continue;
+    const auto it = t.slow_profiles.find(name);
+    if (it == t.slow_profiles.end()) continue;  // its profile unknown: nothing to say
+    const Profile profile = it->second;
+    const ProgressSnapshot::ExecutorProgress* tally = nullptr;
+    for (const auto& e : t.executor_tallies) {
+      if (e.name == name) tally = &e;
+    }
+    nlohmann::json never = nlohmann::json::array();
+    std::int64_t can = 0;
+    std::int64_t received = 0;
+    for (const Rule& r : all_rules()) {
+      const bool fires = profile == Profile::kMosaic ? r.profiles != RuleProfiles::kInterpretOnly
+                                                     : r.profiles != RuleProfiles::kMosaicOnly;
+      if (!fires || !rule_holds(r, release)) continue;
+      ++can;
+      if (tally && tally->reached(static_cast<std::size_t>(r.id))) {
+        ++received;
+      } else {
+        never.push_back(std::string(r.name));
+      }
+    }
+    const double share = can > 0 ? static_cast<double>(received) / static_cast<double>(can) : 1.0;
+    out[name] = {{"profile", to_string(profile)},
+                 {"compared", tally ? tally->compared : 0},
+                 {"rules_can_fire", can},
+                 {"rules_received", received},
+                 {"share", share},
+                 {"never_received", never}};
+    if (!never.empty())
+      warnings.push_back(name + " never received a case for " + std::to_string(never.size()) +
+                         " of the " + std::to_string(can) + " rules its profile (" +
+                         to_string(profile) + ") can fire (" +
+                         std::to_string(static_cast<int>(share * 100)) + " % received)");
+  }
+  return out;
 }
 
 // Warnings: an executor that ran fewer than kHealthMinCases cases (the fast workers' runs and
@@ -65,7 +115,11 @@ nlohmann::json health_checks(const CampaignOptions& o, const CampaignTotals& t) 
                          std::to_string(kHealthMinCases) + "): no executor of the campaign runs " +
                          "it, or too few cases reached one");
   }
-  return {{"min_cases", kHealthMinCases}, {"executor_runs", executor_runs}, {"warnings", warnings}};
+  nlohmann::json rules_sent = rules_sent_to_real_executors(o, t, warnings);
+  return {{"min_cases", kHealthMinCases},
+          {"executor_runs", executor_runs},
+          {"rules_sent", rules_sent},
+          {"warnings", warnings}};
 }
 
 std::string health_markdown(const nlohmann::json& s) {
@@ -74,6 +128,21 @@ std::string health_markdown(const nlohmann::json& s) {
   std::string md = "\n## Health checks\n\n| executor | cases run |\n|---|---|\n";
   for (const auto& [name, n] : h["executor_runs"].items())
     md += "| " + name + " | " + n.dump() + " |\n";
+  if (h.contains("rules_sent") && !h["rules_sent"].empty()) {
+    md +=
+        "\nRules sent to each real executor in this run: of the rules its profile can fire, "
+        "those it received a case for (the case's predicted rule).\n\n| executor | profile | "
+        "cases compared | rules received | share | never received |\n|---|---|---|---|---|---|\n";
+    for (const auto& [name, r] : h["rules_sent"].items()) {
+      std::string never;
+      for (const auto& id : r["never_received"])
+        never += (never.empty() ? "`" : ", `") + id.get<std::string>() + "`";
+      md += "| " + name + " | " + r["profile"].get<std::string>() + " | " + r["compared"].dump() +
+            " | " + r["rules_received"].dump() + " of " + r["rules_can_fire"].dump() + " | " +
+            fixed(100 * r["share"].get<double>(), 0) + " % | " + (never.empty() ? "-" : never) +
+            " |\n";
+    }
+  }
   md += "\n";
   if (h["warnings"].empty()) md += "No warning.\n";
   for (const auto& w : h["warnings"]) md += "- **warning**: " + w.get<std::string>() + "\n";

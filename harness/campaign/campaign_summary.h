@@ -14,6 +14,7 @@
 #include "harness/campaign/campaign_options.h"
 #include "harness/campaign/campaign_state.h"
 #include "harness/campaign/findings_store.h"
+#include "harness/campaign/progress_display.h"
 
 namespace collfuzz::campaign {
 
@@ -36,6 +37,10 @@ struct CampaignTotals {
   nlohmann::json slow_pool;     // write_slow_pool_report()'s; null: no pool
   std::map<std::string, Profile> slow_profiles;  // each slow executor's profile
   std::vector<FindingRecord> known;              // <out>/known: divergences the baseline lists
+  // Per executor, in this run: the workers' tallies summed (executor_tally.h), the record that
+  // timeline.jsonl's per_executor is written from. The health checks read the rules that reached
+  // each real executor from it.
+  std::vector<ProgressSnapshot::ExecutorProgress> executor_tallies;
 };
 
 // Merges the saved state of every worker.

@@ -21,11 +21,17 @@ struct ProgressSnapshot {
   std::int64_t crashes = 0;  // worker processes that died
   std::string waiting;       // what a slow executor has been busy on for long ("" when nothing)
   // Per executor, in this run (executor_tally.h): stream cases compared with the reference, and
-  // the rules whose predicted diagnostics reached it. For timeline.jsonl.
+  // the rules whose predicted diagnostics reached it. For timeline.jsonl and, at the end, the
+  // summary's health checks (rules a profile can fire that never reached a real executor).
   struct ExecutorProgress {
     std::string name;
     std::int64_t compared = 0;
     std::size_t rules_hit = 0;
+    std::uint64_t rules_lo = 0;  // bit r: a case whose predicted rule is r reached it (r < 64)
+    std::uint64_t rules_hi = 0;  // bit r-64
+    bool reached(std::size_t rule) const {
+      return ((rule < 64 ? rules_lo : rules_hi) >> (rule % 64)) & 1u;
+    }
   };
   std::vector<ExecutorProgress> executors;
 };

@@ -23,6 +23,10 @@ namespace collfuzz::campaign {
 // of a rejection, and the case's features (semantics, cluster size, thread count, the kinds of
 // copy and barrier op it uses). Cases of one class exercise one path of the implementation.
 std::uint64_t behaviour_class(const Case& c, const Outcome& predicted);
+// The coarse part of the class: the profile, the outcome kind and the rule of a rejection. The
+// pool ranks by it first (each rule, and each kind of accepted outcome, gets its turn), then by
+// the class.
+std::uint64_t behaviour_key(const Outcome& predicted);
 
 // The slow executors: every JAX executor and cuda.
 inline bool is_slow_executor(std::string_view name) {
@@ -37,6 +41,7 @@ struct SlowCandidate {
   std::atomic<std::uint32_t> state{0};  // 0 empty, 1 being written, 2 full, 3 being taken
   std::uint64_t index = 0;
   std::uint64_t klass[2] = {0, 0};  // per profile (Profile::kMosaic, Profile::kInterpret)
+  std::uint64_t key[2] = {0, 0};    // behaviour_key() per profile
 };
 
 // A run of a slow executor that takes this long is a stall (counted, and named on the progress
@@ -78,11 +83,13 @@ bool pool_wants_offer(SlowQueue& q, std::uint64_t index);
 
 // Offers a candidate; never waits. The slot is chosen by the index.
 void offer_candidate(SlowQueue& q, std::uint64_t index, std::uint64_t mosaic_class,
-                     std::uint64_t interpret_class);
+                     std::uint64_t interpret_class, std::uint64_t mosaic_key = 0,
+                     std::uint64_t interpret_key = 0);
 
 struct PickedCase {
   std::uint64_t index = 0;
   std::uint64_t klass[2] = {0, 0};
+  std::uint64_t key[2] = {0, 0};
   bool random = false;  // taken by the uniform floor, not by rank
 };
 
@@ -93,19 +100,28 @@ class NoveltyPicker {
   NoveltyPicker(std::uint64_t seed, std::int64_t random_floor = 4)
       : rng_(seed), random_floor_(random_floor) {}
 
-  // Takes the queued candidate whose class (for `profiles`, bit p: profile p) was run least;
-  // nullopt when the queue is empty.
+  // Takes the queued candidate whose key (behaviour_key(), for `profiles`, bit p: profile p)
+  // was run least, and among those the one whose class was run least; nullopt when the queue is
+  // empty.
   std::optional<PickedCase> pick(SlowQueue& q, unsigned profiles);
   // Records that the case was run.
   void ran(const PickedCase& c, unsigned profiles);
+  // Records the executor time the case took. Keys are ranked by the time spent on them first, so
+  // that each key gets an even share of a slow executor's time: a key whose cases take the whole
+  // --timeout (a predicted deadlock that real JAX runs until it is killed) is not taken as often
+  // as one whose cases take a second.
+  void spent(const PickedCase& c, unsigned profiles, double seconds);
   std::size_t classes(Profile p) const { return seen_[static_cast<int>(p) & 1].size(); }
   std::int64_t times_seen(Profile p, std::uint64_t klass) const;
+  std::int64_t key_seen(Profile p, std::uint64_t key) const;
 
  private:
   std::uint64_t rng_;
   std::int64_t random_floor_;
   std::int64_t picks_ = 0;
   std::map<std::uint64_t, std::int64_t> seen_[2];
+  std::map<std::uint64_t, std::int64_t> keys_seen_[2];
+  std::map<std::uint64_t, std::int64_t> keys_ms_[2];  // executor time spent per key
 };
 
 }  // namespace collfuzz::campaign

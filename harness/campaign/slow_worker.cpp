@@ -69,15 +69,18 @@ void offer_to_pool(WorkerConfig& config, const CampaignOptions& o, SlowQueue& qu
   config.after_case = [&queue, profiles, every, salt](std::uint64_t index, const Case& c) {
     if (!sampled_case(index, salt, every) || !pool_wants_offer(queue, index)) return;
     std::uint64_t klass[2] = {0, 0};
+    std::uint64_t key[2] = {0, 0};
     for (int p = 0; p < 2; ++p) {
       if (!((profiles >> p) & 1)) continue;
       try {
-        klass[p] = behaviour_class(c, predict(c, Profile(p)).outcome);
+        const Outcome predicted = predict(c, Profile(p)).outcome;
+        klass[p] = behaviour_class(c, predicted);
+        key[p] = behaviour_key(predicted);
       } catch (const std::exception&) {
         return;  // the fast worker reports the reference's exception itself
       }
     }
-    offer_candidate(queue, index, klass[0], klass[1]);
+    offer_candidate(queue, index, klass[0], klass[1], key[0], key[1]);
   };
 }
 
@@ -109,10 +112,12 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
   config.confirm = ConfirmPolicy{o.confirm, o.confirm_executors};
   config.known = &o.known;
   std::uint64_t current = 0;
+  std::optional<PickedCase> picked;  // the case being run, charged with its executors' time
   config.next_index = [&]() -> std::optional<std::uint64_t> {
     const std::optional<PickedCase> c = picker.pick(queue, bits);
     if (!c) return std::nullopt;
     picker.ran(*c, bits);
+    picked = c;
     current = c->index;
     stats.cases.fetch_add(1, std::memory_order_relaxed);
     for (std::size_t k = 0; k < profiles.size() && k < kSlowMaxExecutors; ++k)
@@ -130,6 +135,7 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
       return;
     }
     stats.busy_executor.store(0);
+    if (picked) picker.spent(*picked, bits, seconds);
     stats.runs[k].fetch_add(1);
     if (outcome->kind == OutcomeKind::kTimeout) stats.timeouts[k].fetch_add(1);
     if (outcome->kind == OutcomeKind::kUnavailable) {

@@ -8,6 +8,7 @@
 
 #include "harness/core/fill.h"
 #include "harness/core/limits.h"
+#include "harness/core/mutants.h"
 #include "harness/core/ndarray.h"
 #include "oracles/reference/barrier_model.h"
 #include "oracles/reference/copy_facts.h"
@@ -723,6 +724,10 @@ class Execution {
     // A run of n zero elements from element d, all marked alike.
     const auto out_of_bounds = [&](std::int64_t d, std::int64_t n) {
       if (n <= 0) return;
+      if (!mosaic_ && mutant_active(Mutant::kInterpretOobFillNotZero)) {
+        for (std::int64_t e = d; e < d + n; ++e) dst.store(e, 1, false);
+        return;
+      }
       const bool undefined = oob == Oob::kUndefined;
       dst.mem->any_undef = dst.mem->any_undef || undefined;
       if (same_width && bits >= 8) {

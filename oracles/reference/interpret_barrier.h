@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness/core/mutants.h"
+
 namespace collfuzz::ref {
 
 class InterpretBarrier {
@@ -90,7 +92,7 @@ class InterpretBarrier {
   }
 
   std::optional<Violation> deallocate() const {
-    if (arrivals_count_ != 0)
+    if (arrivals_count_ > (mutant_active(Mutant::kInterpretDeallocPendingOffByOne) ? 1 : 0))
       return Violation{Violation::Kind::kDeallocPending, "", 0, 0, arrivals_count_};
     for (const auto& [t, last] : observed_) {
       if (last != phase_)

@@ -2,6 +2,7 @@
 // The interpreter walks the jaxpr in program order, `when` bodies included.
 #include <algorithm>
 
+#include "harness/core/mutants.h"
 #include "harness/core/pyrepr.h"
 
 #include "oracles/reference/rule_families.h"
@@ -12,9 +13,16 @@ namespace {
 // `[*mesh.cluster_names, mesh.thread_name]`, with a fresh object() standing in for a missing
 // thread name; printed as str(list). The object's address is normalised by the oracle.
 std::string thread_axis_names_repr(const Case& c) {
+  const std::string thread =
+      c.mesh.thread_name ? py::repr_str(*c.mesh.thread_name) : "<object object at 0x0>";
   std::string out = "[";
+  if (mutant_active(Mutant::kInterpretAxesThreadFirst)) out += thread + ", ";
   for (const auto& n : c.mesh.cluster_names) out += n.repr() + ", ";
-  out += c.mesh.thread_name ? py::repr_str(*c.mesh.thread_name) : "<object object at 0x0>";
+  if (mutant_active(Mutant::kInterpretAxesThreadFirst)) {
+    out.resize(out.size() - 2);
+    return out + "]";
+  }
+  out += thread;
   return out + "]";
 }
 
@@ -52,8 +60,13 @@ void check_scoped(Checker& ck, const Op& op, const RunScoped& rs) {
     if (!has_thread) {
       ck.check(RuleId::kInterpNoThreadAxis, cluster_flag || thread_flag, op.path);
     } else {
-      ck.check(RuleId::kInterpClusterAxes, cluster_flag, op.path);
-      ck.check(RuleId::kInterpThreadAxisRequired, !thread_flag, op.path);
+      if (mutant_active(Mutant::kInterpretScopedCheckOrder)) {
+        ck.check(RuleId::kInterpThreadAxisRequired, !thread_flag, op.path);
+        ck.check(RuleId::kInterpClusterAxes, cluster_flag, op.path);
+      } else {
+        ck.check(RuleId::kInterpClusterAxes, cluster_flag, op.path);
+        ck.check(RuleId::kInterpThreadAxisRequired, !thread_flag, op.path);
+      }
     }
   }
   for (const Alloc& a : rs.allocs) {
@@ -134,9 +147,11 @@ void check_interpret(Checker& ck) {
     if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
       ck.check(RuleId::kInterpCopyNoBarrier, !cp->barrier, op.path);
       // The interpreter does not peel the predicate off: it lands among the barrier's transforms.
-      ck.check(RuleId::kInterpCopyPredicate, cp->predicate.has_value(), op.path, [&] {
-        return Holes{{"n", cp->barrier->index ? "1" : "0"}};
-      });
+      ck.check(RuleId::kInterpCopyPredicate,
+               cp->predicate.has_value() && !mutant_active(Mutant::kInterpretPredicateAccepted),
+               op.path, [&] {
+                 return Holes{{"n", cp->barrier->index ? "1" : "0"}};
+               });
       if (cp->barrier) check_barrier_use(ck, op, *cp->barrier, scope);
     }
     if (const auto* ar = std::get_if<BarrierArrive>(&op.v))

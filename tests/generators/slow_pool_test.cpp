@@ -2,12 +2,14 @@
 // worker takes rare classes before common ones, with a floor of uniform random picks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <set>
 
 #include "generators/case_stream.h"
 #include "harness/campaign/shared_memory.h"
 #include "harness/campaign/slow_pool.h"
+#include "harness/core/case_json.h"
 #include "oracles/reference/reference.h"
 
 namespace collfuzz::campaign {
@@ -68,6 +70,68 @@ TEST(SlowPool, RareClassesGoFirst) {
   EXPECT_TRUE(picker.pick(*q, 1u));
 }
 
+TEST(SlowPool, EachKeyGetsItsTurnBeforeNewClassesOfASeenKey) {
+  // Key 1 (say, completed cases) comes in many classes, each new; key 2 (a rule) in one. Ranked
+  // by class alone, key 1's new classes would fill every pick; the picks ranked by key (every
+  // other one) alternate between the keys, and those ranked by class take key 1's new classes.
+  SharedMemory<SlowQueue> q;
+  for (std::uint64_t i = 0; i < 100; ++i) offer_candidate(*q, i, 5000 + i, 0, 1, 0);
+  for (std::uint64_t i = 0; i < 4; ++i) offer_candidate(*q, 100000 + i, 77, 0, 2, 0);
+  NoveltyPicker picker(1, /*random_floor=*/0);
+  std::vector<std::uint64_t> keys;
+  for (int k = 0; k < 6; ++k) {
+    const auto c = picker.pick(*q, 1u);
+    ASSERT_TRUE(c);
+    picker.ran(*c, 1u);
+    keys.push_back(c->key[0]);
+  }
+  EXPECT_EQ(std::count(keys.begin(), keys.end(), 2u), 2) << ::testing::PrintToString(keys);
+  EXPECT_EQ(keys[4], 2u);  // by key: key 2 was run once, key 1 three times
+  EXPECT_EQ(keys[1], 1u);  // by class: a class never run
+  EXPECT_EQ(keys[3], 1u);
+  EXPECT_EQ(picker.key_seen(Profile::kMosaic, 2), 2);
+}
+
+TEST(SlowPool, AKeyThatTookTheWholeTimeoutWaitsItsTurn) {
+  // Key 3's first case took 60 s (a deadlock JAX ran to its timeout), key 4's took 1 s each:
+  // key 4 is taken until it has had as much of the executor's time.
+  SharedMemory<SlowQueue> q;
+  for (std::uint64_t i = 0; i < 20; ++i) offer_candidate(*q, i, 300, 0, 3, 0);
+  for (std::uint64_t i = 0; i < 20; ++i) offer_candidate(*q, 1000 + i, 400 + i, 0, 4, 0);
+  NoveltyPicker picker(1, /*random_floor=*/0);
+  std::vector<std::uint64_t> keys;
+  for (int k = 0; k < 12; ++k) {
+    const auto c = picker.pick(*q, 1u);
+    ASSERT_TRUE(c);
+    picker.ran(*c, 1u);
+    picker.spent(*c, 1u, c->key[0] == 3 ? 60.0 : 1.0);
+    keys.push_back(c->key[0]);
+  }
+  EXPECT_EQ(std::count(keys.begin(), keys.end(), 3u), 1) << ::testing::PrintToString(keys);
+}
+
+TEST(SlowPool, ARuleReachedTwoWaysIsTwoClasses) {
+  // interpret.scoped.cluster_axes fired by a run_scoped collective over a cluster axis alone and
+  // by one over the cluster and the thread axis: one key, two classes.
+  const auto make = [](const std::string& axes) {
+    return case_from_json(nlohmann::json::parse(
+        R"({"format": 1, "name": "t", "mesh": {"cluster": [2], "cluster_names": ["x"], "num_threads": 2,
+            "thread_name": "wg"}, "target": {"arch": "sm_90a", "semantics": "lane", "profile": "interpret"},
+            "inputs": [], "outputs": [], "program": [{"op": "run_scoped", "allocs": [{"name": "s",
+            "kind": "smem", "shape": [128], "dtype": "float32"}], "collective_axes": )" +
+        axes + R"(, "body": []}]})"));
+  };
+  const Case cluster = make(R"(["x"])");
+  const Case both = make(R"(["x", "wg"])");
+  const Outcome a = predict(cluster, Profile::kInterpret).outcome;
+  const Outcome b = predict(both, Profile::kInterpret).outcome;
+  ASSERT_TRUE(a.diagnostic && b.diagnostic);
+  EXPECT_EQ(a.diagnostic->rule, "interpret.scoped.cluster_axes");
+  EXPECT_EQ(b.diagnostic->rule, "interpret.scoped.cluster_axes");
+  EXPECT_EQ(behaviour_key(a), behaviour_key(b));
+  EXPECT_NE(behaviour_class(cluster, a), behaviour_class(both, b));
+}
+
 TEST(SlowPool, TheRandomFloorTakesCommonClassesToo) {
   SharedMemory<SlowQueue> q;
   // One rare candidate kept queued among commons: without the floor it would be taken every
@@ -88,14 +152,20 @@ TEST(SlowPool, TheRandomFloorTakesCommonClassesToo) {
 
 TEST(SlowPool, ClassesSeparateOutcomesAndFeatures) {
   std::set<std::uint64_t> classes;
+  std::set<std::uint64_t> keys;
   for (std::uint64_t i = 0; i < 4000; ++i) {
     const Case c = generators::generate_case(1, i);
-    classes.insert(behaviour_class(c, predict(c, Profile::kInterpret).outcome));
+    const Outcome predicted = predict(c, Profile::kInterpret).outcome;
+    classes.insert(behaviour_class(c, predicted));
+    keys.insert(behaviour_key(predicted));
   }
   EXPECT_GT(classes.size(), 20u);  // the stream has many behaviours
-  // and they repeat, so that ranking has something to rank
-  EXPECT_LT(classes.size(), 4000u / 4) << classes.size();
-  std::cout << "classes in 4000 cases: " << classes.size() << "\n";
+  // and they repeat, so that ranking has something to rank: the keys (a rule, an outcome kind)
+  // often, the classes within a key less (they order the candidates of one key).
+  EXPECT_LT(classes.size(), 4000u / 2) << classes.size();
+  EXPECT_GT(keys.size(), 10u);
+  EXPECT_LT(keys.size(), 60u) << keys.size();
+  std::cout << "classes in 4000 cases: " << classes.size() << ", keys: " << keys.size() << "\n";
   const Case c = generators::generate_case(1, 0);
   Outcome a = predict(c, Profile::kInterpret).outcome;
   Outcome b = a;

@@ -1,6 +1,8 @@
-// Planted bugs (harness/lowering/mutants.h) against the oracles: each named mutant, selected at
-// run time in the mutant build, must be caught by the oracle that exists to catch it, with the
-// signature a campaign would deduplicate it by. The same case without the mutant agrees.
+// Planted bugs of the simulator and lowering (harness/core/mutants.h; the reference's
+// interpret-profile ones: tests/reference/interpret_mutant_test.cpp) against the oracles: each
+// named mutant, selected at run time in the mutant build, must be caught by the oracle that exists
+// to catch it, with the signature a campaign would deduplicate it by. The same case without the
+// mutant agrees.
 #include <gtest/gtest.h>
 
 #include "harness/lowering/mutants.h"
@@ -130,7 +132,7 @@ INSTANTIATE_TEST_SUITE_P(Mutants, PlantedBug, ::testing::ValuesIn(kPlanted),
                          });
 
 TEST(Mutants, EveryNamedMutantHasAPlantedBugTest) {
-  for (int m = 1; m < static_cast<int>(Mutant::kCount); ++m) {
+  for (int m = 1; m < static_cast<int>(kFirstInterpretMutant); ++m) {
     const auto mutant = static_cast<Mutant>(m);
     const bool covered = std::any_of(std::begin(kPlanted), std::end(kPlanted),
                                      [&](const Planted& p) { return p.mutant == mutant; });

@@ -1,8 +1,8 @@
 #include <array>
 
-#include "harness/lowering/mutants.h"
+#include "harness/core/mutants.h"
 
-namespace collfuzz::lowering {
+namespace collfuzz {
 namespace {
 
 constexpr std::array<std::string_view, static_cast<std::size_t>(Mutant::kCount)> kNames = {
@@ -19,6 +19,11 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Mutant::kCount)>
     "non_leader_barrier_armed",
     "multicast_skips_self",
     "cluster_barrier_count_off_by_one",
+    "interpret_scoped_check_order",
+    "interpret_predicate_accepted",
+    "interpret_axes_thread_first",
+    "interpret_dealloc_pending_off_by_one",
+    "interpret_oob_fill_not_zero",
 };
 
 }  // namespace
@@ -32,4 +37,4 @@ std::optional<Mutant> parse_mutant(std::string_view name) {
   return std::nullopt;
 }
 
-}  // namespace collfuzz::lowering
+}  // namespace collfuzz

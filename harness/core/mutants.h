@@ -1,0 +1,61 @@
+// Planted bugs: named one-line behavioural changes in the lowering and the simulator (the compiler
+// profile) and in the reference's interpret-profile rules, used to show that the oracles catch the
+// bugs they exist to catch. A test-only seam: the hooks exist only in the variants of the
+// libraries built with -DCOLLFUZZ_WITH_MUTANTS (collfuzz_lowering_mutants, collfuzz_sim_mutants,
+// collfuzz_reference_mutants), which only test binaries link (cmake/sim.cmake). In every other
+// build `mutant_active` is a constant false and the hooks compile away, so the production binary
+// carries none of them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace collfuzz {
+
+enum class Mutant : std::uint8_t {
+  kNone,
+  // The lowering and the simulator (found by the reference against `sim`):
+  kLeaderBytesNotDoubled,        // a leader-tracked copy arms its bytes once, not twice
+  kMaskPallasOrder,              // the multicast mask linearises Pallas axes minor-first
+  kChunkSplitWrongDim,           // the multicast chunk split walks the dims from the back
+  kPartitionHalvesSwapped,       // PARTITIONED: CTA i loads half 1-i
+  kExpectTxTruncated,            // Warpgroup: bytes % 128 != 0 still arms bytes/128 per lane
+  kPredicateIgnored,             // a copy's predicate is taken as true
+  kThreadAxisCheckSkipped,       // run_scoped: no thread-collective check in multithreaded kernels
+  kUnknownAxisListNotReversed,   // "Unknown cluster axis": axes listed in declaration order
+  kOobFillNotZero,               // the tensor map leaves out-of-bounds elements unwritten
+  kNonLeaderBarrierArmed,        // a leader-tracked copy also arms the non-leader's barrier
+  kMulticastSkipsSelf,           // multicast delivers to every masked CTA but the issuer
+  kClusterBarrierCountOffByOne,  // ClusterBarrier count num_arrivals*(sum(sizes)-len(dims))
+  // The reference's interpret profile (found by real JAX interpret mode, jax-interpret):
+  kInterpretScopedCheckOrder,        // run_scoped: thread_axis_required checked before cluster_axes
+  kInterpretPredicateAccepted,       // interpret.copy.predicate never fires
+  kInterpretAxesThreadFirst,         // "not found among axes": the thread axis listed first
+  kInterpretDeallocPendingOffByOne,  // a barrier leaves its scope with 1 arrival pending unflagged
+  kInterpretOobFillNotZero,  // interpret copy: out-of-bounds source elements read as 1, not 0
+  kCount
+};
+
+// The first interpret-profile mutant: [kFirstInterpretMutant, kCount) are the reference's.
+inline constexpr Mutant kFirstInterpretMutant = Mutant::kInterpretScopedCheckOrder;
+inline constexpr bool is_interpret_mutant(Mutant m) {
+  return m >= kFirstInterpretMutant && m < Mutant::kCount;
+}
+
+std::string_view mutant_name(Mutant m);
+std::optional<Mutant> parse_mutant(std::string_view name);
+
+#ifdef COLLFUZZ_WITH_MUTANTS
+// The mutant selected for this thread (kNone: the faithful model). A forked process keeps the
+// selection of the thread that forked it.
+bool mutant_active(Mutant m);
+void set_active_mutant(Mutant m);
+inline constexpr bool kMutantsCompiled = true;
+#else
+// consteval: never emitted, so no build without mutants (not even -O0) carries the seam.
+consteval bool mutant_active(Mutant) { return false; }
+inline constexpr bool kMutantsCompiled = false;
+#endif
+
+}  // namespace collfuzz
