@@ -16,6 +16,7 @@ add_library(collfuzz_core STATIC
   harness/core/stored_expectation.cpp
   harness/core/terminal_text.cpp
   harness/core/markup_text.cpp
+  harness/core/message_regex.cpp
 )
 target_include_directories(collfuzz_core PUBLIC ${CMAKE_SOURCE_DIR})
 # The version and git commit, regenerated at every build (cmake/build_info.cmake).
