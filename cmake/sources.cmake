@@ -17,6 +17,7 @@ add_library(collfuzz_core STATIC
   harness/core/terminal_text.cpp
   harness/core/markup_text.cpp
   harness/core/message_regex.cpp
+  harness/core/warp_map.cpp
 )
 target_include_directories(collfuzz_core PUBLIC ${CMAKE_SOURCE_DIR})
 # The version and git commit, regenerated at every build (cmake/build_info.cmake).
@@ -56,6 +57,7 @@ add_library(collfuzz_reference STATIC
   oracles/reference/rules.cpp
   oracles/reference/scoped_rules.cpp
   oracles/reference/trace_rules.cpp
+  oracles/reference/warp_rules.cpp
 )
 target_link_libraries(collfuzz_reference PUBLIC collfuzz_core PRIVATE collfuzz_warnings)
 
