@@ -5,7 +5,7 @@
 
 namespace collfuzz::lowering {
 
-void check_warp_context(const Op& op, const CaseLookup& lookup) {
+void check_warp_context(const Op& op, const CaseLookup& lookup, Arch arch) {
   if (op.warp_axis.empty()) return;
   // lower_jaxpr_to_mosaic_gpu: no rule for run_scoped, nor for mpmd_map (a nested warp_map),
   // under (Lane, PrimitiveSemantics.Warp).
@@ -25,6 +25,12 @@ void check_warp_context(const Op& op, const CaseLookup& lookup) {
       raise(Stage::kLower, "NotImplementedError",
             "Arriving on a collective barrier is not supported in a warp context",
             rule_id::kWarpClusterArrive, op.path);
+    }
+    // BarrierRef.arrive(arrival_count=4) on a plain barrier: counts need Hopper.
+    if (a && !a->orders_tensor_core && arch_major(arch) < 9) {
+      raise(Stage::kLower, "ValueError",
+            "Only single-thread arrival is supported on pre-Hopper hardware",
+            rule_id::kWarpArrivePreHopper, op.path);
     }
   }
 }

@@ -8,6 +8,6 @@
 namespace collfuzz::lowering {
 
 // Raises JAX's error if `op` (of the expanded program) cannot be lowered in its warp context.
-void check_warp_context(const Op& op, const CaseLookup& lookup);
+void check_warp_context(const Op& op, const CaseLookup& lookup, Arch arch);
 
 }  // namespace collfuzz::lowering

@@ -16,6 +16,9 @@ void check_warp_context_lowering(Checker& ck, const Op& op, const Scope& scope) 
   if (const auto* ar = std::get_if<BarrierArrive>(&op.v)) {
     const Alloc* a = scope.allocs.at(ar->barrier.alloc);
     ck.check(RuleId::kLowerWarpClusterArrive, a->kind == AllocKind::kClusterBarrier, op.path);
+    // BarrierRef.arrive(arrival_count=4): a count needs Hopper's mbarrier.arrive.
+    ck.check(RuleId::kLowerWarpArrivePreHopper, !a->orders_tensor_core && ck.arch_major() < 9,
+             op.path);
   }
 }
 
