@@ -19,6 +19,8 @@ add_library(collfuzz_core STATIC
   harness/core/markup_text.cpp
   harness/core/undefined_behaviour.cpp
   harness/core/mutant_names.cpp
+  harness/core/message_regex.cpp
+  harness/core/warp_map.cpp
 )
 target_include_directories(collfuzz_core PUBLIC ${CMAKE_SOURCE_DIR})
 # The version and git commit, regenerated at every build (cmake/build_info.cmake).
@@ -59,6 +61,7 @@ set(COLLFUZZ_REFERENCE_SOURCES
   oracles/reference/scoped_rules.cpp
   oracles/reference/trace_rules.cpp
   oracles/reference/undefined_runs.cpp
+  oracles/reference/warp_rules.cpp
 )
 add_library(collfuzz_reference STATIC ${COLLFUZZ_REFERENCE_SOURCES})
 target_link_libraries(collfuzz_reference PUBLIC collfuzz_core PRIVATE collfuzz_warnings)

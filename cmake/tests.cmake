@@ -4,6 +4,7 @@ collfuzz_add_gtest(collfuzz_core_tests
           tests/core/allocator_test.cpp tests/core/terminal_text_test.cpp
           tests/core/markup_text_test.cpp
           tests/core/bounded_json_reader_test.cpp tests/core/case_format_extensions_test.cpp
+          tests/core/warp_map_test.cpp
   LIBS collfuzz_core)
 
 # Hostile input: every number of every stored case mutated (0, -1, 2^64, 1e400) and taken the way
@@ -14,7 +15,7 @@ collfuzz_add_gtest(collfuzz_hostile_input_tests
   LIBS collfuzz_runner)
 
 collfuzz_add_gtest(collfuzz_explain_support_tests
-  SOURCES tests/runner/explain_support_test.cpp
+  SOURCES tests/runner/explain_support_test.cpp tests/runner/stored_regex_test.cpp
   LIBS collfuzz_runner)
 
 collfuzz_add_gtest(collfuzz_reference_tests

@@ -39,6 +39,8 @@ ScopePlan clean_scope(ScopePlan p) {
   p.arrival_fault = ArrivalFault::kNone;
   p.num_barriers = 1;
   p.orders_tensor_core = false;
+  if (p.warp_issue == WarpIssue::kNested || p.warp_issue == WarpIssue::kScopedInside)
+    p.warp_issue = WarpIssue::kOneWarp;
   if (p.cluster_sync) {
     ClusterSyncPlan& cs = *p.cluster_sync;
     if (cs.axes != ClusterBarrierAxes::kFirst && cs.axes != ClusterBarrierAxes::kReversed)
@@ -48,6 +50,7 @@ ScopePlan clean_scope(ScopePlan p) {
     cs.num_barriers = 1;
     cs.unindexed = false;
     cs.orders_tensor_core = false;
+    cs.arrive_in_warp = false;
   }
   // Accumulators alone in a scope of their own are the only other allocations JAX accepts
   // everywhere; keep those.

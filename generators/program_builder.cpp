@@ -6,9 +6,25 @@
 #include "generators/clean_plan.h"
 #include "generators/cond_choice.h"
 #include "harness/core/case_json.h"
+#include "harness/core/warp_map.h"
 
 namespace collfuzz::generators {
 namespace {
+
+// Drops the index of every use of the barrier allocation `alloc` in `body` (a 0-d barrier).
+void use_without_index(Body& body, const std::string& alloc) {
+  for (Op& op : body) {
+    if (auto* cp = std::get_if<CopyGmemToSmem>(&op.v);
+        cp && cp->barrier && cp->barrier->alloc == alloc) {
+      cp->barrier->index.reset();
+    } else if (auto* ar = std::get_if<BarrierArrive>(&op.v); ar && ar->barrier.alloc == alloc) {
+      ar->barrier.index.reset();
+    } else if (auto* wt = std::get_if<BarrierWait>(&op.v); wt && wt->barrier.alloc == alloc) {
+      wt->barrier.index.reset();
+    }
+    if (Body* inner = nested_body(op)) use_without_index(*inner, alloc);
+  }
+}
 
 Op make_op(auto v) {
   Op op;
@@ -330,6 +346,23 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     for (std::int64_t i = 0; i < plan.extra_arrivals; ++i)
       issue.push_back(make_op(BarrierArrive{BarrierUse{bar, 0}}));
     per_phase = copies_on_barrier + plan.extra_arrivals;
+    // From a warp-level context (Lane semantics, outside a loop: the waits stay outside it).
+    if (plan.warp_issue != WarpIssue::kWarpgroup && target_.semantics == Semantics::kLane &&
+        plan.loop_trips == 0 && !issue.empty()) {
+      const bool one = plan.warp_issue != WarpIssue::kEveryWarp;
+      if (plan.warp_issue == WarpIssue::kScopedInside) issue.push_back(make_op(RunScoped{}));
+      WarpMap wm;
+      wm.axis = "warp";
+      wm.body = one ? Body{guarded(axis_equals("warp", 0), std::move(issue))} : std::move(issue);
+      if (plan.warp_issue == WarpIssue::kNested) {
+        WarpMap outer;
+        outer.axis = "outer_warp";
+        outer.body = Body{make_op(std::move(wm))};
+        wm = std::move(outer);
+      }
+      issue = Body{make_op(std::move(wm))};
+      if (!one) per_phase *= kWarpsPerWarpgroup;
+    }
     body = issued(std::move(issue));
     if (per_phase > 0) {
       for (auto& op : waits(plan.wait, BarrierUse{bar, 0})) body.push_back(std::move(op));
@@ -380,6 +413,7 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
       break;
   }
 
+  barrier.scalar_ref = plan.zero_d && plan.num_barriers == 1;
   for (auto& d : dsts) rs.allocs.push_back(d);
   rs.allocs.push_back(barrier);
   if (plan.loop_trips > 0 && !body.empty()) {
@@ -397,10 +431,17 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     cb.num_arrivals = cs.num_arrivals;
     cb.num_barriers = cs.num_barriers;
     cb.orders_tensor_core = cs.orders_tensor_core;
+    cb.scalar_ref = cs.zero_d && cs.num_barriers == 1;
     rs.allocs.push_back(cb);
     Body sync;
     sync.push_back(make_op(BarrierArrive{
         BarrierUse{cb.name, cs.unindexed ? std::nullopt : std::optional<std::int64_t>(0)}}));
+    if (cs.arrive_in_warp && target_.semantics == Semantics::kLane) {
+      WarpMap wm;  // from warp 0 of a warp-level context, which JAX refuses
+      wm.axis = "warp";
+      wm.body = Body{guarded(axis_equals("warp", 0), std::move(sync))};
+      sync = Body{make_op(std::move(wm))};
+    }
     for (auto& op : waits(cs.wait, BarrierUse{cb.name, 0})) sync.push_back(std::move(op));
     // One warpgroup per CTA takes part in the cluster barrier.
     if (env_.thread_indexable()) {
@@ -443,6 +484,10 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     siblings.push_back(make_op(std::move(own)));
   }
 
+  // A 0-d barrier (num_barriers=()) is used without .at[]: every use of it loses its index.
+  for (const Alloc& a : rs.allocs) {
+    if (a.scalar_ref) use_without_index(rs.body, a.name);
+  }
   for (const ScopePlan& n : plan.nested) add_scope(n, rs.body);
   out.push_back(make_op(std::move(rs)));
   for (auto& op : siblings) out.push_back(std::move(op));

@@ -39,6 +39,8 @@ rc::Gen<ClusterSyncPlan> cluster_sync() {
       rc::gen::set(&ClusterSyncPlan::num_barriers,
                    weighted_element<std::int64_t>({{80, 1}, {20, 2}})),
       rc::gen::set(&ClusterSyncPlan::unindexed, chance(10)),
+      rc::gen::set(&ClusterSyncPlan::zero_d, chance(35)),
+      rc::gen::set(&ClusterSyncPlan::arrive_in_warp, chance(4)),
       rc::gen::set(&ClusterSyncPlan::orders_tensor_core, chance(2)),
       rc::gen::set(&ClusterSyncPlan::wait, wait_choice()));
 }
@@ -134,6 +136,13 @@ rc::Gen<ScopePlan> scope(int depth) {
                                                    {1, ArrivalFault::kNegative}})),
       rc::gen::set(&ScopePlan::num_barriers,
                    weighted_element<std::int64_t>({{90, 1}, {5, 2}, {2, 4}, {2, 33}, {1, 40}})),
+      rc::gen::set(&ScopePlan::zero_d, chance(35)),
+      rc::gen::set(&ScopePlan::warp_issue,
+                   weighted_element<WarpIssue>({{82, WarpIssue::kWarpgroup},
+                                                {12, WarpIssue::kOneWarp},
+                                                {4, WarpIssue::kEveryWarp},
+                                                {1, WarpIssue::kNested},
+                                                {1, WarpIssue::kScopedInside}})),
       rc::gen::set(&ScopePlan::orders_tensor_core, chance(3)),
       rc::gen::set(&ScopePlan::wait, wait_choice()),
       rc::gen::set(&ScopePlan::write_back, chance(15)),

@@ -44,6 +44,12 @@ enum class Schedule : std::uint8_t {
   kTwoBeforeAWait,  // C C W: the first wait comes after two phases
 };
 
+// Whether the copies and arrivals of a batch are issued from a warp-level context
+// (pl.core_map(plgpu.WarpMesh), Lane semantics only): by warp 0 alone (as a warpgroup issues
+// them), or by every warp (each issues them: 4 times the arrivals and bytes).
+// The mistakes: a warp_map nested in the warp_map, or an (empty) run_scoped inside it.
+enum class WarpIssue : std::uint8_t { kWarpgroup, kOneWarp, kEveryWarp, kNested, kScopedInside };
+
 // The arrival count relative to what the plan issues per CTA.
 enum class ArrivalFault : std::uint8_t { kNone, kOneMore, kOneFewer, kZero, kNegative };
 
@@ -62,7 +68,9 @@ struct ClusterSyncPlan {
   bool leader_tracked = false;
   std::int64_t num_arrivals = 1;
   std::int64_t num_barriers = 1;
-  bool unindexed = false;  // arrive on the ref without .at[0]
+  bool unindexed = false;       // arrive on the ref without .at[0]
+  bool zero_d = false;          // num_barriers=() (JAX's default) when num_barriers is 1: a 0-d ref
+  bool arrive_in_warp = false;  // the arrival from warp 0 of a warp_map (Lane; JAX refuses it)
   bool orders_tensor_core = false;
   WaitChoice wait = WaitChoice::kAll;
 };
@@ -88,6 +96,8 @@ struct ScopePlan {
   std::int64_t extra_arrivals = 0;
   ArrivalFault arrival_fault = ArrivalFault::kNone;
   std::int64_t num_barriers = 1;
+  bool zero_d = false;  // num_barriers=() (JAX's default) when num_barriers is 1: a 0-d ref
+  WarpIssue warp_issue = WarpIssue::kWarpgroup;
   bool orders_tensor_core = false;
   WaitChoice wait = WaitChoice::kAll;
   bool write_back = false;  // copy the first destination to an output after the wait

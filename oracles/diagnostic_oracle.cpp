@@ -1,6 +1,7 @@
 // The diagnostic oracle: do the two outcomes agree on rejecting the case, and on how?
 #include <regex>
 
+#include "harness/core/message_regex.h"
 #include "harness/core/stage_names.h"
 #include "oracles/oracles.h"
 #include "oracles/reference/rules.h"
@@ -45,7 +46,8 @@ void add(Verdict& v, const char* kind, const std::string& what, std::string deta
 std::string describe(const Outcome& o) {
   if (o.kind != OutcomeKind::kRejected) return to_string(o.kind);
   const Diagnostic& d = *o.diagnostic;
-  return d.exception + " at " + d.stage + ": " + d.message +
+  const std::string message = d.message_regex.empty() ? d.message : "/" + d.message_regex + "/";
+  return d.exception + " at " + d.stage + ": " + message +
          (d.rule.empty() ? "" : " [" + d.rule + "]");
 }
 
@@ -83,6 +85,13 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
   if (level == DiagnosticLevel::kVerdict) return;
   const Diagnostic& e = *expected.diagnostic;
   const Diagnostic& a = *actual.diagnostic;
+  if (exp_rule.empty() && !e.message_regex.empty() && exp_rule != act_rule) {
+    // A stored regex that the predicted diagnostic does not fit (complete_stored_rule).
+    add(v, "rule", exp_rule,
+        "expected " + e.exception + " with a message matching /" + e.message_regex + "/, got " +
+            describe(actual));
+    return;
+  }
   if (exp_rule != act_rule) {
     add(v, "rule", exp_rule,
         "expected rule " + exp_rule + ", got " + (act_rule.empty() ? "(no rule)" : act_rule) +
@@ -94,6 +103,18 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
     return;
   }
   if (level == DiagnosticLevel::kRule) return;
+  if (!e.message_regex.empty()) {
+    // assertRaisesRegex: the regex occurs in the message (re.search).
+    if (!message_regex_matches(e.message_regex, a.message)) {
+      add(v, "message", exp_rule,
+          "expected a message matching /" + e.message_regex + "/; got \"" + a.message + "\"");
+      return;
+    }
+    if (!stage_admits(e.stage, a.stage)) {
+      add(v, "stage", exp_rule, "expected stage " + e.stage + ", got " + a.stage);
+    }
+    return;
+  }
   const Rule* r = find_rule(exp_rule);
   const bool contains = r && r->match == RuleMatch::kContains;
   const std::string em = normalize_message(e.message);

@@ -15,10 +15,7 @@ void collect_addresses(const Body& body, Address& prefix, std::vector<Address>& 
   for (std::size_t i = 0; i < body.size(); ++i) {
     prefix.push_back(i);
     out.push_back(prefix);
-    if (const auto* rs = std::get_if<RunScoped>(&body[i].v))
-      collect_addresses(rs->body, prefix, out);
-    if (const auto* w = std::get_if<When>(&body[i].v)) collect_addresses(w->body, prefix, out);
-    if (const auto* l = std::get_if<Loop>(&body[i].v)) collect_addresses(l->body, prefix, out);
+    if (const Body* inner = nested_body(body[i])) collect_addresses(*inner, prefix, out);
     prefix.pop_back();
   }
 }
@@ -42,9 +39,7 @@ Body& parent_body(Case& c, const Address& a) {
 void for_each_op(Body& body, const std::function<void(Op&)>& f) {
   for (Op& op : body) {
     f(op);
-    if (auto* rs = std::get_if<RunScoped>(&op.v)) for_each_op(rs->body, f);
-    if (auto* w = std::get_if<When>(&op.v)) for_each_op(w->body, f);
-    if (auto* l = std::get_if<Loop>(&op.v)) for_each_op(l->body, f);
+    if (Body* inner = nested_body(op)) for_each_op(*inner, f);
   }
 }
 
@@ -52,9 +47,7 @@ std::int64_t count_ops(const Body& body) {
   std::int64_t n = 0;
   for (const Op& op : body) {
     ++n;
-    if (const auto* rs = std::get_if<RunScoped>(&op.v)) n += count_ops(rs->body);
-    if (const auto* w = std::get_if<When>(&op.v)) n += count_ops(w->body);
-    if (const auto* l = std::get_if<Loop>(&op.v)) n += count_ops(l->body);
+    if (const Body* inner = nested_body(op)) n += count_ops(*inner);
   }
   return n;
 }
@@ -96,11 +89,12 @@ std::vector<Case> unwrap_whens(const Case& c) {
     Case k = c;
     Body& b = parent_body(k, a);
     Op& op = b[a.back()];
-    // A when, a loop, or a run_scoped that allocates nothing (any more: drop_unused removes
-    // allocations nobody names) is replaced by its body.
+    // A when, a loop, a warp_map (its body then runs once per warpgroup; one that used the warp
+    // axis no longer parses and is dropped), or a run_scoped that allocates nothing (any more:
+    // drop_unused removes allocations nobody names) gives way to its body.
     const auto* rs = std::get_if<RunScoped>(&op.v);
     if (!std::holds_alternative<When>(op.v) && !std::holds_alternative<Loop>(op.v) &&
-        !(rs && rs->allocs.empty()))
+        !std::holds_alternative<WarpMap>(op.v) && !(rs && rs->allocs.empty()))
       continue;
     if (auto* l = std::get_if<Loop>(&op.v); l && l->trip_count > 1) {
       Case fewer = c;  // a loop shrinks first to fewer trips (to one: its body, unwrapped)

@@ -200,9 +200,22 @@ struct Loop {
   Body body;
 };
 
+// `pl.core_map(plgpu.WarpMesh(axis_name=axis))(body)`: the body runs on each of the 4 warps of
+// the warpgroup, `lax.axis_index(axis)` being the warp's index (docs/case-format.md, "warp_map").
+// The reference and the lowering see it expanded (harness/core/warp_map.h).
+struct WarpMap {
+  std::string axis;
+  Body body;
+};
+
 struct Op {
   std::string path;  // JSON path of the op, e.g. $.program[1].body[0]
-  std::variant<RunScoped, CopyGmemToSmem, CopySmemToGmem, BarrierArrive, BarrierWait, When, Loop> v;
+  std::variant<RunScoped, CopyGmemToSmem, CopySmemToGmem, BarrierArrive, BarrierWait, When, Loop,
+               WarpMap>
+      v;
+  // Set only in a case expanded by expand_warp_maps (harness/core/warp_map.h):
+  std::string warp_axis;       // the op runs in the warp context of the warp_map over this axis
+  bool from_warp_map = false;  // a When(true) standing for a warp_map: each warp's copy of its body
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -218,7 +231,7 @@ struct Case {
   Body program;
 };
 
-// The ops nested in `op` (a run_scoped's, a when's or a loop's body), or nullptr.
+// The ops nested in `op` (a run_scoped's, a when's, a loop's or a warp_map's body), or nullptr.
 const Body* nested_body(const Op& op);
 Body* nested_body(Op& op);
 

@@ -8,6 +8,7 @@
 #include "harness/core/json_reader.h"
 #include "harness/core/limits.h"
 #include "harness/core/scratch_shapes.h"
+#include "harness/core/warp_map.h"
 
 namespace collfuzz {
 
@@ -159,6 +160,7 @@ class CaseParser {
   std::vector<std::map<std::string, const Alloc*>> scopes_;  // allocations visible here
   std::int64_t op_count_ = 0;
   bool in_loop_ = false;
+  std::vector<std::string> warp_axes_;  // the axes of the warp_maps around the op being parsed
   static constexpr std::int64_t kMaxTripCount = 256;
   static constexpr std::int64_t kMaxLoopSteps = 1024;
   std::int64_t alloc_bytes_ = 0;
@@ -316,6 +318,8 @@ class CaseParser {
           parse_barrier_use(jr::required(j, path, "barrier"), path + ".barrier", false)};
     } else if (kind == "loop") {
       op.v = parse_loop(j, path, depth);
+    } else if (kind == "warp_map") {
+      op.v = parse_warp_map(j, path, depth);
     } else if (kind == "when") {
       jr::object(j, path, {"op", "cond", "body"});
       When w;
@@ -326,9 +330,24 @@ class CaseParser {
       throw InputError(path + ".op",
                        "unknown op \"" + kind +
                            "\"; expected run_scoped, copy_gmem_to_smem, "
-                           "copy_smem_to_gmem, barrier_arrive, barrier_wait, when or loop");
+                           "copy_smem_to_gmem, barrier_arrive, barrier_wait, when, loop or "
+                           "warp_map");
     }
+    if (!warp_axes_.empty()) check_in_warp_map(kind, path);
     return op;
+  }
+
+  // warp_map (warp_map.h): its axis is usable by lax.axis_index in the body only.
+  WarpMap parse_warp_map(const json& j, const std::string& path, int depth) {
+    jr::object(j, path, {"op", "axis", "body"});
+    WarpMap wm;
+    wm.axis = jr::identifier(jr::required(j, path, "axis"), path + ".axis");
+    check_warp_map_target(c_.target, path);
+    warp_axes_.push_back(wm.axis);
+    wm.body = parse_body(jr::required(j, path, "body"), path + ".body", depth + 1);
+    warp_axes_.pop_back();
+    check_warp_map_body(wm, c_.inputs);
+    return wm;
   }
 
   Loop parse_loop(const json& j, const std::string& path, int depth) {
@@ -512,6 +531,8 @@ class CaseParser {
   // Returns the axis's size where the mesh gives one.
   std::optional<std::int64_t> check_index_axis(const std::string& axis,
                                                const std::string& path) const {
+    // Inside a warp_map, its axis names the warp (JAX resolves it first).
+    if (!warp_axes_.empty() && warp_axes_.back() == axis) return kWarpsPerWarpgroup;
     const Mesh& m = c_.mesh;
     std::optional<std::int64_t> size;
     int matches = 0;
@@ -805,6 +826,8 @@ json op_to_json(const Op& op) {
           return json{{"op", "barrier_wait"}, {"barrier", barrier_use_to_json(v.barrier)}};
         } else if constexpr (std::is_same_v<T, Loop>) {
           return json{{"op", "loop"}, {"trip_count", v.trip_count}, {"body", body_to_json(v.body)}};
+        } else if constexpr (std::is_same_v<T, WarpMap>) {
+          return json{{"op", "warp_map"}, {"axis", v.axis}, {"body", body_to_json(v.body)}};
         } else {
           return json{
               {"op", "when"}, {"cond", cond_to_json(v.cond)}, {"body", body_to_json(v.body)}};
@@ -915,6 +938,7 @@ const Body* nested_body(const Op& op) {
   if (const auto* rs = std::get_if<RunScoped>(&op.v)) return &rs->body;
   if (const auto* w = std::get_if<When>(&op.v)) return &w->body;
   if (const auto* l = std::get_if<Loop>(&op.v)) return &l->body;
+  if (const auto* wm = std::get_if<WarpMap>(&op.v)) return &wm->body;
   return nullptr;
 }
 

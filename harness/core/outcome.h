@@ -33,6 +33,9 @@ struct Diagnostic {
   std::string message;    // exact text, holes filled
   std::string rule;       // stable rule id (oracles/reference/rules.def); empty when unknown
   std::string op;         // JSON path of the op that raised it, when there is one
+  // A stored expectation only: instead of `message`, a regular expression searched in the
+  // message (message_regex.h); `message` is then empty.
+  std::string message_regex = {};
 };
 
 struct WaitRecord {

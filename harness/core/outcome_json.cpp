@@ -5,6 +5,7 @@
 #include "harness/core/errors.h"
 #include "harness/core/fill.h"
 #include "harness/core/json_reader.h"
+#include "harness/core/message_regex.h"
 #include "harness/core/ndarray.h"
 
 namespace collfuzz {
@@ -200,8 +201,12 @@ json outcome_to_json(const Outcome& o, bool with_bytes) {
   if (!o.traceback.empty()) out["traceback"] = o.traceback;
   if (o.diagnostic) {
     const Diagnostic& d = *o.diagnostic;
-    out["diagnostic"] =
-        json{{"stage", d.stage}, {"exception", d.exception}, {"message", d.message}};
+    out["diagnostic"] = json{{"stage", d.stage}, {"exception", d.exception}};
+    if (d.message_regex.empty()) {
+      out["diagnostic"]["message"] = d.message;
+    } else {
+      out["diagnostic"]["message_regex"] = d.message_regex;
+    }
     if (!d.rule.empty()) out["diagnostic"]["rule"] = d.rule;
     if (!d.op.empty()) out["diagnostic"]["op"] = d.op;
   }
@@ -303,13 +308,22 @@ Outcome outcome_from_json(const json& j, const Case& c, const std::string& path)
   }
   if (const json* d = jr::member(j, "diagnostic")) {
     const std::string dp = path + ".diagnostic";
-    jr::object(*d, dp, {"stage", "exception", "message", "rule", "op"});
+    jr::object(*d, dp, {"stage", "exception", "message", "message_regex", "rule", "op"});
     Diagnostic diag;
     // The stage may be left out (an expectation a JAX author writes: exception and message), or
     // be a JAX stage (stage_names.h).
     if (const json* st = jr::member(*d, "stage")) diag.stage = jr::string(*st, dp + ".stage", 32);
     diag.exception = jr::string(jr::required(*d, dp, "exception"), dp + ".exception", 128);
-    diag.message = jr::string(jr::required(*d, dp, "message"), dp + ".message", 1 << 16);
+    // `message`, or `message_regex` (a JAX test's assertRaisesRegex), exactly one of them.
+    if (const json* re = jr::member(*d, "message_regex")) {
+      if (jr::member(*d, "message")) {
+        throw InputError(dp + ".message_regex", "give either message or message_regex, not both");
+      }
+      diag.message_regex = jr::string(*re, dp + ".message_regex", kMaxMessageRegexBytes);
+      check_message_regex(diag.message_regex, dp + ".message_regex");
+    } else {
+      diag.message = jr::string(jr::required(*d, dp, "message"), dp + ".message", 1 << 16);
+    }
     if (const json* r = jr::member(*d, "rule")) diag.rule = jr::string(*r, dp + ".rule", 128);
     if (const json* op = jr::member(*d, "op")) diag.op = jr::string(*op, dp + ".op", 512);
     o.diagnostic = diag;

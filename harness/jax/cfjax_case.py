@@ -140,7 +140,7 @@ class Case:
         if not isinstance(op, dict) or "op" not in op:
           raise CaseError(f"{p}: expected an op object")
         yield p, op, parents
-        if op["op"] in ("run_scoped", "when", "loop"):
+        if op["op"] in ("run_scoped", "when", "loop", "warp_map"):
           yield from rec(op.get("body", []), p + ".body", parents + [op])
     yield from rec(self.program, "$.program", [])
 

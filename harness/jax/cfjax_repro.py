@@ -233,7 +233,7 @@ class Writer:
   def op(self, op: dict, depth: int, path: str):
     kind = op.get("op") if isinstance(op, dict) else None
     known = {"run_scoped", "copy_gmem_to_smem", "copy_smem_to_gmem", "barrier_arrive",
-             "barrier_wait", "when", "loop"}
+             "barrier_wait", "when", "loop", "warp_map"}
     if kind not in known:
       raise Unsupported(f"{path}: op {kind!r} (the generator writes {', '.join(sorted(known))})")
     if kind == "run_scoped":
@@ -301,6 +301,11 @@ class Writer:
       self.body(op.get("body", []), depth + 1, path + ".body")
       self.emit(depth + 1, "return carry")
       self.emit(depth, f"lax.fori_loop(0, {int(op['trip_count'])}, {name}, None)")
+    elif kind == "warp_map":
+      # cfjax_translate: the warp-level context; lax.axis_index(axis) is the warp (0..3).
+      self.emit(depth, f"@pl.core_map(plgpu.WarpMesh(axis_name={op['axis']!r}))  # {path}")
+      self.emit(depth, "def _():")
+      self.body(op.get("body", []), depth + 1, path + ".body")
 
 
 def _tuple_src(items: list) -> str:
@@ -316,7 +321,7 @@ def needs_x64(case: dict) -> bool:
         if op.get("op") == "run_scoped":
           for a in op.get("allocs", []):
             yield a
-        if op.get("op") in ("run_scoped", "when"):
+        if op.get("op") in ("run_scoped", "when", "loop", "warp_map"):
           yield from allocs(op.get("body", []))
 
   dtypes += [a["dtype"] for a in allocs(case["program"]) if "dtype" in a]

@@ -262,6 +262,13 @@ class Translation:
         return carry
 
       lax.fori_loop(0, int(op["trip_count"]), iteration, None)
+    elif kind == "warp_map":
+      # The warp-level context: pl.core_map over plgpu.WarpMesh; lax.axis_index(axis) is the warp.
+      body = op.get("body", [])
+
+      @pl.core_map(plgpu.WarpMesh(axis_name=op["axis"]))
+      def _():
+        self.emit_body(body, env, path + ".body")
     else:
       raise CaseError(f"{path}: unknown op {kind!r}")
 

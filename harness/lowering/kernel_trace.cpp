@@ -82,8 +82,10 @@ class Tracer {
     for (const Op& op : ops) {
       if (const auto* w = std::get_if<When>(&op.v)) {
         const auto constant = constant_condition(w->cond);
-        if (!constant) {
-          out.push_back(TracedNode{&op, body(w->body)});  // lax.cond: the body is traced
+        if (!constant || (op.from_warp_map && !op.warp_axis.empty())) {
+          // lax.cond: the body is traced. A warp_map nested in another (warp_map.h) stays a
+          // node, which the lowering refuses.
+          out.push_back(TracedNode{&op, body(w->body)});
         } else if (*constant) {
           for (TracedNode& n : body(w->body)) out.push_back(std::move(n));  // f() is called inline
         }

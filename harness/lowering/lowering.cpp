@@ -3,6 +3,10 @@
 // lowering, compilation, launch. Then the plan.
 #include "harness/lowering/lowering.h"
 
+#include <optional>
+
+#include "harness/core/warp_map.h"
+
 #include "harness/lowering/cluster_geometry.h"
 #include "harness/lowering/compile_and_launch.h"
 #include "harness/lowering/dialect_stage.h"
@@ -17,7 +21,11 @@
 
 namespace collfuzz::lowering {
 
-LoweringResult lower_case(const Case& c) {
+LoweringResult lower_case(const Case& original) {
+  // A warp_map's body runs once per warp: lowered expanded (harness/core/warp_map.h).
+  std::optional<Case> expanded;
+  if (has_warp_map(original.program)) expanded = expand_warp_maps(original);
+  const Case& c = expanded ? *expanded : original;
   LoweringResult result;
   try {
     check_mesh(c);

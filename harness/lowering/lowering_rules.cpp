@@ -8,6 +8,7 @@
 #include "harness/lowering/lowering_error.h"
 #include "harness/lowering/mutants.h"
 #include "harness/lowering/rule_ids.h"
+#include "harness/lowering/warp_context.h"
 
 namespace collfuzz::lowering {
 
@@ -101,6 +102,7 @@ class Lowerer {
   void lower(const TracedBody& body) {
     for (const TracedNode& n : body) {
       const Op& op = *n.op;
+      check_warp_context(op, lookup_, c_.target.arch);
       if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
         run_scoped(op, *rs, n.body);
       } else if (const auto* w = std::get_if<When>(&op.v)) {

@@ -153,4 +153,9 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kLaunchBlockThreads,
                                             kLaunchGridDims};
 
+// The warp-level context (warp_context.cpp).
+inline constexpr std::string_view kWarpUnimplemented = "lower.warp_map.unimplemented_primitive";
+inline constexpr std::string_view kWarpArrivePreHopper = "lower.warp_map.arrive_pre_hopper";
+inline constexpr std::string_view kWarpClusterArrive = "lower.warp_map.cluster_barrier_arrive";
+
 }  // namespace collfuzz::lowering::rule_id

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "harness/core/terminal_text.h"
+#include "harness/core/warp_map.h"
 
 namespace collfuzz {
 namespace {
@@ -208,7 +209,10 @@ std::optional<BarrierImbalance> first_unbalanced_barrier(const Case& c, const Ou
   for (const WaitRecord& w : cta->waits)
     if (!w.completed && w.barrier == barrier) out.stuck.push_back(w);
   std::vector<const Cond*> guards;
-  collect(c, c.program, guards, barrier, cta->coords, o.ctas, out.contributors);
+  // A warp_map's copies and arrivals are listed once per warp that issues them.
+  const Case expanded = has_warp_map(c.program) ? expand_warp_maps(c) : Case{};
+  const Case& walked = has_warp_map(c.program) ? expanded : c;
+  collect(walked, walked.program, guards, barrier, cta->coords, o.ctas, out.contributors);
   if (barrier == "block_sync") {
     out.findings.push_back(
         "the block-wide barrier at a thread-collective run_scoped's entry: some Pallas thread of "

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "harness/core/message_regex.h"
 #include "harness/core/outcome_json.h"
 #include "harness/core/stage_names.h"
 #include "harness/core/stored_expectation.h"
@@ -86,6 +87,16 @@ const Outcome& CaseRunner::reference(const Case& c, Profile profile) {
 void complete_stored_rule(Outcome& stored, const Outcome& predicted) {
   if (stored.kind != OutcomeKind::kRejected || !stored.diagnostic->rule.empty()) return;
   Diagnostic& d = *stored.diagnostic;
+  if (!d.message_regex.empty()) {
+    // assertRaisesRegex: the predicted rule, when the predicted exception is the stored one and
+    // the regex occurs in the predicted message; else no rule (the check names the predicted one).
+    if (predicted.kind == OutcomeKind::kRejected &&
+        predicted.diagnostic->exception == d.exception &&
+        message_regex_matches(d.message_regex, predicted.diagnostic->message)) {
+      d.rule = predicted.diagnostic->rule;
+    }
+    return;
+  }
   const std::string msg = normalize_message(d.message);
   if (predicted.kind == OutcomeKind::kRejected) {
     const Rule* r = find_rule(predicted.diagnostic->rule);

@@ -22,7 +22,8 @@ class Baseline;
 
 // A stored diagnostic given as exception and message alone (no rule, docs/case-format.md
 // "Expectations"): its rule becomes the predicted one where that rule's template fits, else the
-// rule table's first that fits.
+// rule table's first that fits. Given as exception and message_regex (assertRaisesRegex), its rule
+// becomes the predicted one where the exception is the same and the regex occurs in the message.
 void complete_stored_rule(Outcome& stored, const Outcome& predicted);
 
 struct ExecutorResult {

@@ -143,6 +143,7 @@ void check_interpret(Checker& ck) {
   check_grid(ck);
   check_kernel_scope(ck);
   walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
+    check_warp_context_interpret(ck, op);
     if (const auto* rs = std::get_if<RunScoped>(&op.v)) check_scoped(ck, op, *rs);
     if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
       ck.check(RuleId::kInterpCopyNoBarrier, !cp->barrier, op.path);

@@ -5,6 +5,7 @@ namespace collfuzz::ref {
 
 void check_lowering(Checker& ck) {
   walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
+    check_warp_context_lowering(ck, op, scope);
     if (const auto* rs = std::get_if<RunScoped>(&op.v)) check_scoped_lowering(ck, op, *rs);
     if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v))
       check_copy_lowering(ck, op, *cp, scope);

@@ -4,13 +4,21 @@
 // callbacks may still raise).
 #include "oracles/reference/reference.h"
 
+#include <optional>
+
+#include "harness/core/warp_map.h"
+
 #include "oracles/reference/execution.h"
 #include "oracles/reference/rule_families.h"
 #include "oracles/reference/undefined_runs.h"
 
 namespace collfuzz {
 
-Prediction predict(const Case& c, Profile profile, bool explain) {
+Prediction predict(const Case& original, Profile profile, bool explain) {
+  // A warp_map's body runs once per warp: the rules and the execution see it expanded.
+  std::optional<Case> expanded;
+  if (has_warp_map(original.program)) expanded = expand_warp_maps(original);
+  const Case& c = expanded ? *expanded : original;
   Prediction p;
   ref::Checker ck(c, profile, explain ? &p.steps : nullptr);
   try {

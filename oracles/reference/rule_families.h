@@ -25,6 +25,12 @@ void check_finalize(Checker& ck);
 // compile + launch.
 void check_compile_and_launch(Checker& ck);
 
+// The warp-level context (warp_rules.cpp), for one op of the expanded program: at the lower stage
+// (in the lowering walk, before the op's own rules), and in interpret mode's walk.
+struct Scope;
+void check_warp_context_lowering(Checker& ck, const Op& op, const Scope& scope);
+void check_warp_context_interpret(Checker& ck, const Op& op);
+
 // The launch-context checks of one TMA or cp.async copy (LaunchContext.async_copy), fired at
 // `stage` (lower under Lane, dialect under Warpgroup).
 void check_launch_context(Checker& ck, const CopyFacts& f, Stage stage);

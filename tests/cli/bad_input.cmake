@@ -15,6 +15,11 @@ file(WRITE "${dir}/huge.json"
   "{\"format\":1,\"name\":\"h\",\"mesh\":{},\"target\":{\"arch\":\"sm_90a\"},\"inputs\":[{\"name\":\"x\",\"shape\":[2147483647,2147483647],\"dtype\":\"float32\"}],\"program\":[]}")
 expect_exit(2 "$.inputs[0].shape" ${COLLFUZZ} run "${dir}/huge.json")
 
+# A stored expectation's message_regex that does not compile (assertRaisesRegex, case-format.md).
+file(WRITE "${dir}/bad_regex.json"
+  "{\"format\":1,\"name\":\"r\",\"mesh\":{},\"target\":{\"arch\":\"sm_90a\"},\"program\":[],\"expect\":{\"kind\":\"rejected\",\"diagnostic\":{\"exception\":\"ValueError\",\"message_regex\":\"(unclosed\"}}}")
+expect_exit(2 "bad_regex.json:$.expect.diagnostic.message_regex: invalid regular expression" ${COLLFUZZ} replay "${dir}/bad_regex.json")
+
 expect_exit(2 "no such file" ${COLLFUZZ} replay "${dir}/does-not-exist")
 expect_exit(2 "--executors" ${COLLFUZZ} run --executors nosuch "${SOURCE_DIR}/corpus/copy.dtype_mismatch__bf16_src_f32_dst.json")
 expect_exit(2 "" ${COLLFUZZ} run --no-such-flag)

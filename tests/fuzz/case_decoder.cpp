@@ -106,6 +106,7 @@ ScopePlan scope(ChoiceBytes& in, int depth) {
     cs.unindexed = in.below(8) == 0;
     cs.orders_tensor_core = in.below(16) == 0;
     cs.wait = in.pick<WaitChoice>(4);
+    cs.zero_d = in.below(3) == 0;
     s.cluster_sync = cs;
   }
   if (in.below(4) == 0) {
@@ -122,6 +123,7 @@ ScopePlan scope(ChoiceBytes& in, int depth) {
     s.extras.push_back(e);
   }
   if (depth > 0 && in.below(8) == 0) s.nested.push_back(scope(in, depth - 1));
+  s.zero_d = in.below(3) == 0;  // num_barriers=(), read last in the scope
   return s;
 }
 

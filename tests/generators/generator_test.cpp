@@ -44,7 +44,7 @@ TEST(Generators, TheStreamOfSeedOneIsPinned) {
     for (unsigned char ch : case_to_json(generate_case(1, i)).dump())
       h = (h ^ ch) * 0x100000001b3ULL;
   }
-  EXPECT_EQ(h, 0x7b5428c33c2e916aULL)  // a share written with scratch_shapes (case_gen.cpp)
+  EXPECT_EQ(h, 0x07f3ffa5d3216e20ULL)  // scratch_shapes, 0-d barriers and warp_map (case_gen.cpp)
       << "the stream of seed 1 changed: new pin 0x" << std::hex << h;
 }
 
@@ -56,6 +56,37 @@ TEST(Generators, AboutHalfOfTheCasesAreAccepted) {
                     .outcome.accepted();
   EXPECT_GT(accepted, n * 35 / 100);
   EXPECT_LT(accepted, n * 75 / 100);
+}
+
+void count_barriers(const Body& body, int& barriers, int& zero_d) {
+  for (const Op& op : body) {
+    if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
+      for (const Alloc& a : rs->allocs) {
+        if (a.kind != AllocKind::kBarrier && a.kind != AllocKind::kClusterBarrier) continue;
+        ++barriers;
+        zero_d += a.scalar_ref;
+      }
+    }
+    if (const Body* inner = nested_body(op)) count_barriers(*inner, barriers, zero_d);
+  }
+}
+
+// JAX's default Barrier(num_barriers=()) is a 0-d ref: a share of generated barriers are 0-d, and
+// such cases are accepted and rejected like the others.
+TEST(Generators, AShareOfBarriersAreZeroD) {
+  int barriers = 0, zero_d = 0, cases_with_zero_d = 0, accepted_with_zero_d = 0;
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    const Case c = generate_case(13, i);
+    const int before = zero_d;
+    count_barriers(c.program, barriers, zero_d);
+    if (zero_d == before) continue;
+    ++cases_with_zero_d;
+    accepted_with_zero_d += predict(c, Profile::kMosaic).outcome.accepted();
+  }
+  EXPECT_GT(zero_d, barriers * 15 / 100) << zero_d << " of " << barriers;
+  EXPECT_LT(zero_d, barriers * 50 / 100) << zero_d << " of " << barriers;
+  EXPECT_GT(accepted_with_zero_d, cases_with_zero_d * 25 / 100)
+      << accepted_with_zero_d << " of " << cases_with_zero_d;
 }
 
 }  // namespace

@@ -1,0 +1,165 @@
+#include "harness/core/warp_map.h"
+
+#include "harness/core/case_json.h"
+#include "harness/core/errors.h"
+
+namespace collfuzz {
+namespace {
+
+bool compare(std::int64_t x, CmpOp op, std::int64_t v) {
+  switch (op) {
+    case CmpOp::kEq:
+      return x == v;
+    case CmpOp::kNe:
+      return x != v;
+    case CmpOp::kLt:
+      return x < v;
+    case CmpOp::kLe:
+      return x <= v;
+    case CmpOp::kGt:
+      return x > v;
+    case CmpOp::kGe:
+      return x >= v;
+  }
+  return false;
+}
+
+void bind_cond(Cond& c, const std::string& axis, std::int64_t warp) {
+  if (c.kind == Cond::Kind::kAtom && c.axis == axis) {
+    c.constant = compare(warp, c.op, c.value);
+    c.kind = Cond::Kind::kConst;
+    c.axis.clear();
+    return;
+  }
+  for (Cond& ch : c.children) bind_cond(ch, axis, warp);
+}
+
+void bind_index(std::vector<IndexEntry>& index, const std::string& axis, std::int64_t warp) {
+  for (IndexEntry& e : index) {
+    if (!e.dyn_start || e.dyn_start->axis != axis) continue;
+    const std::int64_t v = warp * e.dyn_start->mul + e.dyn_start->add;
+    (e.kind == IndexEntry::Kind::kAt ? e.at : e.start) = v;
+    e.dyn_start.reset();
+  }
+}
+
+// lax.axis_index(axis) is `warp` everywhere in `body`.
+void bind(Body& body, const std::string& axis, std::int64_t warp) {
+  for (Op& op : body) {
+    if (auto* w = std::get_if<When>(&op.v)) bind_cond(w->cond, axis, warp);
+    if (auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
+      bind_index(cp->src_index, axis, warp);
+      if (cp->predicate) bind_cond(*cp->predicate, axis, warp);
+    }
+    if (auto* st = std::get_if<CopySmemToGmem>(&op.v)) bind_index(st->dst_index, axis, warp);
+    if (Body* inner = nested_body(op)) bind(*inner, axis, warp);
+  }
+}
+
+Body expand(const Body& body, const std::string& context) {
+  Body out;
+  out.reserve(body.size());
+  for (const Op& op : body) {
+    if (const auto* wm = std::get_if<WarpMap>(&op.v)) {
+      Op marker;
+      marker.path = op.path;
+      marker.warp_axis = context;
+      marker.from_warp_map = true;
+      When all_warps;  // Cond{} is the constant true
+      if (context.empty()) {
+        for (std::int64_t warp = 0; warp < kWarpsPerWarpgroup; ++warp) {
+          Body copy = expand(wm->body, wm->axis);
+          bind(copy, wm->axis, warp);
+          for (Op& o : copy) all_warps.body.push_back(std::move(o));
+        }
+      }
+      marker.v = std::move(all_warps);
+      out.push_back(std::move(marker));
+      continue;
+    }
+    Op copy = op;
+    copy.warp_axis = context;
+    if (Body* inner = nested_body(copy)) *inner = expand(*nested_body(op), context);
+    out.push_back(std::move(copy));
+  }
+  return out;
+}
+
+bool holds_warp_map(const Body& body) {
+  for (const Op& op : body) {
+    if (std::holds_alternative<WarpMap>(op.v)) return true;
+    if (const Body* inner = nested_body(op); inner && holds_warp_map(*inner)) return true;
+  }
+  return false;
+}
+
+void check_indices(const Body& body, const std::string& axis,
+                   const std::vector<ArraySpec>& inputs) {
+  for (const Op& op : body) {
+    if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
+      const ArraySpec* src = nullptr;
+      for (const auto& a : inputs) {
+        if (a.name == cp->src) src = &a;
+      }
+      for (std::size_t d = 0; src && d < cp->src_index.size() && d < src->shape.size(); ++d) {
+        const IndexEntry& e = cp->src_index[d];
+        if (!e.dyn_start || e.dyn_start->axis != axis || e.kind != IndexEntry::Kind::kSlice)
+          continue;
+        for (std::int64_t warp = 0; warp < kWarpsPerWarpgroup; ++warp) {
+          const std::int64_t start = warp * e.dyn_start->mul + e.dyn_start->add;
+          if (start < 0 || start + e.size > src->shape[d]) {
+            throw InputError(op.path + ".src.index[" + std::to_string(d) + "]",
+                             "warp " + std::to_string(warp) + " would read [" +
+                                 std::to_string(start) + ", " + std::to_string(start + e.size) +
+                                 ") of a dim of " + std::to_string(src->shape[d]) +
+                                 "; out-of-bounds starts on the warp axis are not modelled");
+          }
+        }
+      }
+    }
+    if (const auto* rs = std::get_if<RunScoped>(&op.v);
+        rs && (!rs->allocs.empty() || !rs->collective_axes.empty())) {
+      throw InputError(op.path + ".allocs",
+                       "a run_scoped inside warp_map with allocations or collective_axes is not "
+                       "modelled (interpret mode allocates per warp); allocate outside the "
+                       "warp_map");
+    }
+    if (const Body* inner = nested_body(op)) check_indices(*inner, axis, inputs);
+  }
+}
+
+}  // namespace
+
+void check_warp_map_target(const Target& t, const std::string& path) {
+  if (t.semantics != Semantics::kLane) {
+    throw InputError(path + ".op",
+                     "warp_map is modelled under Lane semantics only (target.semantics \"lane\"); "
+                     "Warpgroup semantics lowers it to the mosaic_gpu dialect's warp_map op, "
+                     "which collfuzz does not model yet");
+  }
+}
+
+void check_in_warp_map(const std::string& kind, const std::string& path) {
+  if (kind == "barrier_wait") {
+    throw InputError(path + ".op",
+                     "a barrier_wait inside warp_map is not modelled (the warps run concurrently); "
+                     "wait after the warp_map");
+  }
+  if (kind == "copy_smem_to_gmem") {
+    throw InputError(path + ".op", "copy_smem_to_gmem inside warp_map is not modelled");
+  }
+}
+
+void check_warp_map_body(const WarpMap& wm, const std::vector<ArraySpec>& inputs) {
+  check_indices(wm.body, wm.axis, inputs);
+}
+
+bool has_warp_map(const Body& program) { return holds_warp_map(program); }
+
+Case expand_warp_maps(const Case& c) {
+  Case out = c;
+  out.program = expand(c.program, "");
+  return out;
+}
+
+}  // namespace collfuzz

@@ -1,0 +1,38 @@
+#include "harness/lowering/warp_context.h"
+
+#include "harness/lowering/lowering_error.h"
+#include "harness/lowering/rule_ids.h"
+
+namespace collfuzz::lowering {
+
+void check_warp_context(const Op& op, const CaseLookup& lookup, Arch arch) {
+  if (op.warp_axis.empty()) return;
+  // lower_jaxpr_to_mosaic_gpu: no rule for run_scoped, nor for mpmd_map (a nested warp_map),
+  // under (Lane, PrimitiveSemantics.Warp).
+  if (op.from_warp_map || std::holds_alternative<RunScoped>(op.v)) {
+    raise(Stage::kLower, "NotImplementedError",
+          std::string("Unimplemented primitive in Pallas Mosaic GPU lowering: ") +
+              (op.from_warp_map ? "mpmd_map" : "run_scoped") +
+              " for lowering semantics LoweringSemantics.Lane and user thread semantics "
+              "PrimitiveSemantics.Warp. Please file an issue at "
+              "https://github.com/jax-ml/jax/issues/new/choose.",
+          rule_id::kWarpUnimplemented, op.path);
+  }
+  // _barrier_arrive_lowering: a CollectiveBarrierRef in a warp context.
+  if (const auto* ar = std::get_if<BarrierArrive>(&op.v)) {
+    const Alloc* a = lookup.alloc(ar->barrier.alloc);
+    if (a && a->kind == AllocKind::kClusterBarrier) {
+      raise(Stage::kLower, "NotImplementedError",
+            "Arriving on a collective barrier is not supported in a warp context",
+            rule_id::kWarpClusterArrive, op.path);
+    }
+    // BarrierRef.arrive(arrival_count=4) on a plain barrier: counts need Hopper.
+    if (a && !a->orders_tensor_core && arch_major(arch) < 9) {
+      raise(Stage::kLower, "ValueError",
+            "Only single-thread arrival is supported on pre-Hopper hardware",
+            rule_id::kWarpArrivePreHopper, op.path);
+    }
+  }
+}
+
+}  // namespace collfuzz::lowering
