@@ -188,6 +188,8 @@ def canonical(case: dict) -> dict:
         r = {"op": kind, "cond": _cond(op["cond"]), "body": body(op.get("body", []))}
       elif kind == "loop":
         r = {"op": kind, "trip_count": op["trip_count"], "body": body(op.get("body", []))}
+      elif kind == "warp_map":
+        r = {"op": kind, "axis": op["axis"], "body": body(op.get("body", []))}
       else:
         r = dict(op)
       res.append(r)

@@ -434,6 +434,8 @@ class Importer:
       ops.append(self.when(eqn, env))
     elif name == "scan":
       ops.append(self.loop(eqn, env))
+    elif name == "mpmd_map":
+      ops.append(self.warp_map(eqn, env))
     elif name in ("pjit", "closed_call", "core_call", "jit"):
       sub = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
       inner = getattr(sub, "jaxpr", sub)
@@ -449,8 +451,24 @@ class Importer:
     else:
       self.refuse(eqn, f"unsupported primitive `{name}` (a case holds run_scoped, "
                   "copy_gmem_to_smem, copy_smem_to_gmem, barrier_arrive, barrier_wait, "
-                  "pl.when, lax.fori_loop with a static trip count and lax.axis_index "
-                  "arithmetic)")
+                  "pl.when, lax.fori_loop with a static trip count, pl.core_map over "
+                  "plgpu.WarpMesh and lax.axis_index arithmetic)")
+
+  def warp_map(self, eqn, env: dict) -> dict:
+    """pl.core_map(plgpu.WarpMesh(axis_name=A)) inside a kernel -> a case's warp_map."""
+    p = eqn.params
+    jaxprs, meshes = p.get("jaxprs", ()), p.get("meshes", ())
+    if len(jaxprs) != 1 or len(meshes) != 1 or type(meshes[0]).__name__ != "WarpMesh":
+      self.refuse(eqn, "a kernel inside the kernel that is not pl.core_map(plgpu.WarpMesh(...)) "
+                  "(a case nests only warp_map)")
+    body = jaxprs[0]
+    inner = getattr(body, "jaxpr", body)
+    sub = dict(env)
+    for cv, c in zip(inner.constvars, getattr(body, "consts", [])):
+      sub[cv] = c
+    for iv, ov in zip(inner.invars, eqn.invars):
+      sub[iv] = self.value(env, ov)
+    return {"op": "warp_map", "axis": str(meshes[0].axis_name), "body": self.walk(inner, sub)}
 
   def run_scoped(self, eqn, env: dict) -> dict:
     jaxpr = eqn.params["jaxpr"]

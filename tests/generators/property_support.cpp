@@ -41,9 +41,7 @@ void write_failing_case(const std::string& property, const Case& c) {
 void for_each_op(Body& body, const std::function<void(Op&)>& f) {
   for (Op& op : body) {
     f(op);
-    if (auto* rs = std::get_if<RunScoped>(&op.v)) for_each_op(rs->body, f);
-    if (auto* w = std::get_if<When>(&op.v)) for_each_op(w->body, f);
-    if (auto* l = std::get_if<Loop>(&op.v)) for_each_op(l->body, f);
+    if (Body* inner = nested_body(op)) for_each_op(*inner, f);  // every op kind with a body
   }
 }
 
@@ -95,6 +93,7 @@ Case rename_axes(Case c, const std::function<std::string(const std::string&)>& r
       }
     }
     if (auto* w = std::get_if<When>(&op.v)) rename_cond(w->cond, rename);
+    if (auto* wm = std::get_if<WarpMap>(&op.v)) wm->axis = rename(wm->axis);
   });
   return c;
 }
