@@ -508,6 +508,10 @@ def generate(req: dict) -> str:
     raise Unsupported(f"mode {mode!r}")
   expected = req["expected"]
   kind = expected.get("kind")
+  undefined = None  # lower mode: undefined behaviour comes only when the kernel runs
+  if mode == "lower" and kind == "undefined":
+    undefined = expected.get("undefined") or {}
+    kind = "completed"
   if kind not in ("completed", "rejected", "deadlock"):
     raise Unsupported(f"a predicted outcome of kind {kind!r}")
   later = None  # lower mode: a predicted error of compile or launch, which lowering does not reach
@@ -555,6 +559,9 @@ def generate(req: dict) -> str:
       if later is not None:
         shows += (f" (the compiler's {later['exception']} {later['message']!r} comes at stage "
                   f"{later['stage']}, after lowering: run --mode gpu to see it)")
+      if undefined is not None:
+        shows += (f"; running it is undefined behaviour ({undefined.get('code', '?')} at "
+                  f"{undefined.get('op', '?')}): do not run it on a GPU")
   E(f'"""collfuzz case {case.get("name", "")!r} as a JAX script: {what}.')
   E("")
   for line in _comment_block(f"collfuzz predicts: {shows}."):
