@@ -175,6 +175,10 @@ Outcome ExternalExecutor::run(const Case& c) {
     o.executor = name_;
     o.profile = profile_;
     for (const auto& [k, v] : info_) o.info.emplace(k, v);
+    // The process says it exits after this answer (a hung kernel thread it cannot wake): stop it
+    // now, so that the next case starts a fresh one instead of writing to a process that is
+    // going away.
+    if (response.value("exiting", false)) restart_later();
     return o;
   } catch (const std::exception& e) {
     return broken(OutcomeKind::kCrash, std::string("protocol error: unreadable answer (") +

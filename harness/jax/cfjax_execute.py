@@ -350,11 +350,16 @@ class Executor:
         last, since = moved, now
         continue
       waiting = hooks.blocked_waiters()
-      if waiting and now - since >= HANG_SECONDS:
+      stalled = now - since
+      if (waiting and stalled >= HANG_SECONDS) or stalled >= 2 * HANG_SECONDS:
         elsewhere = hooks.threads_stuck_elsewhere()
+        if not waiting and not elsewhere:
+          continue  # no kernel thread in interpret-mode code: not a stall of the kernel
         hooks.abort_blocked()
         runner.join(5.0)
         if runner.is_alive():
+          # Threads stuck outside a barrier wait cannot be woken: answer, then exit (the harness
+          # starts a fresh process for the next case).
           self.exit_after_answer = True
         what = ("the kernel hangs" if not elsewhere else
                 f"interpret mode stalls ({elsewhere} thread(s) stuck in interpret-mode callbacks "
@@ -362,7 +367,8 @@ class Executor:
                 "deadlock)")
         raise KernelHang(
             f"{what}: {waiting} thread(s) blocked on barrier waits and no progress for "
-            f"{HANG_SECONDS:g} s (collfuzz's interpret-mode deadlock detector, CFJAX_HANG_SECONDS)")
+            f"{stalled:.0f} s (collfuzz's interpret-mode deadlock detector, CFJAX_HANG_SECONDS="
+            f"{HANG_SECONDS:g}; twice that when no thread waits on a barrier)")
     if "error" in box:
       raise box["error"]
     return box["value"]

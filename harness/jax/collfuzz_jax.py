@@ -86,6 +86,14 @@ def _availability(mode: str, versions: dict) -> tuple[str | None, str]:
   return None, f"{jax.default_backend()} (lowering for cuda only)"
 
 
+def _exit_now(why: str):
+  """Exits at once: interpret mode's stuck kernel threads would keep a normal exit waiting."""
+  print(f"collfuzz_jax: {why}", file=sys.stderr)
+  sys.stdout.flush()
+  sys.stderr.flush()
+  os._exit(0)  # pylint: disable=protected-access
+
+
 def main(argv=None) -> int:
   ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   ap.add_argument("--mode", choices=sorted(NAMES), default="interpret")
@@ -144,6 +152,8 @@ def main(argv=None) -> int:
     with open(args.once, encoding="utf-8") as f:
       case = json.load(f)
     out.write(json.dumps(answer(case), indent=1) + "\n")
+    if executor is not None and executor.exit_after_answer:
+      _exit_now("a hung kernel thread could not be woken; exiting")
     return 0
 
   for line in sys.stdin:
@@ -161,15 +171,16 @@ def main(argv=None) -> int:
       if "case" not in req:
         raise ValueError("a request needs a \"case\"")
       response = {"id": rid, "outcome": answer(req["case"])}
+      if executor is not None and executor.exit_after_answer:
+        response["exiting"] = True  # docs/external-executor-protocol.md
     except Exception as e:  # pylint: disable=broad-except
       response = {"id": rid if isinstance(rid, int) else None,
                   "outcome": {"kind": "crash", "profile": profile, "executor": name,
                               "reason": f"bad request: {type(e).__name__}: {e}"}}
     send(response)
     if executor is not None and executor.exit_after_answer:
-      print("collfuzz_jax: a hung kernel thread could not be woken; exiting (the harness restarts "
-            "the executor)", file=sys.stderr)
-      return 0
+      _exit_now("a hung kernel thread could not be woken; exiting (the harness restarts the "
+                "executor)")
   return 0
 
 
