@@ -128,6 +128,15 @@ class Importer:
     self.warnings: list[str] = []
     self.used_names: set[str] = set()
     self.counters: dict[str, int] = {}
+    # plgpu.warp_map names its WarpMesh axis with a fresh object(): such an axis gets a name.
+    self.axis_names: dict[int, str] = {}
+
+  def axis_name(self, axis) -> str:
+    if isinstance(axis, str):
+      return axis
+    if id(axis) not in self.axis_names:
+      self.axis_names[id(axis)] = self.fresh("warp", "warp")
+    return self.axis_names[id(axis)]
 
   # -- names
 
@@ -194,7 +203,7 @@ class Importer:
     ins = [self.value(env, v) for v in eqn.invars]
     out = None
     if name == "axis_index":
-      out = Axis(eqn.params["axis_name"])
+      out = Axis(self.axis_name(eqn.params["axis_name"]))
     elif name in ("convert_element_type", "copy", "copy_p") and len(ins) == 1:
       out = ins[0]
       if isinstance(out, bool) and eqn.outvars[0].aval.dtype.name != "bool":
@@ -468,7 +477,8 @@ class Importer:
       sub[cv] = c
     for iv, ov in zip(inner.invars, eqn.invars):
       sub[iv] = self.value(env, ov)
-    return {"op": "warp_map", "axis": str(meshes[0].axis_name), "body": self.walk(inner, sub)}
+    axis = self.axis_name(meshes[0].axis_name)
+    return {"op": "warp_map", "axis": axis, "body": self.walk(inner, sub)}
 
   def run_scoped(self, eqn, env: dict) -> dict:
     jaxpr = eqn.params["jaxpr"]
