@@ -82,8 +82,8 @@ std::string read_error(const json& expect) {
 }
 
 TEST(StoredMessageRegex, AnInvalidRegexIsBadInputNamingTheField) {
-  for (const std::string bad :
-       {"(unclosed", "[z-a]", "(?P<name>x)", "a{2,1}", "", "(?i)abc", "(?<=a)b", "\\Aabc", "x\\Z"}) {
+  for (const std::string bad : {"(unclosed", "[z-a]", "(?P<name>x)", "a{2,1}", "", "(?i)abc",
+                                "(?<=a)b", "\\Aabc", "x\\Z"}) {
     const std::string e = read_error(regex_expect("ValueError", bad));
     EXPECT_NE(e.find("f.json:$.expect.diagnostic.message_regex"), std::string::npos)
         << bad << ": " << e;
