@@ -295,21 +295,31 @@ class Executor:
     notes = []
     t, traced, args = self._trace(case, self.params)
     points = math.prod(case.mesh.grid) if case.mesh.grid else 1
+    full = None  # the kernel with the case's grid, built (not run) for its interpret-stage errors
     if points > MAX_GRID_POINTS:
-      notes.append(f"grid {list(case.mesh.grid)} traced as given, run as a grid of ones")
+      notes.append(f"grid {list(case.mesh.grid)} traced and built as given, run as a grid of ones")
+      full = (t, traced)
       t, traced, args = self._trace(self.tr.reduced_grid_case(case), self.params)
     rec = hooks.Recorder(t.op_paths, t.run_scoped_allocs)
     hooks.reset_interpret_state()
     try:
       with hooks.active(rec):
+        built = t
         try:
+          if full is not None:
+            # Errors of building the interpreter name the grid (a mesh's repeated axis names:
+            # "Invalid grid (2, 3, 2) ..."): build the case's own grid first, then run the ones.
+            built = full[0]
+            full[1].lower().compile()
+            built = t
           compiled = traced.lower().compile()
         except CaseError:
           raise
         except Exception as e:  # pylint: disable=broad-except
           ns = getattr(e, "_cfjax_name_stack", None)
           label = hooks.label_of_name_stack(ns) if ns else None
-          op = t.op_paths[label] if label is not None and label < len(t.op_paths) else None
+          op = (built.op_paths[label] if label is not None and label < len(built.op_paths)
+                else None)
           raise Stage("interpret", e, op) from e
         try:
           results = self._run_watched(

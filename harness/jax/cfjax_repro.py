@@ -758,8 +758,11 @@ def generate(req: dict) -> str:
   E(f"{i2}traced = jax.jit(kernel).trace(*inputs)")
   if mode == "interpret":
     if reduce_grid:
-      E(f"{i2}# collfuzz's adapter traces the grid as given and runs a grid of ones (nothing")
-      E(f"{i2}# depends on the grid index; {points} points would run {points} times slower).")
+      E(f"{i2}# collfuzz's adapter traces and builds the grid as given and runs a grid of ones")
+      E(f"{i2}# (nothing depends on the grid index; {points} points would run {points} times slower).")
+      E(f"{i2}step = 'interpret'")
+      E(f"{i2}traced.lower().compile()")
+      E(f"{i2}step = 'trace'")
       E(f"{i2}traced = jax.jit(make_kernel({tuple([1] * len(grid))!r})).trace(*inputs)")
     E(f"{i2}step = 'interpret'")
     E(f"{i2}compiled = traced.lower().compile()")
