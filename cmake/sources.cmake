@@ -83,6 +83,7 @@ target_link_libraries(collfuzz_oracles PUBLIC "$<IF:${COLLFUZZ_SEAM},collfuzz_re
 add_library(collfuzz_executors STATIC
   harness/executors/external_executor.cpp
   harness/executors/gpu_presence.cpp
+  harness/executors/jax_python.cpp
   harness/executors/reference_executor.cpp
   harness/executors/registry.cpp
 )

@@ -9,6 +9,7 @@
 #include "harness/core/case_json.h"
 #include "harness/core/errors.h"
 #include "harness/core/outcome_json.h"
+#include "harness/executors/jax_python.h"
 #include "harness/executors/registry_entries.h"
 
 #ifndef COLLFUZZ_SOURCE_DIR
@@ -188,16 +189,7 @@ Outcome ExternalExecutor::run(const Case& c) {
 
 std::unique_ptr<Executor> make_jax_executor(const std::string& mode,
                                             const ExecutorOptions& options) {
-  std::string root = options.repo_root;
-  if (root.empty()) {
-    const char* env = std::getenv("COLLFUZZ_ROOT");
-    root = env ? env : COLLFUZZ_SOURCE_DIR;
-  }
-  std::string python = options.python;
-  if (python.empty()) {
-    const char* env = std::getenv("COLLFUZZ_JAX_PYTHON");
-    python = env ? env : root + "/.venv-jax/bin/python";
-  }
+  const JaxPython jax = JaxPython::resolve(options.python, options.repo_root);
   const std::string name = mode == "interpret" ? "jax-interpret"
                            : mode == "gpu"     ? "jax-gpu"
                            : mode == "ir"      ? "jax-ir"
@@ -205,7 +197,7 @@ std::unique_ptr<Executor> make_jax_executor(const std::string& mode,
   const Profile profile = mode == "interpret" ? Profile::kInterpret : Profile::kMosaic;
   auto ex = std::make_unique<ExternalExecutor>(
       name, profile,
-      std::vector<std::string>{python, root + "/harness/jax/collfuzz_jax.py", "--mode", mode},
+      std::vector<std::string>{jax.python, jax.script("collfuzz_jax.py"), "--mode", mode},
       options.case_timeout_seconds, options.case_timeout_seconds, options.log_dir);
   // Real JAX runs 5 to 50 cases a second; the simulator thousands. In a campaign JAX sees one
   // case in this many (`--slow-every` overrides).

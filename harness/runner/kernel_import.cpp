@@ -1,15 +1,6 @@
 #include "harness/runner/kernel_import.h"
 
-#include <unistd.h>
-
-#include <cstdlib>
-#include <filesystem>
-
 #include "harness/process/child_process.h"
-
-#ifndef COLLFUZZ_SOURCE_DIR
-#define COLLFUZZ_SOURCE_DIR "."
-#endif
 
 namespace collfuzz {
 
@@ -19,33 +10,20 @@ constexpr std::size_t kMaxAnswerBytes = 64u << 20;  // the case file limit
 }  // namespace
 
 KernelImporter::KernelImporter(std::string python, std::string root)
-    : python_(std::move(python)), root_(std::move(root)) {
-  if (root_.empty()) {
-    const char* env = std::getenv("COLLFUZZ_ROOT");
-    root_ = env ? env : COLLFUZZ_SOURCE_DIR;
-  }
-  if (python_.empty()) {
-    const char* env = std::getenv("COLLFUZZ_JAX_PYTHON");
-    python_ = env ? env : root_ + "/.venv-jax/bin/python";
-  }
-}
+    : jax_(JaxPython::resolve(std::move(python), std::move(root))) {}
 
 std::string KernelImporter::unavailable() const {
-  if (::access(python_.c_str(), X_OK) != 0)
-    return "no Python at " + python_ + " (run ci/setup-jax.sh, or pass --python)";
-  const std::string importer = root_ + "/harness/jax/cfjax_import.py";
-  if (!std::filesystem::exists(importer)) return "no importer at " + importer;
-  return "";
+  return jax_.unavailable("cfjax_import.py", "importer");
 }
 
 KernelImport KernelImporter::run(const KernelImportRequest& req) const {
   KernelImport out;
   process::ChildProcess child;
   std::string why;
-  if (!child.spawn({python_, root_ + "/harness/jax/cfjax_import.py", req.file, req.name, req.arch,
+  if (!child.spawn({jax_.python, jax_.script("cfjax_import.py"), req.file, req.name, req.arch,
                     req.profile, req.jax},
                    -1, why)) {
-    out.error = "cannot start the importer (" + python_ + "): " + why;
+    out.error = "cannot start the importer (" + jax_.python + "): " + why;
     return out;
   }
   std::string line;
@@ -54,7 +32,7 @@ KernelImport KernelImporter::run(const KernelImportRequest& req) const {
     out.error = r == process::ChildProcess::Read::kTimeout
                     ? "the importer gave no answer within " +
                           std::to_string(static_cast<int>(kImportSeconds)) + " s"
-                    : "the importer ended without an answer (" + python_ + ")";
+                    : "the importer ended without an answer (" + jax_.python + ")";
     return out;
   }
   const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/executors/jax_python.h"
+
 namespace collfuzz {
 
 struct KernelImportRequest {
@@ -35,8 +37,7 @@ class KernelImporter {
   KernelImport run(const KernelImportRequest& req) const;
 
  private:
-  std::string python_;
-  std::string root_;
+  JaxPython jax_;
 };
 
 }  // namespace collfuzz

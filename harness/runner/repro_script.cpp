@@ -1,9 +1,5 @@
 #include "harness/runner/repro_script.h"
 
-#include <unistd.h>
-
-#include <cstdlib>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -14,10 +10,6 @@
 #include "oracles/reference/reference.h"
 #include "oracles/reference/rule_fix.h"
 #include "oracles/reference/rules.h"
-
-#ifndef COLLFUZZ_SOURCE_DIR
-#define COLLFUZZ_SOURCE_DIR "."
-#endif
 
 namespace collfuzz {
 
@@ -69,33 +61,20 @@ std::string repro_request(const Case& c, ReproMode mode, const std::string& comm
 }
 
 ReproGenerator::ReproGenerator(std::string python, std::string root)
-    : python_(std::move(python)), root_(std::move(root)) {
-  if (root_.empty()) {
-    const char* env = std::getenv("COLLFUZZ_ROOT");
-    root_ = env ? env : COLLFUZZ_SOURCE_DIR;
-  }
-  if (python_.empty()) {
-    const char* env = std::getenv("COLLFUZZ_JAX_PYTHON");
-    python_ = env ? env : root_ + "/.venv-jax/bin/python";
-  }
-}
+    : jax_(JaxPython::resolve(std::move(python), std::move(root))) {}
 
 ReproGenerator::~ReproGenerator() = default;
 
 std::string ReproGenerator::unavailable() const {
-  if (::access(python_.c_str(), X_OK) != 0)
-    return "no Python at " + python_ + " (run ci/setup-jax.sh, or pass --python)";
-  const std::string gen = root_ + "/harness/jax/cfjax_repro.py";
-  if (!std::filesystem::exists(gen)) return "no generator at " + gen;
-  return "";
+  return jax_.unavailable("cfjax_repro.py", "generator");
 }
 
 ReproScript ReproGenerator::generate(const Case& c, ReproMode mode, const std::string& command) {
   if (!child_) {
     auto child = std::make_unique<process::ChildProcess>();
     std::string why;
-    if (!child->spawn({python_, root_ + "/harness/jax/cfjax_repro.py"}, 2, why))
-      throw std::runtime_error("cannot start the script generator (" + python_ + "): " + why);
+    if (!child->spawn({jax_.python, jax_.script("cfjax_repro.py")}, 2, why))
+      throw std::runtime_error("cannot start the script generator (" + jax_.python + "): " + why);
     child_ = std::move(child);
   }
   if (!child_->write_line(repro_request(c, mode, command))) {
@@ -106,7 +85,7 @@ ReproScript ReproGenerator::generate(const Case& c, ReproMode mode, const std::s
   const auto r = child_->read_line(kGeneratorSeconds, kMaxScriptLine, line);
   if (r != process::ChildProcess::Read::kLine) {
     child_.reset();
-    throw std::runtime_error("the script generator gave no answer (" + python_ + ")");
+    throw std::runtime_error("the script generator gave no answer (" + jax_.python + ")");
   }
   const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) throw std::runtime_error("the script generator's answer is not JSON");

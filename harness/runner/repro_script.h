@@ -9,6 +9,7 @@
 #include <string>
 
 #include "harness/core/case.h"
+#include "harness/executors/jax_python.h"
 #include "harness/process/child_process.h"
 
 namespace collfuzz {
@@ -45,8 +46,7 @@ class ReproGenerator {
   ReproScript generate(const Case& c, ReproMode mode, const std::string& command);
 
  private:
-  std::string python_;
-  std::string root_;
+  JaxPython jax_;
   std::unique_ptr<process::ChildProcess> child_;
 };
 
