@@ -12,16 +12,8 @@ namespace collfuzz {
 namespace {
 
 using nlohmann::json;
+using testing::error_of;
 using testing::minimal_case_json;
-
-std::string error_of(const json& j) {
-  try {
-    case_from_json(j);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // The minimal case with a source of shape [2, 128, 64] indexed by `index`.
 json with_src_index(const json& index) {

@@ -7,6 +7,7 @@
 
 #include "harness/core/case.h"
 #include "harness/core/case_json.h"
+#include "harness/core/errors.h"
 
 namespace collfuzz::testing {
 
@@ -28,5 +29,15 @@ inline nlohmann::json minimal_case_json() {
 }
 
 inline Case parse(const nlohmann::json& j) { return case_from_json(j); }
+
+// The parser's error for a case ("" when it parses).
+inline std::string error_of(const nlohmann::json& j) {
+  try {
+    case_from_json(j);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 }  // namespace collfuzz::testing

@@ -10,6 +10,7 @@ namespace collfuzz {
 namespace {
 
 using nlohmann::json;
+using testing::error_of;
 using testing::minimal_case_json;
 
 // The minimal case with its copy inside `warp_map` (under `when warp == 0` if `one_warp`).
@@ -23,15 +24,6 @@ json with_warp_copy(bool one_warp) {
                         : json::array({copy});
   body[0] = {{"op", "warp_map"}, {"axis", "warp"}, {"body", inner}};
   return j;
-}
-
-std::string error_of(const json& j) {
-  try {
-    case_from_json(j);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 std::size_t copies_in(const Body& body) {
