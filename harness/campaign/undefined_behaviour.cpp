@@ -1,18 +1,6 @@
 #include "harness/campaign/undefined_behaviour.h"
 
-#include "oracles/oracles.h"
-
 namespace collfuzz::campaign {
-
-std::optional<Mismatch> undefined_behaviour_mismatch(const Outcome& expected, const Outcome& actual,
-                                                     const std::string& executor) {
-  if (actual.kind != OutcomeKind::kUndefined || !expected.accepted()) return std::nullopt;
-  Verdict v;
-  v.executor = executor;
-  v.ran = true;
-  if (!undefined_oracle(expected, actual, v) || v.mismatches.empty()) return std::nullopt;
-  return v.mismatches.front();
-}
 
 std::string unavailable_reason_class(const std::string& reason) {
   std::string out;
