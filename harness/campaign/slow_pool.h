@@ -100,9 +100,10 @@ class NoveltyPicker {
   NoveltyPicker(std::uint64_t seed, std::int64_t random_floor = 4)
       : rng_(seed), random_floor_(random_floor) {}
 
-  // Takes the queued candidate whose key (behaviour_key(), for `profiles`, bit p: profile p)
-  // was run least, and among those the one whose class was run least; nullopt when the queue is
-  // empty.
+  // Takes a queued candidate (`profiles`, bit p: profile p); nullopt when the queue is empty.
+  // Picks alternate between the rank by key (behaviour_key(): the least executor time spent on
+  // it, then the fewest runs, then the rarest class) and the rank by class alone (the fewest runs
+  // of its class, then the key's time); one pick in `random_floor` is uniform random.
   std::optional<PickedCase> pick(SlowQueue& q, unsigned profiles);
   // Records that the case was run.
   void ran(const PickedCase& c, unsigned profiles);
