@@ -25,6 +25,7 @@
 #include "harness/core/terminal_text.h"
 #include "harness/process/child_process.h"
 #include "harness/runner/atomic_file.h"
+#include "oracles/reference/rules.h"
 
 namespace collfuzz::campaign {
 
@@ -432,7 +433,12 @@ int Campaign::run(std::ostream& out, bool terminal) {
   }
   // Each slow executor's profile, pool or not (the health checks' rules per profile).
   for (const auto& ex : worker_executors(o, true)) {
-    if (is_slow_executor(ex->name())) totals.slow_profiles[ex->name()] = ex->profile();
+    if (!is_slow_executor(ex->name())) continue;
+    totals.slow_profiles[ex->name()] = ex->profile();
+    for (const Rule& r : all_rules()) {
+      if (!ex->observes_stage(to_string(r.stage)))
+        totals.unobserved_stages[ex->name()].insert(to_string(r.stage));
+    }
   }
   const auto findings = store.load_all();
   std::size_t groups = 0;

@@ -30,9 +30,11 @@ std::string host_name() {
 }
 
 // Per real executor (JAX, cuda: is_slow_executor) of the campaign: the rules its profile can
-// fire (rules.def's profiles, in the campaign's JAX release) and which of them it received a case
-// for in this run (its tally: a case whose predicted rule it is reached the executor and was
-// compared); a warning for each executor that missed some.
+// fire (rules.def's profiles, in the campaign's JAX release); of those, the ones in its reach (a
+// rule of a stage the executor does not run, Executor::observes_stage, such as a compile error
+// for jax-lower, can never come back from it: out of reach, listed apart); and which of the
+// rules in reach it received a case for in this run (its tally: a case whose predicted rule it
+// is reached the executor and was compared); a warning for each executor that missed some.
 nlohmann::json rules_sent_to_real_executors(const CampaignOptions& o, const CampaignTotals& t,
                                             nlohmann::json& warnings) {
   const JaxVersion release = o.jax.value_or(kDefaultJaxVersion);
@@ -42,35 +44,50 @@ nlohmann::json rules_sent_to_real_executors(const CampaignOptions& o, const Camp
     const auto it = t.slow_profiles.find(name);
     if (it == t.slow_profiles.end()) continue;  // its profile unknown: nothing to say
     const Profile profile = it->second;
+    const auto unobserved = t.unobserved_stages.find(name);
     const ProgressSnapshot::ExecutorProgress* tally = nullptr;
     for (const auto& e : t.executor_tallies) {
       if (e.name == name) tally = &e;
     }
     nlohmann::json never = nlohmann::json::array();
+    nlohmann::json out_of_reach = nlohmann::json::array();
     std::int64_t can = 0;
+    std::int64_t in_reach = 0;
     std::int64_t received = 0;
     for (const Rule& r : all_rules()) {
       const bool fires = profile == Profile::kMosaic ? r.profiles != RuleProfiles::kInterpretOnly
                                                      : r.profiles != RuleProfiles::kMosaicOnly;
       if (!fires || !rule_holds(r, release)) continue;
       ++can;
+      if (unobserved != t.unobserved_stages.end() &&
+          unobserved->second.count(std::string(to_string(r.stage)))) {
+        out_of_reach.push_back(std::string(r.name));
+        continue;
+      }
+      ++in_reach;
       if (tally && tally->reached(static_cast<std::size_t>(r.id))) {
         ++received;
       } else {
         never.push_back(std::string(r.name));
       }
     }
-    const double share = can > 0 ? static_cast<double>(received) / static_cast<double>(can) : 1.0;
+    const auto ratio = [](std::int64_t a, std::int64_t b) {
+      return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 1.0;
+    };
+    const double share = ratio(received, in_reach);
     out[name] = {{"profile", to_string(profile)},
                  {"compared", tally ? tally->compared : 0},
                  {"rules_can_fire", can},
+                 {"rules_in_reach", in_reach},
                  {"rules_received", received},
                  {"share", share},
-                 {"never_received", never}};
+                 {"share_of_profile", ratio(received, can)},
+                 {"never_received", never},
+                 {"out_of_reach", out_of_reach}};
     if (!never.empty())
       warnings.push_back(name + " never received a case for " + std::to_string(never.size()) +
-                         " of the " + std::to_string(can) + " rules its profile (" +
-                         to_string(profile) + ") can fire (" +
+                         " of the " + std::to_string(in_reach) + " rules in its reach that its " +
+                         "profile (" + to_string(profile) + ") can fire (" +
                          std::to_string(static_cast<int>(share * 100)) + " % received)");
   }
   return out;
@@ -130,17 +147,22 @@ std::string health_markdown(const nlohmann::json& s) {
     md += "| " + name + " | " + n.dump() + " |\n";
   if (h.contains("rules_sent") && !h["rules_sent"].empty()) {
     md +=
-        "\nRules sent to each real executor in this run: of the rules its profile can fire, "
-        "those it received a case for (the case's predicted rule).\n\n| executor | profile | "
-        "cases compared | rules received | share | never received |\n|---|---|---|---|---|---|\n";
+        "\nRules sent to each real executor in this run: of the rules its profile can fire and "
+        "its stages can show (in reach), those it received a case for (the case's predicted "
+        "rule).\n\n| executor | profile | cases compared | rules received | share | never "
+        "received | out of reach |\n|---|---|---|---|---|---|---|\n";
     for (const auto& [name, r] : h["rules_sent"].items()) {
       std::string never;
       for (const auto& id : r["never_received"])
         never += (never.empty() ? "`" : ", `") + id.get<std::string>() + "`";
+      std::string beyond;
+      for (const auto& id : r.value("out_of_reach", nlohmann::json::array()))
+        beyond += (beyond.empty() ? "`" : ", `") + id.get<std::string>() + "`";
       md += "| " + name + " | " + r["profile"].get<std::string>() + " | " + r["compared"].dump() +
-            " | " + r["rules_received"].dump() + " of " + r["rules_can_fire"].dump() + " | " +
+            " | " + r["rules_received"].dump() + " of " +
+            r.value("rules_in_reach", r["rules_can_fire"]).dump() + " | " +
             fixed(100 * r["share"].get<double>(), 0) + " % | " + (never.empty() ? "-" : never) +
-            " |\n";
+            " | " + (beyond.empty() ? "-" : beyond) + " |\n";
     }
   }
   md += "\n";

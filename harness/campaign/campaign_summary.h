@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,10 @@ struct CampaignTotals {
       nlohmann::json::array();  // load_flaky(): disagreements that are not findings
   nlohmann::json slow_pool;     // write_slow_pool_report()'s; null: no pool
   std::map<std::string, Profile> slow_profiles;  // each slow executor's profile
-  std::vector<FindingRecord> known;              // <out>/known: divergences the baseline lists
+  // Per slow executor, the stages whose diagnostics it never reports (Executor::observes_stage):
+  // the rules of those stages are out of its reach.
+  std::map<std::string, std::set<std::string>> unobserved_stages;
+  std::vector<FindingRecord> known;  // <out>/known: divergences the baseline lists
   // Per executor, in this run: the workers' tallies summed (executor_tally.h), the record that
   // timeline.jsonl's per_executor is written from. The health checks read the rules that reached
   // each real executor from it.

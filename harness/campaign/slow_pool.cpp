@@ -145,9 +145,11 @@ std::optional<PickedCase> NoveltyPicker::pick(SlowQueue& q, unsigned profiles) {
       const auto ms = keys_ms_[p].find(s.key[p]);
       const std::int64_t key_ms = ms == keys_ms_[p].end() ? 0 : ms->second;
       const std::int64_t class_seen = times_seen(Profile(p), s.klass[p]);
-      score = std::min(
-          score, by_class ? std::make_tuple(class_seen, key_ms, std::int64_t{0})
-                          : std::make_tuple(key_ms, key_seen(Profile(p), s.key[p]), class_seen));
+      const std::int64_t runs_of_key = key_seen(Profile(p), s.key[p]);
+      // A key never run goes first in both ranks: a rule the executor has not been sent yet.
+      score = std::min(score,
+                       by_class ? std::make_tuple(std::int64_t{runs_of_key > 0}, class_seen, key_ms)
+                                : std::make_tuple(key_ms, runs_of_key, class_seen));
     }
     if (score < best_score) {
       best_score = score;

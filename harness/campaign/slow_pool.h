@@ -102,8 +102,9 @@ class NoveltyPicker {
 
   // Takes a queued candidate (`profiles`, bit p: profile p); nullopt when the queue is empty.
   // Picks alternate between the rank by key (behaviour_key(): the least executor time spent on
-  // it, then the fewest runs, then the rarest class) and the rank by class alone (the fewest runs
-  // of its class, then the key's time); one pick in `random_floor` is uniform random.
+  // it, then the fewest runs, then the rarest class) and the rank by class (a key never run first,
+  // then the fewest runs of its class, then the key's time); one pick in `random_floor` is
+  // uniform random.
   std::optional<PickedCase> pick(SlowQueue& q, unsigned profiles);
   // Records that the case was run.
   void ran(const PickedCase& c, unsigned profiles);

@@ -94,14 +94,25 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
     // Not fatal: the pool then competes with the fast loop as an equal.
   }
   CaseCheck check(worker_executors(o, true), o.level);
-  std::vector<Profile> profiles;
-  unsigned bits = 0;
+  // Each slow executor picks its own cases, by its own profile's novelty, and the executors take
+  // turns by the time they have spent: the next pick is for the one that has spent least (a run
+  // is charged at least kMinRunSeconds), so each gets an even share of the worker's time and a
+  // fast one (jax-lower lowers a case in a fraction of the time interpret mode runs it) runs
+  // many more cases than it would in lockstep with a slow one. An executor that cannot run here
+  // takes no turns.
+  constexpr double kMinRunSeconds = 0.05;
+  std::vector<std::string> names;
+  std::vector<unsigned> bits;  // per executor: 1 << its profile
+  std::vector<NoveltyPicker> pickers;
+  std::vector<double> spent;
   for (const auto& ex : check.executors()) {
-    profiles.push_back(ex->profile());
-    bits |= 1u << static_cast<int>(ex->profile());
+    names.push_back(ex->name());
+    bits.push_back(1u << static_cast<int>(ex->profile()));
+    pickers.emplace_back(
+        splitmix64(o.seed ^ static_cast<std::uint64_t>(s) ^ (std::uint64_t{names.size()} << 32)));
+    spent.push_back(0);
   }
   FindingsStore store(findings);
-  NoveltyPicker picker(splitmix64(o.seed ^ static_cast<std::uint64_t>(s)));
   SlowWorkerStats& stats = queue.workers[s];
   WorkerConfig config;
   config.seed = o.seed;
@@ -112,16 +123,33 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
   config.confirm = ConfirmPolicy{o.confirm, o.confirm_executors};
   config.known = &o.known;
   std::uint64_t current = 0;
-  std::optional<PickedCase> picked;  // the case being run, charged with its executors' time
+  std::size_t turn = 0;  // the executor the current case was picked for
+  std::string only;      // its name (config.only_executor)
+  config.only_executor = &only;
+  std::optional<PickedCase> picked;  // the case being run, charged with its executor's time
   config.next_index = [&]() -> std::optional<std::uint64_t> {
-    const std::optional<PickedCase> c = picker.pick(queue, bits);
+    // An executor that said it cannot run here (no GPU, no JAX) takes no turns while another
+    // can; when none can, each still takes its turns (its runs counted unavailable).
+    std::size_t k = names.size();
+    for (const bool any : {false, true}) {
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        if (!any && !check.executors()[i]->unavailable_reason().empty()) continue;
+        if (k == names.size() || spent[i] < spent[k]) k = i;
+      }
+      if (k < names.size()) break;
+    }
+    if (k == names.size()) return std::nullopt;
+    const std::optional<PickedCase> c = pickers[k].pick(queue, bits[k]);
     if (!c) return std::nullopt;
-    picker.ran(*c, bits);
+    pickers[k].ran(*c, bits[k]);
     picked = c;
+    turn = k;
+    only = names[k];
     current = c->index;
     stats.cases.fetch_add(1, std::memory_order_relaxed);
-    for (std::size_t k = 0; k < profiles.size() && k < kSlowMaxExecutors; ++k)
-      stats.classes[k].store(static_cast<std::int64_t>(picker.classes(profiles[k])));
+    if (k < kSlowMaxExecutors)
+      stats.classes[k].store(
+          static_cast<std::int64_t>(pickers[k].classes(check.executors()[k]->profile())));
     return c->index;
   };
   check.set_run_observer([&](std::size_t k, const Outcome* outcome, double seconds) {
@@ -135,7 +163,9 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
       return;
     }
     stats.busy_executor.store(0);
-    if (picked) picker.spent(*picked, bits, seconds);
+    // Confirmation reruns, shrinking and a finding's report are charged to the executor too.
+    if (k < spent.size()) spent[k] += std::max(seconds, kMinRunSeconds);
+    if (picked && k == turn) pickers[k].spent(*picked, bits[k], seconds);
     stats.runs[k].fetch_add(1);
     if (outcome->kind == OutcomeKind::kTimeout) stats.timeouts[k].fetch_add(1);
     if (outcome->kind == OutcomeKind::kUnavailable) {

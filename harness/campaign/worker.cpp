@@ -163,10 +163,11 @@ WorkerState Worker::run(WorkerState state) {
       slot_->phase.store(kGenerate, std::memory_order_relaxed);
     }
     const Case c = generators::generate_case(config_.seed, index);
-    // A slow pool worker runs its executors on every case it takes (they were sampled already).
-    const std::vector<Mismatch> ms = check_.mismatches(
-        c, slot_ ? &slot_->coverage : &state.coverage,
-        config_.next_index ? std::nullopt : std::optional<std::uint64_t>(index), nullptr, true);
+    // A slow pool worker runs the executor it picked the case for (they were sampled already).
+    const std::vector<Mismatch> ms =
+        check_.mismatches(c, slot_ ? &slot_->coverage : &state.coverage,
+                          config_.next_index ? std::nullopt : std::optional<std::uint64_t>(index),
+                          config_.only_executor, true);
     if (config_.after_case) config_.after_case(index, c);
     for (const auto& [reason, n] : check_.take_unavailable()) state.unavailable[reason] += n;
     for (const auto& [executor, n] : check_.take_runs()) state.runs[executor] += n;

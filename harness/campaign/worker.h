@@ -39,6 +39,10 @@ struct WorkerConfig {
   // worker waits a little) instead of the stream worker, worker + jobs, ...; its state is not
   // advanced.
   std::function<std::optional<std::uint64_t>()> next_index;
+  // A slow pool worker: the one executor that runs the case next_index() gave (the pool sets it
+  // at each pick, so each slow executor gets its own cases and its own share of the time); null:
+  // every executor of the check.
+  const std::string* only_executor = nullptr;
   // Called after each case is checked (a fast worker offers it to the slow pool).
   std::function<void(std::uint64_t index, const Case& c)> after_case;
 };

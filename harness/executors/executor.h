@@ -24,6 +24,14 @@ class Executor {
   // Empty when the executor can run on this machine; otherwise why not.
   virtual std::string unavailable_reason() const { return {}; }
   virtual Outcome run(const Case& c) = 0;
+  // Whether a diagnostic of this stage (stage_names.h: "lower", "compile", ...) can come from
+  // this executor. jax-lower stops after lowering and jax-ir neither compiles nor launches: a
+  // case that fails later is unavailable there. The campaign counts, per executor, the rules it
+  // can show.
+  virtual bool observes_stage(std::string_view stage) const {
+    (void)stage;
+    return true;
+  }
   // In a campaign, run this executor on one case in this many (by case index, so a seed still
   // gives the same campaign): a slow executor (real JAX) then costs a bounded share of the
   // time while the fast ones see every case. Replay and run use every executor on every case.

@@ -1,5 +1,6 @@
 #include "harness/executors/external_executor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -70,6 +71,10 @@ std::string ExternalExecutor::unavailable_reason() const {
            " times in a row; the last time: " + start_failure_;
   }
   return unavailable_;
+}
+
+bool ExternalExecutor::observes_stage(std::string_view stage) const {
+  return std::find(unobserved_.begin(), unobserved_.end(), stage) == unobserved_.end();
 }
 
 std::string ExternalExecutor::stderr_tail() const {
@@ -203,6 +208,10 @@ std::unique_ptr<Executor> make_jax_executor(const std::string& mode,
   // case in this many (`--slow-every` overrides).
   ex->set_sample_every(options.slow_every > 0 ? options.slow_every
                                               : (mode == "interpret" ? 2000 : 200));
+  // lower mode stops after .lower(); ir mode evaluates the lowered module without ptxas or the
+  // driver (docs/ir-executor.md): their cases that fail later are unavailable.
+  if (mode == "lower") ex->set_unobserved_stages({"compile", "launch", "run"});
+  if (mode == "ir") ex->set_unobserved_stages({"compile", "launch"});
   return ex;
 }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/executors/executor.h"
@@ -44,6 +45,9 @@ class ExternalExecutor : public Executor {
   std::string probe();
   std::int64_t sample_every() const override { return sample_every_; }
   void set_sample_every(std::int64_t n) { sample_every_ = n; }
+  bool observes_stage(std::string_view stage) const override;
+  // The stages whose diagnostics the program never reports (observes_stage()).
+  void set_unobserved_stages(std::vector<std::string> stages) { unobserved_ = std::move(stages); }
 
   // What the program said in its hello line (after the first run).
   const std::map<std::string, std::string>& info() const { return info_; }
@@ -70,6 +74,7 @@ class ExternalExecutor : public Executor {
   std::map<std::string, std::string> info_;
   std::int64_t next_id_ = 1;
   std::int64_t sample_every_ = 1;
+  std::vector<std::string> unobserved_;
   int restarts_ = 0;
 };
 

@@ -79,6 +79,34 @@ TEST(HealthRules, NamesTheRulesARealExecutorNeverReceived) {
   EXPECT_NE(md.find("`interpret.scoped.cluster_axes`"), std::string::npos);
 }
 
+TEST(HealthRules, RulesOfStagesTheExecutorDoesNotRunAreOutOfReach) {
+  CampaignOptions o;
+  o.executors = {"jax-lower"};
+  CampaignTotals t;
+  t.slow_profiles = {{"jax-lower", Profile::kMosaic}};
+  t.unobserved_stages = {{"jax-lower", {"compile", "launch", "run"}}};
+  t.executor_tallies = {tally("jax-lower", {RuleId::kEstimateGmem})};
+  const nlohmann::json s = summary_json(o, t, {});
+  const auto& jl = s["health"]["rules_sent"]["jax-lower"];
+  EXPECT_EQ(jl["rules_can_fire"], rules_of(Profile::kMosaic));
+  EXPECT_TRUE(has(jl["out_of_reach"], "compile.wgmma.arch"));
+  EXPECT_TRUE(has(jl["out_of_reach"], "launch.cluster_size"));
+  EXPECT_FALSE(has(jl["never_received"], "compile.wgmma.arch"))
+      << "a rule out of reach is not one the executor missed";
+  EXPECT_TRUE(has(jl["never_received"], "mesh.cluster.rank"));
+  EXPECT_FALSE(has(jl["out_of_reach"], "estimate.gmem.unsupported"));
+  const auto in_reach = jl["rules_in_reach"].get<std::int64_t>();
+  EXPECT_EQ(in_reach + static_cast<std::int64_t>(jl["out_of_reach"].size()),
+            jl["rules_can_fire"].get<std::int64_t>());
+  EXPECT_DOUBLE_EQ(jl["share"].get<double>(), 1.0 / static_cast<double>(in_reach));
+  EXPECT_DOUBLE_EQ(jl["share_of_profile"].get<double>(), 1.0 / jl["rules_can_fire"].get<double>());
+  const std::string md = summary_markdown(s);
+  EXPECT_NE(md.find("| jax-lower | mosaic | 500 | 1 of " + std::to_string(in_reach) + " | "),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("`compile.wgmma.arch`"), std::string::npos);
+}
+
 TEST(HealthRules, NoWarningWhenEveryRuleReachedIt) {
   CampaignOptions o;
   o.executors = {"jax-interpret"};

@@ -72,8 +72,9 @@ TEST(SlowPool, RareClassesGoFirst) {
 
 TEST(SlowPool, EachKeyGetsItsTurnBeforeNewClassesOfASeenKey) {
   // Key 1 (say, completed cases) comes in many classes, each new; key 2 (a rule) in one. Ranked
-  // by class alone, key 1's new classes would fill every pick; the picks ranked by key (every
-  // other one) alternate between the keys, and those ranked by class take key 1's new classes.
+  // by class alone, key 1's new classes would fill every pick; a key never run goes first in
+  // both ranks (the first two picks are the two keys), then the picks ranked by key (every other
+  // one) alternate between the keys, and those ranked by class take key 1's new classes.
   SharedMemory<SlowQueue> q;
   for (std::uint64_t i = 0; i < 100; ++i) offer_candidate(*q, i, 5000 + i, 0, 1, 0);
   for (std::uint64_t i = 0; i < 4; ++i) offer_candidate(*q, 100000 + i, 77, 0, 2, 0);
@@ -86,9 +87,12 @@ TEST(SlowPool, EachKeyGetsItsTurnBeforeNewClassesOfASeenKey) {
     keys.push_back(c->key[0]);
   }
   EXPECT_EQ(std::count(keys.begin(), keys.end(), 2u), 2) << ::testing::PrintToString(keys);
+  EXPECT_EQ(std::set<std::uint64_t>(keys.begin(), keys.begin() + 2),
+            (std::set<std::uint64_t>{1, 2}))
+      << "each key never run goes first";
   EXPECT_EQ(keys[4], 2u);  // by key: key 2 was run once, key 1 three times
-  EXPECT_EQ(keys[1], 1u);  // by class: a class never run
-  EXPECT_EQ(keys[3], 1u);
+  EXPECT_EQ(keys[3], 1u);  // by class: a class never run
+  EXPECT_EQ(keys[5], 1u);
   EXPECT_EQ(picker.key_seen(Profile::kMosaic, 2), 2);
 }
 

@@ -55,6 +55,29 @@ bool eventually(const std::function<bool()>& done, double seconds = 20) {
   return done();
 }
 
+// The stages each JAX mode can show (Executor::observes_stage): the campaign's health check
+// counts the rules in an executor's reach from them. Building an executor starts no process.
+TEST(ExternalExecutorStages, LowerStopsAfterLoweringAndIrNeitherCompilesNorLaunches) {
+  ExecutorOptions o;
+  o.repo_root = COLLFUZZ_SOURCE_DIR;
+  const auto lower = make_executor("jax-lower", o);
+  for (const char* stage :
+       {"mesh", "trace", "estimate", "module", "lower", "verify", "dialect", "finalize"})
+    EXPECT_TRUE(lower->observes_stage(stage)) << stage;
+  for (const char* stage : {"compile", "launch", "run"})
+    EXPECT_FALSE(lower->observes_stage(stage)) << stage;
+  const auto ir = make_executor("jax-ir", o);
+  EXPECT_TRUE(ir->observes_stage("lower"));
+  EXPECT_TRUE(ir->observes_stage("run"));
+  EXPECT_FALSE(ir->observes_stage("compile"));
+  EXPECT_FALSE(ir->observes_stage("launch"));
+  for (const char* name : {"jax-interpret", "sim"}) {
+    const auto ex = make_executor(name, o);
+    for (const char* stage : {"trace", "interpret", "compile", "launch", "run"})
+      EXPECT_TRUE(ex->observes_stage(stage)) << name << " " << stage;
+  }
+}
+
 TEST(ExternalExecutorProtocol, AnswersAreMatchedToTheirCases) {
   auto ex = fake("ok");
   const Outcome a = ex->run(any_case());

@@ -11,6 +11,9 @@ $FAKE_EXECUTOR_MODE says:
   slow       like ok, but never answers request 1
   reject     answers every request with a `rejected` outcome (a disagreement with the reference
              wherever it predicts something else: findings for the kill-and-resume figure)
+  paced      like ok, but each answer takes $FAKE_DELAY_<MODE> seconds, where <MODE> is the
+             upper-cased value of its `--mode` argument (the JAX executors pass --mode interpret,
+             --mode lower, ...): executors of different speeds, for the slow pool's turns test
   flip       answers like `reject` on odd request ids and like `ok` on even ones: a
              nondeterministic executor as the campaign sees it (the same case rerun gets another
              answer), for the flaky-finding test
@@ -70,5 +73,8 @@ for line in sys.stdin:
         continue
     if rid == 1 and mode == "slow":
         time.sleep(1000)
+    if mode == "paced":
+        kind = sys.argv[sys.argv.index("--mode") + 1] if "--mode" in sys.argv[:-1] else ""
+        time.sleep(float(os.environ.get("FAKE_DELAY_" + kind.upper(), "0")))
     out.write(answer)
     out.flush()
