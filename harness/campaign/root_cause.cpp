@@ -66,6 +66,18 @@ std::string op_family(const std::string& what) {
   return what;
 }
 
+// The checks a disagreeing rule stands with: its family (the rule id's first part, the JAX
+// function or pass that holds the check: launch_context, lower, interpret, run, ...) and the spec
+// section that states it, as "<family>@<section>". Checks of one family in one section read the
+// same values in one place (LaunchContext's checks of section 3.3 read the chunk shape), so one
+// wrong value fails whichever of them a case reaches. A name that is no rule is kept as it is.
+std::string checks_of(const std::string& rule) {
+  const Rule* r = find_rule(rule);
+  if (!r) return rule;
+  const std::string name(r->name);
+  return name.substr(0, name.find('.')) + "@" + std::string(r->section);
+}
+
 }  // namespace
 
 std::string root_cause_group(const std::vector<Mismatch>& ms, const Outcome& actual,
@@ -82,7 +94,7 @@ std::string root_cause_group(const std::vector<Mismatch>& ms, const Outcome& act
     std::string rule = m.kind == "accepted_not_rejected" ? m.what : executor_rule(actual);
     if (rule.empty())
       rule = m.kind == "rejected_not_accepted" || m.kind == "rule" ? "unknown" : m.what;
-    return make_signature("diagnostic", "check", rule, executor);
+    return make_signature("diagnostic", "check", checks_of(rule), executor);
   }
   if (m.oracle == "bytes" && armed_or_received(m.kind))
     return make_signature("bytes", "tx_bytes", op_family(m.what), executor);

@@ -7,9 +7,13 @@
 // a barrier's count before the bytes armed and received, those before arrivals, phases and final
 // state, those before the data, and the waits and the kernel's hang last), reduced to what
 // distinguishes a cause rather than a case:
-//   - a diagnostic: the rule whose check disagrees, the one the executor fires where the
+//   - a diagnostic: the checks of the rule that disagrees, the one the executor fires where the
 //     reference fires another or none (or fires with another message, exception or stage), or
-//     the reference's when the executor accepts the case: diagnostic:check:<rule>:<executor>;
+//     the reference's when the executor accepts the case; a rule's checks are its family (the
+//     rule id's first part: the JAX function or pass that holds it) and the spec section that
+//     states it (a wrong chunk shape fails each of LaunchContext's section-3.3 checks that reads
+//     it): diagnostic:check:<family>@<section>:<executor>, e.g.
+//     diagnostic:check:launch_context@3.3:sim;
 //   - bytes and memory: the quantity that first differs and the op family, every copy kind
 //     (copy, multicast, partitioned, replicated) being one, and the bytes armed or received
 //     being one quantity whichever way they differ: bytes:tx_bytes:copy:<executor>;

@@ -24,19 +24,42 @@ Outcome rejected_with(const std::string& rule) {
 }
 
 TEST(RootCause, TheRuleTheExecutorFiresIsTheGroup) {
-  // Expected rule a, the executor fired b: the group is b's check, whatever a was.
+  // Expected rule a, the executor fired b: the group is b's checks (its family and spec
+  // section), whatever a was.
   const Outcome actual = rejected_with("launch_context.minor_dim_16b");
   EXPECT_EQ(root_cause_group({mismatch("diagnostic", "rule", "lower.copy.a")}, actual, "sim"),
-            "diagnostic:check:launch_context.minor_dim_16b:sim");
+            "diagnostic:check:launch_context@3.3:sim");
   EXPECT_EQ(root_cause_group({mismatch("diagnostic", "rule", "lower.copy.b")}, actual, "sim"),
-            "diagnostic:check:launch_context.minor_dim_16b:sim");
+            "diagnostic:check:launch_context@3.3:sim");
   EXPECT_EQ(root_cause_group({mismatch("diagnostic", "rejected_not_accepted", "x")}, actual, "sim"),
-            "diagnostic:check:launch_context.minor_dim_16b:sim");
+            "diagnostic:check:launch_context@3.3:sim");
+}
+
+TEST(RootCause, ChecksOfOneFamilyInOneSectionAreOneGroup) {
+  // A wrong chunk shape fails LaunchContext's box and minor-dim checks (both section 3.3): one
+  // group. Its multicast split (section 3.5), and a lowering rule of section 3.3 (another
+  // family), are groups of their own.
+  const auto group = [](const std::string& rule) {
+    return root_cause_group({mismatch("diagnostic", "rejected_not_accepted", "x")},
+                            rejected_with(rule), "sim");
+  };
+  EXPECT_EQ(group("launch_context.box_max_256"), group("launch_context.minor_dim_16b"));
+  EXPECT_NE(group("launch_context.multicast.no_divisible_dim"),
+            group("launch_context.minor_dim_16b"));
+  EXPECT_EQ(group("launch_context.multicast.no_divisible_dim"),
+            "diagnostic:check:launch_context@3.5:sim");
+  EXPECT_NE(group("lower.copy.unknown_cluster_axis"), group("launch_context.minor_dim_16b"));
+  // A rule id that is no rule of rules.def is kept as it is.
+  EXPECT_EQ(group("no.such.rule"), "diagnostic:check:no.such.rule:sim");
 }
 
 TEST(RootCause, AMissedRuleIsTheReferencesRule) {
   Outcome accepted;
   accepted.kind = OutcomeKind::kCompleted;
+  EXPECT_EQ(root_cause_group({mismatch("diagnostic", "accepted_not_rejected",
+                                       "interpret.scoped.thread_axis_required")},
+                             accepted, "jax-interpret"),
+            "diagnostic:check:interpret@2.2:jax-interpret");
   EXPECT_EQ(root_cause_group({mismatch("diagnostic", "accepted_not_rejected", "lower.scoped.y")},
                              accepted, "jax-interpret"),
             "diagnostic:check:lower.scoped.y:jax-interpret");
