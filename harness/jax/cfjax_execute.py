@@ -371,7 +371,11 @@ class Executor:
           # Threads stuck outside a barrier wait cannot be woken: answer, then exit (the harness
           # starts a fresh process for the next case).
           self.exit_after_answer = True
+        dispatching = hooks.threads_in_deallocation_dispatch()
         what = ("the kernel hangs" if not elsewhere else
+                f"interpret mode stalls ({elsewhere} thread(s) stuck in interpret-mode callbacks "
+                f"outside a barrier wait, {dispatching} of them in _deallocate_barrier's XLA "
+                "dispatch: JAX's own hang, docs/jax-divergences.md #18)" if dispatching else
                 f"interpret mode stalls ({elsewhere} thread(s) stuck in interpret-mode callbacks "
                 "outside a barrier wait: JAX's own hang, docs/jax-divergences.md #18, or a kernel "
                 "deadlock)")
