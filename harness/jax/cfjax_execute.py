@@ -363,6 +363,7 @@ class Executor:
       stalled = now - since
       if (waiting and stalled >= HANG_SECONDS) or stalled >= 2 * HANG_SECONDS:
         elsewhere = hooks.threads_stuck_elsewhere()
+        dispatching = hooks.threads_in_deallocation_dispatch()  # before the abort changes them
         if not waiting and not elsewhere:
           continue  # no kernel thread in interpret-mode code: not a stall of the kernel
         hooks.abort_blocked()
@@ -371,7 +372,6 @@ class Executor:
           # Threads stuck outside a barrier wait cannot be woken: answer, then exit (the harness
           # starts a fresh process for the next case).
           self.exit_after_answer = True
-        dispatching = hooks.threads_in_deallocation_dispatch()
         what = ("the kernel hangs" if not elsewhere else
                 f"interpret mode stalls ({elsewhere} thread(s) stuck in interpret-mode callbacks "
                 f"outside a barrier wait, {dispatching} of them in _deallocate_barrier's XLA "
