@@ -218,8 +218,8 @@ class Execution {
   std::vector<Cta> ctas_;
   std::vector<Thread> threads_;
   std::map<std::string, Memory> outputs_;
-  std::map<std::string, std::vector<std::uint8_t>>
-      written_;  // per output element: 1 written, 2 racy
+  // Per output element: 0 not written (or undefined), 1 written, 2 racy (copy_out).
+  std::map<std::string, std::vector<std::uint8_t>> written_;
 
   // ---- static layout ---------------------------------------------------------------------
 
