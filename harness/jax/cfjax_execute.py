@@ -363,6 +363,7 @@ class Executor:
       stalled = now - since
       if (waiting and stalled >= HANG_SECONDS) or stalled >= 2 * HANG_SECONDS:
         elsewhere = hooks.threads_stuck_elsewhere()
+        dispatching = hooks.threads_in_deallocation_dispatch()  # before the abort changes them
         if not waiting and not elsewhere:
           continue  # no kernel thread in interpret-mode code: not a stall of the kernel
         hooks.abort_blocked()
@@ -372,6 +373,9 @@ class Executor:
           # starts a fresh process for the next case).
           self.exit_after_answer = True
         what = ("the kernel hangs" if not elsewhere else
+                f"interpret mode stalls ({elsewhere} thread(s) stuck in interpret-mode callbacks "
+                f"outside a barrier wait, {dispatching} of them in _deallocate_barrier's XLA "
+                "dispatch: JAX's own hang, docs/jax-divergences.md #18)" if dispatching else
                 f"interpret mode stalls ({elsewhere} thread(s) stuck in interpret-mode callbacks "
                 "outside a barrier wait: JAX's own hang, docs/jax-divergences.md #18, or a kernel "
                 "deadlock)")

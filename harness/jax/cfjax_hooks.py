@@ -84,6 +84,29 @@ def threads_stuck_elsewhere() -> int:
   return stuck
 
 
+def threads_in_deallocation_dispatch() -> int:
+  """Threads stuck in interpret mode's `_deallocate_barrier` callback outside a barrier wait: it
+  indexes a jax.Array (interpret/gpu_callbacks.py, `flat_allocation_keys[i, :]` in JAX 0.11.2),
+  which dispatches an XLA computation from inside a host callback; with ~32 Pallas threads that
+  computation never runs (docs/jax-divergences.md #18, corpus-jax-probes/jax-bugs/)."""
+  import sys  # pylint: disable=import-outside-toplevel
+  stuck = 0
+  for frame in sys._current_frames().values():  # pylint: disable=protected-access
+    in_dealloc, in_wait = False, False
+    f = frame
+    while f is not None:
+      code = f.f_code
+      if code.co_name == "_blocking_wait" and code.co_filename == __file__:
+        in_wait = True
+        break
+      if (code.co_name == "_deallocate_barrier"
+          and "mosaic_gpu/interpret" in code.co_filename.replace("\\", "/")):
+        in_dealloc = True
+      f = f.f_back
+    stuck += in_dealloc and not in_wait
+  return stuck
+
+
 def abort_blocked() -> int:
   """Fails every blocked barrier wait (JAX's Barrier.abort); returns how many threads it woke."""
   with _blocked_lock:
@@ -436,5 +459,5 @@ def barrier_summary(rec: Recorder) -> dict[int, list[dict]]:
 
 __all__ = ["Recorder", "install", "active", "reset_interpret_state", "barrier_summary",
            "label_of", "label_of_name_stack", "progress", "blocked_waiters", "abort_blocked",
-           "threads_stuck_elsewhere"]
+           "threads_stuck_elsewhere", "threads_in_deallocation_dispatch"]
 _ = Any

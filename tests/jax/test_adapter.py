@@ -394,6 +394,26 @@ class ProtocolTest(unittest.TestCase):
     for r in responses:
       self.assertEqual(r["outcome"]["executor"], "jax-interpret")
 
+  def test_interpreter_hang_is_named(self):
+    """JAX's own interpret-mode hang (docs/jax-divergences.md #18): 2 CTAs x 16 Pallas threads that
+    all wait on a barrier thread 0 arrives on; the threads stall in _deallocate_barrier's XLA
+    dispatch. The detector (5 s here: 1 s can call a stall while the 32 threads still compile) says so in the timeout's reason, and the executor exits."""
+    with open(os.path.join(ROOT, "corpus-jax-probes", "jax-bugs",
+                           "interpret_32_threads_dealloc_barrier_hang.json")) as f:
+      case = json.load(f)
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ADAPTER, "collfuzz_jax.py"), "--mode", "interpret"],
+        input=json.dumps({"id": 1, "case": case}) + "\n", capture_output=True, text=True,
+        timeout=120, check=False, env={**os.environ, "CFJAX_HANG_SECONDS": "5"})
+    response = [json.loads(l) for l in proc.stdout.splitlines()][1]
+    outcome = response["outcome"]
+    if outcome["kind"] == "completed":
+      self.skipTest("interpret mode did not stall this time (it did in 8 of 9 runs on the 2-core machine)")
+    self.assertEqual(outcome["kind"], "timeout", outcome)
+    self.assertIn("of them in _deallocate_barrier's XLA dispatch", outcome["reason"])
+    self.assertIn("docs/jax-divergences.md #18", outcome["reason"])
+    self.assertTrue(response.get("exiting"), response)
+
   def test_gpu_mode_unavailable_without_gpu(self):
     import jax  # pylint: disable=import-outside-toplevel
     try:
