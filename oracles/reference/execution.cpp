@@ -14,6 +14,7 @@
 #include "oracles/reference/copy_facts.h"
 #include "oracles/reference/interpret_barrier.h"
 #include "oracles/reference/interpret_reallocation.h"
+#include "oracles/reference/output_races.h"
 #include "oracles/reference/program_walk.h"
 #include "oracles/reference/undefined_runs.h"
 
@@ -218,7 +219,8 @@ class Execution {
   std::vector<Cta> ctas_;
   std::vector<Thread> threads_;
   std::map<std::string, Memory> outputs_;
-  // Per output element: 0 not written (or undefined), 1 written, 2 racy (copy_out).
+  // Per output element: kOutputNotWritten (or undefined), kOutputWritten, kOutputRacy
+  // (output_races.h).
   std::map<std::string, std::vector<std::uint8_t>> written_;
 
   // ---- static layout ---------------------------------------------------------------------
@@ -938,40 +940,23 @@ class Execution {
     complete_tx(th.rank, bar, bidx, D);
   }
 
-  // Output elements that two writers (CTA, Pallas thread) leave with different values race:
-  // nothing in a case orders the GMEM writes of different CTAs or threads, so the final value is
-  // the last writer's under whatever interleaving ran (interpret mode runs them as Python threads,
-  // the hardware as it pleases). The prediction leaves such an element unwritten (not compared).
-  static constexpr std::uint8_t kRacy = 2;
-  static constexpr std::uint8_t kUntouched = 3;
+  // A store into an output: elements two writers leave with different values race and are not
+  // compared (output_races.h).
   void copy_out(const Thread& th, const CopySmemToGmem& cp) {
     std::vector<std::uint8_t>& written = written_.at(cp.dst);
     const std::vector<std::uint8_t> before_written = written;
     const std::vector<std::uint8_t> before = outputs_.at(cp.dst).bytes;
-    std::fill(written.begin(), written.end(), kUntouched);
+    std::fill(written.begin(), written.end(), kOutputUntouched);
     copy_out_elements(th, cp);
     DType dtype{};
     for (const auto& o : c_.outputs) {
       if (o.name == cp.dst) dtype = o.dtype;
     }
     const std::vector<std::uint8_t>& now = outputs_.at(cp.dst).bytes;
-    std::vector<std::int64_t>& writers = output_writers_[cp.dst];
-    writers.resize(written.size(), -1);
-    const std::int64_t me = th.rank * mesh_.num_threads() + th.index;
-    for (std::size_t e = 0; e < written.size(); ++e) {
-      if (written[e] == kUntouched) {
-        written[e] = before_written[e];
-        continue;
-      }
-      const auto i = static_cast<std::int64_t>(e);
-      const bool other = writers[e] >= 0 && writers[e] != me;
-      if (written[e] == 1 &&
-          (before_written[e] == kRacy ||
-           (other && (before_written[e] != 1 ||
-                      load_element(before, dtype, i) != load_element(now, dtype, i)))))
-        written[e] = kRacy;
-      writers[e] = me;
-    }
+    settle_output_store(written, before_written, output_writers_[cp.dst],
+                        th.rank * mesh_.num_threads() + th.index, [&](std::int64_t i) {
+                          return load_element(before, dtype, i) != load_element(now, dtype, i);
+                        });
   }
   std::map<std::string, std::vector<std::int64_t>> output_writers_;  // per element: -1 or writer
 
@@ -1280,12 +1265,12 @@ class Execution {
       r.bytes = outputs_.at(out.name).bytes;
       const auto& w = written_.at(out.name);
       for (std::size_t e = 0; e < w.size();) {
-        if (w[e] != 1) {
+        if (w[e] != kOutputWritten) {
           ++e;
           continue;
         }
         const std::size_t b = e;
-        while (e < w.size() && w[e] == 1) ++e;
+        while (e < w.size() && w[e] == kOutputWritten) ++e;
         r.written.emplace_back(static_cast<std::int64_t>(b), static_cast<std::int64_t>(e));
       }
       o.outputs.push_back(std::move(r));
