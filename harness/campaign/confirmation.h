@@ -33,7 +33,10 @@ struct Confirmation {
   nlohmann::json to_json() const;
 };
 
-// Reruns `c` `repeats` times on `executor` alone and counts the reruns that give `signature`.
+// Reruns `c` up to `repeats` times on `executor` alone and counts the reruns that give
+// `signature`; the first rerun that does not give it ends the confirmation (flaky: a rerun of a
+// hanging interpret-mode case costs tens of seconds, and the ones left would not change the
+// verdict).
 // `before_rerun` (may be empty) is called before each rerun: a campaign worker bumps its
 // heartbeat there, so reruns of a hanging case are not mistaken for a hung worker.
 Confirmation confirm(CaseCheck& check, const Case& c, const std::string& signature,

@@ -64,24 +64,32 @@ def blocked_waiters() -> int:
     return sum(n for _, n in _blocked.values())
 
 
-def threads_stuck_elsewhere() -> int:
-  """Threads inside interpret-mode code that are not blocked in a barrier wait (a stall of the
-  interpreter itself, docs/jax-divergences.md #18, rather than of the kernel)."""
+def _threads_outside_waits(in_place) -> int:
+  """Threads with a frame for which in_place(code) holds and none in a barrier wait."""
   import sys  # pylint: disable=import-outside-toplevel
   stuck = 0
   for frame in sys._current_frames().values():  # pylint: disable=protected-access
-    in_interpret, in_wait = False, False
+    found, in_wait = False, False
     f = frame
     while f is not None:
       code = f.f_code
       if code.co_name == "_blocking_wait" and code.co_filename == __file__:
         in_wait = True
         break
-      if "mosaic_gpu/interpret" in code.co_filename.replace("\\", "/"):
-        in_interpret = True
+      found = found or in_place(code)
       f = f.f_back
-    stuck += in_interpret and not in_wait
+    stuck += found and not in_wait
   return stuck
+
+
+def _in_interpret(code) -> bool:
+  return "mosaic_gpu/interpret" in code.co_filename.replace("\\", "/")
+
+
+def threads_stuck_elsewhere() -> int:
+  """Threads inside interpret-mode code that are not blocked in a barrier wait (a stall of the
+  interpreter itself, docs/jax-divergences.md #18, rather than of the kernel)."""
+  return _threads_outside_waits(_in_interpret)
 
 
 def threads_in_deallocation_dispatch() -> int:
@@ -89,22 +97,8 @@ def threads_in_deallocation_dispatch() -> int:
   indexes a jax.Array (interpret/gpu_callbacks.py, `flat_allocation_keys[i, :]` in JAX 0.11.2),
   which dispatches an XLA computation from inside a host callback; with ~32 Pallas threads that
   computation never runs (docs/jax-divergences.md #18, corpus-jax-probes/jax-bugs/)."""
-  import sys  # pylint: disable=import-outside-toplevel
-  stuck = 0
-  for frame in sys._current_frames().values():  # pylint: disable=protected-access
-    in_dealloc, in_wait = False, False
-    f = frame
-    while f is not None:
-      code = f.f_code
-      if code.co_name == "_blocking_wait" and code.co_filename == __file__:
-        in_wait = True
-        break
-      if (code.co_name == "_deallocate_barrier"
-          and "mosaic_gpu/interpret" in code.co_filename.replace("\\", "/")):
-        in_dealloc = True
-      f = f.f_back
-    stuck += in_dealloc and not in_wait
-  return stuck
+  return _threads_outside_waits(
+      lambda code: code.co_name == "_deallocate_barrier" and _in_interpret(code))
 
 
 def abort_blocked() -> int:

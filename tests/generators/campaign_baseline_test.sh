@@ -7,13 +7,7 @@
 # executor's traceback is kept with the finding. In mode `ok` (every run unavailable) the summary
 # counts the unavailable runs per executor and reason.
 # Usage: campaign_baseline_test.sh <collfuzz binary> <source dir>
-set -u
-collfuzz=$1
-src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; cat "$work/log"; exit 1; }
-export COLLFUZZ_JAX_PYTHON=$src/tests/process/fake_executor.py
+source "$(dirname "$0")/fake_campaign_prelude.sh"
 export FAKE_EXECUTOR_MODE=reject
 run() {  # out-dir [flags...]
   local out=$1

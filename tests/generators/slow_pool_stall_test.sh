@@ -4,14 +4,9 @@
 # summary.md and summary.json; the fast loop goes on meanwhile. The executor is the fake external
 # executor (tests/process/fake_executor.py) in mode `slow`: it never answers its first request.
 # Usage: slow_pool_stall_test.sh <collfuzz binary> <source dir>
-set -u
-collfuzz=$1
-src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; cat "$work/log"; exit 1; }
+source "$(dirname "$0")/fake_campaign_prelude.sh"
 
-export COLLFUZZ_JAX_PYTHON=$src/tests/process/fake_executor.py FAKE_EXECUTOR_MODE=slow
+export FAKE_EXECUTOR_MODE=slow
 "$collfuzz" fuzz --executors sim,jax-interpret --timeout 11 --seconds 20 --jobs 1 --slow-jobs 1 \
   --out "$work/out" > "$work/log" 2>&1
 grep -Eq "waiting on jax-interpret: case [0-9,]+ for [0-9]+ s" "$work/log" ||

@@ -5,14 +5,9 @@
 # (tests/process/fake_executor.py) in mode `paced`: jax-interpret answers in 0.5 s, jax-lower in
 # 0.05 s. In lockstep (each case on every executor) they would run the same number of cases.
 # Usage: slow_pool_turns_test.sh <collfuzz binary> <source dir>
-set -u
-collfuzz=$1
-src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; cat "$work/log"; exit 1; }
+source "$(dirname "$0")/fake_campaign_prelude.sh"
 
-export COLLFUZZ_JAX_PYTHON=$src/tests/process/fake_executor.py FAKE_EXECUTOR_MODE=paced
+export FAKE_EXECUTOR_MODE=paced
 export FAKE_DELAY_INTERPRET=0.5 FAKE_DELAY_LOWER=0.05
 "$collfuzz" fuzz --executors sim,jax-interpret,jax-lower --seconds 12 --jobs 1 --slow-jobs 1 \
   --out "$work/out" > "$work/log" 2>&1
