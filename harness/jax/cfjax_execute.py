@@ -174,7 +174,13 @@ HANG_SECONDS = float(os.environ.get("CFJAX_HANG_SECONDS", "10"))
 
 
 class KernelHang(Exception):
-  """Raised by the deadlock detector: the kernel's threads wait on barriers nobody will arrive on."""
+  """Raised by the deadlock detector: the kernel's threads wait on barriers nobody will arrive on.
+  `jax_own`: the stall is interpret mode's own (threads stuck in _deallocate_barrier's XLA dispatch,
+  docs/jax-divergences.md #18), which says nothing of the kernel: the run is unavailable."""
+
+  def __init__(self, message: str, jax_own: bool = False):
+    super().__init__(message)
+    self.jax_own = jax_own
 
 
 class Executor:
@@ -325,6 +331,10 @@ class Executor:
           results = self._run_watched(
               lambda: [np.asarray(r) for r in self.jax.tree.leaves(compiled(*args))])
         except KernelHang as h:
+          if h.jax_own:
+            # JAX's own hang (a bug of interpret mode, corpus-jax-probes/jax-bugs/): the kernel
+            # did not run to an outcome, so nothing is compared (counted per reason).
+            return {"kind": "unavailable", "reason": "interpret mode hung itself: " + str(h)}
           return {"kind": "timeout", "reason": str(h)}
         except Exception as e:  # pylint: disable=broad-except
           s = Stage("run", e, rec.failure_op)
@@ -382,7 +392,8 @@ class Executor:
         raise KernelHang(
             f"{what}: {waiting} thread(s) blocked on barrier waits and no progress for "
             f"{stalled:.0f} s (collfuzz's interpret-mode deadlock detector, CFJAX_HANG_SECONDS="
-            f"{HANG_SECONDS:g}; twice that when no thread waits on a barrier)")
+            f"{HANG_SECONDS:g}; twice that when no thread waits on a barrier)",
+            jax_own=bool(elsewhere and dispatching))
     if "error" in box:
       raise box["error"]
     return box["value"]
