@@ -71,7 +71,10 @@ enum class CmpOp : std::uint8_t { kEq, kNe, kLt, kLe, kGt, kGe };
 struct Cond {
   enum class Kind : std::uint8_t { kConst, kAtom, kAll, kAny, kNot };
   Kind kind = Kind::kConst;
-  bool constant = true;        // kConst
+  bool constant = true;  // kConst
+  // kConst: the value of lax.axis_index of a warp axis, bound per warp by expand_warp_maps
+  // (warp_map.h). JAX traces it: pl.when traces and lowers the body whatever the value.
+  bool traced = false;
   std::string axis;            // kAtom: a cluster axis or the thread axis
   CmpOp op = CmpOp::kEq;       // kAtom
   std::int64_t value = 0;      // kAtom

@@ -28,6 +28,7 @@ void bind_cond(Cond& c, const std::string& axis, std::int64_t warp) {
   if (c.kind == Cond::Kind::kAtom && c.axis == axis) {
     c.constant = compare(warp, c.op, c.value);
     c.kind = Cond::Kind::kConst;
+    c.traced = true;
     c.axis.clear();
     return;
   }
@@ -66,12 +67,13 @@ Body expand(const Body& body, const std::string& context) {
       marker.warp_axis = context;
       marker.from_warp_map = true;
       When all_warps;  // Cond{} is the constant true
-      if (context.empty()) {
-        for (std::int64_t warp = 0; warp < kWarpsPerWarpgroup; ++warp) {
-          Body copy = expand(wm->body, wm->axis);
-          bind(copy, wm->axis, warp);
-          for (Op& o : copy) all_warps.body.push_back(std::move(o));
-        }
+      // A nested warp_map never runs (JAX rejects it when it lowers or interprets it), but JAX
+      // traces its body first: one copy, for warp 0, keeps its trace-time rules in view.
+      const std::int64_t warps = context.empty() ? kWarpsPerWarpgroup : 1;
+      for (std::int64_t warp = 0; warp < warps; ++warp) {
+        Body copy = expand(wm->body, wm->axis);
+        bind(copy, wm->axis, warp);
+        for (Op& o : copy) all_warps.body.push_back(std::move(o));
       }
       marker.v = std::move(all_warps);
       out.push_back(std::move(marker));

@@ -35,8 +35,11 @@ void check_warp_map_body(const WarpMap& wm, const std::vector<ArraySpec>& inputs
 
 bool has_warp_map(const Body& program);
 
-// The case with every warp_map expanded (above). A warp_map nested in another is kept as an
-// empty When(true) marked from_warp_map with the outer axis: JAX rejects it when it gets there.
+// The case with every warp_map expanded (above). A bound warp index is a traced constant
+// (Cond::traced): JAX traces and lowers a pl.when on it whatever its value. A warp_map nested in
+// another is a When(true) marked from_warp_map with the outer axis, holding one copy of its body
+// (warp 0's), since JAX traces the body before it rejects the nesting at lowering or
+// interpretation.
 Case expand_warp_maps(const Case& c);
 
 }  // namespace collfuzz

@@ -36,6 +36,14 @@ from cfjax_case import Case, CaseError
 # full grid was traced), since nothing in a case depends on the grid index.
 MAX_GRID_POINTS = 4
 
+# The (major, minor) compute capability Mosaic GPU is told in lower and ir modes.
+ARCH_VERSION = {"sm_80": (8, 0), "sm_90a": (9, 0), "sm_100a": (10, 0)}
+
+# What a device of the arch reports as `shared_memory_per_block_optin` (CUDA C++ Programming Guide,
+# "Technical Specifications per Compute Capability": 163 KB for 8.0, 227 KB for 9.0 and 10.0).
+SMEM_CAPACITY = {"sm_80": 163 * 1024, "sm_90a": 227 * 1024, "sm_100a": 227 * 1024}
+AOT_SMEM_CAPACITY = 227 * 1024  # what core._launch assumes when the device does not say
+
 # Buffers larger than this get no digest (the digest is optional; the hex is always there).
 MAX_DIGEST_BYTES = 1 << 20
 
@@ -232,16 +240,28 @@ class Executor:
 
   @contextlib.contextmanager
   def _arch(self, case: Case):
-    """In lower mode, make Mosaic GPU lower for the case's arch (there is no device to ask)."""
+    """In lower mode, make Mosaic GPU lower for the case's arch (there is no device to ask).
+
+    Two things Mosaic GPU asks the device: the arch (`utils._infer_arch`) and, in `core._launch`,
+    the SMEM capacity (`shared_memory_per_block_optin`, 227 KiB when the device has none, as a CPU
+    device). A device of the case's arch reports SMEM_CAPACITY[arch]; JAX's own test hook
+    `core.artificial_shared_memory_limit` caps the capacity at that value for the call."""
     if self.mode not in ("lower", "ir"):
       yield
       return
+    from jax.experimental.mosaic.gpu import core as mgpu_core  # pylint: disable=import-outside-toplevel
     from jax.experimental.mosaic.gpu import utils as mgpu_utils  # pylint: disable=import-outside-toplevel
-    arch = {"sm_80": (8, 0), "sm_90a": (9, 0), "sm_100a": (10, 0)}[case.target["arch"]]
+    arch = ARCH_VERSION[case.target["arch"]]
+    capacity = SMEM_CAPACITY[case.target["arch"]]
+    limit = getattr(mgpu_core, "artificial_shared_memory_limit", None)
+    if limit is None and capacity < AOT_SMEM_CAPACITY:
+      raise CaseError("this JAX has no mosaic.gpu.core.artificial_shared_memory_limit: lower mode "
+                      f"cannot give Mosaic GPU the SMEM capacity of {case.target['arch']}")
     orig = mgpu_utils._infer_arch  # pylint: disable=protected-access
     mgpu_utils._infer_arch = lambda: arch  # pylint: disable=protected-access
     try:
-      yield
+      with limit(capacity) if limit is not None else contextlib.nullcontext():
+        yield
     finally:
       mgpu_utils._infer_arch = orig  # pylint: disable=protected-access
 

@@ -32,11 +32,12 @@ import numpy as np  # noqa: E402
 
 import cfjax_fill  # noqa: E402
 from cfjax_case import without_scratch_shapes  # noqa: E402
+from cfjax_execute import AOT_SMEM_CAPACITY, ARCH_VERSION, SMEM_CAPACITY  # noqa: E402
 
 # Names the script itself uses; a case name equal to one gets another identifier.
 _RESERVED = {"jax", "lax", "jnp", "np", "pl", "plgpu", "re", "sys", "threading", "functools",
              "main", "kernel_body", "make_kernel", "make_inputs", "raised", "check", "run",
-             "InterpretGPUParams", "INTERPRET", "mgpu_utils", "contextlib"}
+             "InterpretGPUParams", "INTERPRET", "mgpu_utils", "mgpu_core", "contextlib"}
 
 _OOB = {"undefined": "UNDEFINED", "promise_in_bounds": "PROMISE_IN_BOUNDS", "zeros": "ZEROS"}
 
@@ -589,6 +590,7 @@ def generate(req: dict) -> str:
     E("from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams")
     E("from jax._src.pallas.mosaic_gpu.interpret import gpu_callbacks")
   if mode == "lower":
+    E("from jax.experimental.mosaic.gpu import core as mgpu_core")
     E("from jax.experimental.mosaic.gpu import utils as mgpu_utils")
   E("")
   E(f"JAX_VERSION = {jax_version!r}")
@@ -744,11 +746,13 @@ def generate(req: dict) -> str:
     E("  # which then allocate 32-bit SMEM for a 64-bit copy: docs/jax-divergences.md.)")
     E("  jax.config.update('jax_enable_x64', True)")
   if mode == "lower":
-    arch_t = {"sm_80": (8, 0), "sm_90a": (9, 0), "sm_100a": (10, 0)}.get(arch)
+    arch_t = ARCH_VERSION.get(arch)
     if arch_t is None:
       raise Unsupported(f"arch {arch!r}")
-    E(f"{ind}# No GPU to ask: lower for the case's arch, {arch}.")
+    E(f"{ind}# No GPU to ask: lower for the case's arch, {arch}, and its SMEM capacity per block")
+    E(f"{ind}# (shared_memory_per_block_optin; with no device Mosaic GPU assumes {AOT_SMEM_CAPACITY}).")
     E(f"{ind}mgpu_utils._infer_arch = lambda: {arch_t!r}")
+    E(f"{ind}mgpu_core._SMEM_SIZE_BOUND = {SMEM_CAPACITY[arch]}")
   E(f"{ind}inputs = make_inputs()")
   E(f"{ind}step = 'mesh'")
   E(f"{ind}try:")

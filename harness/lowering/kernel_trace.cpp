@@ -10,6 +10,7 @@ namespace collfuzz::lowering {
 std::optional<bool> constant_condition(const Cond& c) {
   switch (c.kind) {
     case Cond::Kind::kConst:
+      if (c.traced) return std::nullopt;  // a warp index bound by the expansion (warp_map.h)
       return c.constant;
     case Cond::Kind::kAtom:
       return std::nullopt;

@@ -24,6 +24,7 @@ void walk(const Body& body, Scope& scope, const std::function<void(const Op&, co
 std::optional<bool> static_value(const Cond& c) {
   switch (c.kind) {
     case Cond::Kind::kConst:
+      if (c.traced) return std::nullopt;  // a warp index bound by the expansion (warp_map.h)
       return c.constant;
     case Cond::Kind::kAtom:
       return std::nullopt;

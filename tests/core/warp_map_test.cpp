@@ -60,6 +60,38 @@ TEST(WarpMap, ExpandsToOneCopyOfTheBodyPerWarp) {
   }
 }
 
+TEST(WarpMap, ABoundWarpIndexStaysTraced) {
+  // pl.when(lax.axis_index("warp") == 0) traces its body for every warp: the bound value is
+  // known per warp copy, yet the condition is no Python bool.
+  const Case x = expand_warp_maps(case_from_json(with_warp_copy(true)));
+  const Body& all = std::get<When>(std::get<RunScoped>(x.program[0].v).body[0].v).body;
+  ASSERT_EQ(all.size(), 4u);
+  for (std::size_t w = 0; w < 4; ++w) {
+    const Cond& cond = std::get<When>(all[w].v).cond;
+    EXPECT_EQ(cond.kind, Cond::Kind::kConst);
+    EXPECT_EQ(cond.constant, w == 0);
+    EXPECT_TRUE(cond.traced);
+  }
+}
+
+TEST(WarpMap, ANestedWarpMapKeepsOneCopyOfItsBody) {
+  // JAX traces a nested warp_map's body before it rejects the nesting: warp 0's copy is kept.
+  json j = with_warp_copy(false);
+  json& outer = j["program"][0]["body"][0];
+  outer["body"] = json::array({{{"op", "warp_map"}, {"axis", "inner"}, {"body", outer["body"]}}});
+  const Case x = expand_warp_maps(case_from_json(j));
+  const Body& all = std::get<When>(std::get<RunScoped>(x.program[0].v).body[0].v).body;
+  ASSERT_EQ(all.size(), 4u);  // one nested marker per outer warp
+  for (const Op& marker : all) {
+    EXPECT_TRUE(marker.from_warp_map);
+    EXPECT_EQ(marker.warp_axis, "warp");
+    const Body& inner = std::get<When>(marker.v).body;
+    ASSERT_EQ(inner.size(), 1u);
+    EXPECT_TRUE(std::holds_alternative<CopyGmemToSmem>(inner[0].v));
+    EXPECT_EQ(inner[0].warp_axis, "inner");
+  }
+}
+
 TEST(WarpMap, TheWarpAxisIndexesAndIsBoundPerWarp) {
   json j = with_warp_copy(false);
   j["inputs"][0]["shape"] = {512, 64};

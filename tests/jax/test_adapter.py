@@ -417,6 +417,27 @@ class ProtocolTest(unittest.TestCase):
     self.assertIn("docs/jax-divergences.md #18", outcome["reason"])
     self.assertTrue(response.get("exiting"), response)
 
+  def test_lower_mode_uses_the_smem_capacity_of_the_cases_arch(self):
+    """Mosaic GPU's core._launch takes the capacity from the device (227 KiB when there is none);
+    lower mode reports what a device of the case's arch would: 163 KiB on sm_80."""
+    def smem_case(arch, rows):
+      return {"format": 1, "name": "smem", "mesh": {},
+              "target": {"arch": arch, "semantics": "warpgroup", "profile": "mosaic"},
+              "inputs": [], "program": [{"op": "run_scoped", "body": [], "allocs": [
+                  {"name": "big", "kind": "smem", "shape": [rows, 256], "dtype": "float32"}]}]}
+    _, sm80, sm90, sm90_big = self.run_executor("lower", [
+        json.dumps({"id": 1, "case": smem_case("sm_80", 192)}),
+        json.dumps({"id": 2, "case": smem_case("sm_90a", 192)}),
+        json.dumps({"id": 3, "case": smem_case("sm_90a", 256)})])
+    self.assertEqual(sm80["outcome"]["kind"], "rejected")
+    self.assertEqual(sm80["outcome"]["diagnostic"]["message"],
+                     "Mosaic GPU kernel exceeds available shared memory: "
+                     "smem_bytes=196608 > max_smem_bytes=166912")
+    self.assertEqual(sm90["outcome"]["kind"], "unavailable")  # lowered: 196608 B fit 227 KiB
+    self.assertEqual(sm90_big["outcome"]["diagnostic"]["message"],
+                     "Mosaic GPU kernel exceeds available shared memory: "
+                     "smem_bytes=262144 > max_smem_bytes=232448")
+
   def test_gpu_mode_unavailable_without_gpu(self):
     import jax  # pylint: disable=import-outside-toplevel
     try:

@@ -73,6 +73,11 @@ class GeneratorTest(unittest.TestCase):
     src = cfjax_repro.generate(req)
     compile(src, "t.py", "exec")
     self.assertIn("mgpu_utils._infer_arch = lambda: (9, 0)", src)
+    self.assertIn("mgpu_core._SMEM_SIZE_BOUND = 232448", src)
+    c["target"]["arch"] = "sm_80"
+    src = cfjax_repro.generate({"case": c, "mode": "lower", "expected": {"kind": "completed"}})
+    self.assertIn("mgpu_utils._infer_arch = lambda: (8, 0)", src)
+    self.assertIn("mgpu_core._SMEM_SIZE_BOUND = 166912", src)  # an A100's shared_memory_per_block_optin
     self.assertIn("lowering_platforms=('cuda',)", src)
     self.assertIn("jax.ShapeDtypeStruct((1,), jnp.float32)", src)
 
