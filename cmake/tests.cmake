@@ -23,7 +23,7 @@ collfuzz_add_gtest(collfuzz_reference_tests
           tests/reference/mesh_and_trace_rules_test.cpp tests/reference/rule_table_test.cpp
           tests/reference/rule_fix_test.cpp
           tests/reference/corpus_coverage_test.cpp tests/reference/jax_version_test.cpp
-          tests/reference/undefined_behaviour_test.cpp
+          tests/reference/undefined_behaviour_test.cpp tests/reference/smem_race_test.cpp
   LIBS collfuzz_reference)
 target_link_libraries(collfuzz_reference_tests PRIVATE collfuzz_core)
 

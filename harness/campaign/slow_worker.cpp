@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -127,13 +128,27 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
   std::string only;      // its name (config.only_executor)
   config.only_executor = &only;
   std::optional<PickedCase> picked;  // the case being run, charged with its executor's time
+  // Whether each executor can run here, asked again at most once a second (an external
+  // executor's answer looks at the file system, and changes when its process fails to start or
+  // says it has no GPU).
+  std::vector<char> can_run(names.size(), 1);
+  std::vector<std::chrono::steady_clock::time_point> asked(names.size());
+  const auto runs_here = [&](std::size_t i) {
+    const auto now = std::chrono::steady_clock::now();
+    if (asked[i] == std::chrono::steady_clock::time_point{} ||
+        now - asked[i] >= std::chrono::seconds(1)) {
+      can_run[i] = check.executors()[i]->unavailable_reason().empty() ? 1 : 0;
+      asked[i] = now;
+    }
+    return can_run[i] != 0;
+  };
   config.next_index = [&]() -> std::optional<std::uint64_t> {
     // An executor that said it cannot run here (no GPU, no JAX) takes no turns while another
     // can; when none can, each still takes its turns (its runs counted unavailable).
     std::size_t k = names.size();
     for (const bool any : {false, true}) {
       for (std::size_t i = 0; i < names.size(); ++i) {
-        if (!any && !check.executors()[i]->unavailable_reason().empty()) continue;
+        if (!any && !runs_here(i)) continue;
         if (k == names.size() || spent[i] < spent[k]) k = i;
       }
       if (k < names.size()) break;

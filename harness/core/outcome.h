@@ -64,8 +64,9 @@ struct BarrierRecord {
 struct BufferRecord {
   std::string alloc;
   std::vector<std::uint8_t> bytes;  // logical row-major contents (int4: two per byte, low first)
-  bool undefined = false;           // contents not predicted (undefined behaviour wrote them)
-  bool observed = true;             // false: the executor could not read it back
+  bool undefined =
+      false;  // contents not predicted (undefined behaviour or racing writers wrote them)
+  bool observed = true;  // false: the executor could not read it back
 };
 
 struct CtaRecord {

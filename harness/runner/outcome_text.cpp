@@ -55,7 +55,7 @@ std::string describe_outcome(const Outcome& o, const Case* c) {
       if (!b.observed) {
         out += "not observed\n";
       } else if (b.undefined) {
-        out += "undefined (written by undefined behaviour)\n";
+        out += "undefined (written by undefined behaviour or by racing writers)\n";
       } else {
         out += std::to_string(b.bytes.size()) + " B, " + digest_hex(b.bytes) + "\n";
         if (const Alloc* a = c ? find_alloc(*c, b.alloc) : nullptr)

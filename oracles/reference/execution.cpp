@@ -16,6 +16,7 @@
 #include "oracles/reference/interpret_reallocation.h"
 #include "oracles/reference/output_races.h"
 #include "oracles/reference/program_walk.h"
+#include "oracles/reference/smem_races.h"
 #include "oracles/reference/undefined_runs.h"
 
 namespace collfuzz::ref {
@@ -66,10 +67,16 @@ struct Memory {
   std::vector<std::uint8_t> bytes;
   std::vector<std::uint8_t> undef;
   bool any_undef = false;  // whether any byte was ever marked undefined
+  // SMEM only, who wrote which bytes (smem_races.h): while few, the byte ranges each write
+  // wrote; past that (or once two writers' ranges meet), each byte's writer.
+  std::vector<SmemSpan> spans;
+  std::vector<std::uint16_t> writers;
   void reset(std::size_t n) {
     bytes.assign(n, kSmemSentinel);
     undef.assign(n, 0);
     any_undef = false;
+    spans.clear();
+    writers.clear();
   }
 };
 
@@ -538,6 +545,13 @@ class Execution {
         if (!mosaic_) {
           x.buffers[a.name].reset(
               static_cast<std::size_t>(packed_bytes(element_count(a.shape), a.dtype)));
+        } else {
+          // A new allocation's bytes have no writer yet: the scopes before it are over (its
+          // stale bytes keep their undefined marks).
+          const auto at = static_cast<std::size_t>(smem_offset_.at(a.name));
+          smem_forget_writers(
+              x.smem.spans, x.smem.writers, at,
+              at + static_cast<std::size_t>(packed_bytes(element_count(a.shape), a.dtype)));
         }
         if (!x.buffer_record_index.count(a.name)) {
           x.buffer_record_index[a.name] = x.buffer_records.size();
@@ -681,9 +695,55 @@ class Execution {
   // slice, shifted by `shift` along dst dim `shift_dim`. Elements outside the source array are
   // zeros on the tensor-map path, undefined on the bulk and cp.async paths, and left alone by
   // interpret mode.
-  void write_region(const CopyFacts& f, std::int64_t dst_rank, const ResolvedSlice& slice,
+  // Runs `write`, which writes bytes [at, at + n) of `m` on behalf of writer_, and keeps their
+  // writers (smem_races.h). A write that meets no other writer's bytes just claims them; else
+  // its changed bytes are compared one by one.
+  template <class Write>
+  void guarded_write(Memory& m, std::size_t at, std::size_t n, Write write) {
+    if (m.writers.empty()) {
+      if (!smem_spans_meet_another(m.spans, at, at + n, writer_)) {
+        write();
+        smem_add_span(m.spans, at, at + n, writer_);
+        if (m.spans.size() > kSmemMaxSpans) smem_writers_of(m.spans, m.writers, m.bytes.size());
+        return;
+      }
+      smem_writers_of(m.spans, m.writers, m.bytes.size());
+    }
+    std::uint16_t* const w = m.writers.data() + at;
+    if (!smem_other_writer(w, n, writer_)) {
+      write();
+      std::fill_n(w, n, writer_);
+      return;
+    }
+    race_before_.assign(m.bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                        m.bytes.begin() + static_cast<std::ptrdiff_t>(at + n));
+    write();
+    if (settle_smem_write(w, m.undef.data() + at, race_before_.data(), m.bytes.data() + at, n,
+                          writer_))
+      m.any_undef = true;
+  }
+  // The bytes of elements [e, e + n) of `v`.
+  static std::pair<std::size_t, std::size_t> byte_span(const View& v, std::int64_t e,
+                                                       std::int64_t n) {
+    const int w = dtype_bits(v.dtype);
+    const std::int64_t first = w == 4 ? e / 2 : e * (w / 8);
+    const std::int64_t end = w == 4 ? (e + n + 1) / 2 : (e + n) * (w / 8);
+    return {static_cast<std::size_t>(v.offset + first), static_cast<std::size_t>(end - first)};
+  }
+  std::uint16_t writer_ = kSmemNoWriter;  // the thread whose copy is writing
+  std::vector<std::uint8_t> race_before_;
+
+  void write_region(const Thread& th, const CopyFacts& f, std::int64_t dst_rank,
+                    const ResolvedSlice& slice,
                     const std::vector<std::pair<std::int64_t, std::int64_t>>& region, int shift_dim,
                     std::int64_t shift, bool bulk) {
+    writer_ = smem_writer(th.rank, mesh_.num_threads(), th.index);
+    write_region_bytes(f, dst_rank, slice, region, shift_dim, shift, bulk);
+  }
+
+  void write_region_bytes(const CopyFacts& f, std::int64_t dst_rank, const ResolvedSlice& slice,
+                          const std::vector<std::pair<std::int64_t, std::int64_t>>& region,
+                          int shift_dim, std::int64_t shift, bool bulk) {
     View dst = buffer(dst_rank, f.copy->dst);
     const std::vector<std::uint8_t>& src = input_bytes(*f.src);
     const int bits = static_cast<int>(f.bits_per_element);
@@ -763,41 +823,44 @@ class Execution {
         d += (region[j].first + c[j]) * dst_strides[j];
       }
       d += region[last].first;
-      if (!in_bounds) {
-        out_of_bounds(d, n);
-      } else {
-        // The run along the last dim: [lo, hi) lies inside the source.
-        const std::int64_t first = s_first[last];
-        const std::int64_t lo = std::clamp<std::int64_t>(-first, 0, n);
-        const std::int64_t hi = std::clamp<std::int64_t>(s_size[last] - first, lo, n);
-        out_of_bounds(d, lo);
-        if (bits >= 8 && s_stride[last] == 1) {
-          const std::int64_t width = bits / 8;
-          const auto from = static_cast<std::size_t>((s + first + lo) * width);
-          const auto to = static_cast<std::size_t>(dst.offset + (d + lo) * width);
-          const auto len = static_cast<std::size_t>((hi - lo) * width);
-          std::memcpy(dst.mem->bytes.data() + to, src.data() + from, len);
-          std::fill_n(dst.mem->undef.begin() + static_cast<std::ptrdiff_t>(to), len,
-                      std::uint8_t{0});
-        } else if (same_width && bits == 4) {  // nibbles, as View::store writes them
-          const std::int64_t stride = s_stride[last];
-          for (std::int64_t e = lo; e < hi; ++e) {
-            const std::int64_t si = s + (first + e) * stride;
-            const auto nib = static_cast<std::uint8_t>(
-                (src[static_cast<std::size_t>(si / 2)] >> (si % 2 ? 4 : 0)) & 0xF);
-            const std::int64_t di = d + e;
-            std::uint8_t& b = dbytes[di / 2];
-            b = (di % 2) ? static_cast<std::uint8_t>((b & 0x0F) | (nib << 4))
-                         : static_cast<std::uint8_t>((b & 0xF0) | nib);
-          }
+      const auto [row_at, row_bytes] = byte_span(dst, d, n);
+      guarded_write(*dst.mem, row_at, row_bytes, [&] {
+        if (!in_bounds) {
+          out_of_bounds(d, n);
         } else {
-          for (std::int64_t e = lo; e < hi; ++e) {
-            dst.store(d + e, load_element(src, f.src->dtype, s + (first + e) * s_stride[last]),
-                      false);
+          // The run along the last dim: [lo, hi) lies inside the source.
+          const std::int64_t first = s_first[last];
+          const std::int64_t lo = std::clamp<std::int64_t>(-first, 0, n);
+          const std::int64_t hi = std::clamp<std::int64_t>(s_size[last] - first, lo, n);
+          out_of_bounds(d, lo);
+          if (bits >= 8 && s_stride[last] == 1) {
+            const std::int64_t width = bits / 8;
+            const auto from = static_cast<std::size_t>((s + first + lo) * width);
+            const auto to = static_cast<std::size_t>(dst.offset + (d + lo) * width);
+            const auto len = static_cast<std::size_t>((hi - lo) * width);
+            std::memcpy(dst.mem->bytes.data() + to, src.data() + from, len);
+            std::fill_n(dst.mem->undef.begin() + static_cast<std::ptrdiff_t>(to), len,
+                        std::uint8_t{0});
+          } else if (same_width && bits == 4) {  // nibbles, as View::store writes them
+            const std::int64_t stride = s_stride[last];
+            for (std::int64_t e = lo; e < hi; ++e) {
+              const std::int64_t si = s + (first + e) * stride;
+              const auto nib = static_cast<std::uint8_t>(
+                  (src[static_cast<std::size_t>(si / 2)] >> (si % 2 ? 4 : 0)) & 0xF);
+              const std::int64_t di = d + e;
+              std::uint8_t& b = dbytes[di / 2];
+              b = (di % 2) ? static_cast<std::uint8_t>((b & 0x0F) | (nib << 4))
+                           : static_cast<std::uint8_t>((b & 0xF0) | nib);
+            }
+          } else {
+            for (std::int64_t e = lo; e < hi; ++e) {
+              dst.store(d + e, load_element(src, f.src->dtype, s + (first + e) * s_stride[last]),
+                        false);
+            }
           }
+          out_of_bounds(d + hi, n - hi);
         }
-        out_of_bounds(d + hi, n - hi);
-      }
+      });
       // Next row: an odometer over every dim but the last.
       std::size_t j = last;
       while (j > 0) {
@@ -828,7 +891,7 @@ class Execution {
   // gets this far (interpret.copy.predicate).
   void copy_interpret(const Thread& th, const CopyFacts& f) {
     const CopyGmemToSmem& cp = *f.copy;
-    write_region(f, th.rank, src_slice(f, th), whole(f.dst_shape), -1, 0, false);
+    write_region(th, f, th.rank, src_slice(f, th), whole(f.dst_shape), -1, 0, false);
     arrive(th.rank, cp.barrier->alloc, cp.barrier->index.value_or(0), 1, 0, f.op->path);
   }
 
@@ -848,14 +911,18 @@ class Execution {
     for (std::size_t k = 0; k < f.copy->dst_index.size(); ++k)
       d_base += f.copy->dst_index[k] * alloc_strides[k];
     const std::int64_t n = element_count(f.dst_shape);
-    for (std::int64_t e = 0; e < n; ++e) {
-      const std::int64_t g = base + e;
-      if (g >= 0 && g < total) {
-        dst.store(d_base + e, load_element(src, f.src->dtype, g), false);
-      } else {
-        dst.store(d_base + e, 0, true);
+    writer_ = smem_writer(th.rank, mesh_.num_threads(), th.index);
+    const auto [at, bytes] = byte_span(dst, d_base, n);
+    guarded_write(*dst.mem, at, bytes, [&] {
+      for (std::int64_t e = 0; e < n; ++e) {
+        const std::int64_t g = base + e;
+        if (g >= 0 && g < total) {
+          dst.store(d_base + e, load_element(src, f.src->dtype, g), false);
+        } else {
+          dst.store(d_base + e, 0, true);
+        }
       }
-    }
+    });
   }
 
   void copy_tma(const Thread& th, const CopyFacts& f) {
@@ -886,7 +953,7 @@ class Execution {
       if (!pred) return;
       if (cp.leader_tracked == LeaderTracked::kPartitioned) {
         const int p = static_cast<int>(cp.partition_axis);
-        write_region(f, th.rank, slice, whole(f.dst_shape), p,
+        write_region(th, f, th.rank, slice, whole(f.dst_shape), p,
                      i * f.dst_shape[static_cast<std::size_t>(p)], bulk);
         complete_tx(leader, bar, bidx, D);
       } else {
@@ -895,7 +962,7 @@ class Execution {
         for (const auto& [s, n] : region) chunk *= n;
         for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
           if (!same_group(mesh_, f.dims, r, th.rank)) continue;
-          write_region(f, r, slice, region, -1, 0, bulk);
+          write_region(th, f, r, slice, region, -1, 0, bulk);
           complete_tx(leader, bar, bidx, chunk / 8);
         }
       }
@@ -913,12 +980,12 @@ class Execution {
       const auto targets = multicast_targets(mesh_, f.dims, th.rank);
       check_multicast_in_cluster(targets, mesh_.num_ctas(), f.op->path, th.rank);
       for (const std::int64_t r : targets) {
-        write_region(f, r, slice, region, -1, 0, bulk);
+        write_region(th, f, r, slice, region, -1, 0, bulk);
         complete_tx(r, bar, bidx, chunk / 8);
       }
       return;
     }
-    write_region(f, th.rank, slice, whole(f.dst_shape), -1, 0, bulk);
+    write_region(th, f, th.rank, slice, whole(f.dst_shape), -1, 0, bulk);
     if (bulk && cp.oob_mode != OobMode::kPromiseInBounds) {
       // The bulk path clamps its transfer to the array's end, min(D, bytes(total - minui(offset,
       // total))), and first completes the barrier with the bytes it leaves out
