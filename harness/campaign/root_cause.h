@@ -16,7 +16,15 @@
 //     diagnostic:check:launch_context@3.3:sim;
 //   - bytes and memory: the quantity that first differs and the op family, every copy kind
 //     (copy, multicast, partitioned, replicated) being one, and the bytes armed or received
-//     being one quantity whichever way they differ: bytes:tx_bytes:copy:<executor>;
+//     being one quantity whichever way they differ: bytes:tx_bytes:copy:<executor>; data is
+//     one quantity whether seen in SMEM or in a GMEM output stored from it (the JAX executors
+//     see only outputs): memory:data:copy:<executor>;
+//   - undefined behaviour where the reference predicts a defined run: the quantity it corrupts,
+//     gone out of range (a wrong multicast mask that stays in the cluster delivers bytes to the
+//     wrong CTAs; one that leaves it is a multicast outside the cluster: bytes:tx_bytes:copy; an
+//     arrival outside the cluster: bytes:arrivals:barrier_arrive; an mbarrier count outside
+//     mbarrier.init's range, as a count one short of 1 is: bytes:count:barrier_arrive): one
+//     cause, one group, whichever way a case shows it;
 //   - crashes, exceptions and anything else: the signature itself.
 // Every mismatch of the case gets that group. Campaign findings (outcomes "group"), the
 // summary's group table, `collfuzz merge` and the mutant figure (collfuzz_bugfind --groups) use it.
