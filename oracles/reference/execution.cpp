@@ -691,10 +691,6 @@ class Execution {
   std::map<const ArraySpec*, std::shared_ptr<const std::vector<std::uint8_t>>> inputs_;
   std::map<const CopyFacts*, bool> bulk_;  // bulk_path per copy, worked out on its first issue
 
-  // Writes region `region` (dst coords) of `dst_rank`'s destination from the issuer's source
-  // slice, shifted by `shift` along dst dim `shift_dim`. Elements outside the source array are
-  // zeros on the tensor-map path, undefined on the bulk and cp.async paths, and left alone by
-  // interpret mode.
   // Runs `write`, which writes bytes [at, at + n) of `m` on behalf of writer_, and keeps their
   // writers (smem_races.h). A write that meets no other writer's bytes just claims them; else
   // its changed bytes are compared one by one.
@@ -733,6 +729,10 @@ class Execution {
   std::uint16_t writer_ = kSmemNoWriter;  // the thread whose copy is writing
   std::vector<std::uint8_t> race_before_;
 
+  // Thread `th` writes region `region` (dst coords) of `dst_rank`'s destination from the issuer's
+  // source slice, shifted by `shift` along dst dim `shift_dim`. Elements outside the source array
+  // are zeros on the tensor-map path, undefined on the bulk and cp.async paths, and left alone by
+  // interpret mode.
   void write_region(const Thread& th, const CopyFacts& f, std::int64_t dst_rank,
                     const ResolvedSlice& slice,
                     const std::vector<std::pair<std::int64_t, std::int64_t>>& region, int shift_dim,

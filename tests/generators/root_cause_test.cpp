@@ -82,39 +82,40 @@ TEST(RootCause, TheMostUpstreamMismatchWinsAndCopyKindsAreOneFamily) {
   EXPECT_EQ(root_cause_group({}, done, "sim"), "");
 }
 
+// The group of `ms` on the simulator, whose run ended as `kind`.
+std::string sim_group(const std::vector<Mismatch>& ms, OutcomeKind kind) {
+  Outcome actual;
+  actual.kind = kind;
+  return root_cause_group(ms, actual, "sim");
+}
+
 TEST(RootCause, DataIsOneQuantityInSmemAndInOutputs) {
   // A wrong SMEM datum shows in the buffer (the simulator) or in the output stored from it (the
   // JAX executors see only outputs): one group.
-  Outcome done;
-  done.kind = OutcomeKind::kCompleted;
-  EXPECT_EQ(root_cause_group({mismatch("memory", "output", "copy_smem_to_gmem")}, done, "sim"),
+  constexpr auto kDone = OutcomeKind::kCompleted;
+  EXPECT_EQ(sim_group({mismatch("memory", "output", "copy_smem_to_gmem")}, kDone),
             "memory:data:copy:sim");
-  EXPECT_EQ(root_cause_group({mismatch("memory", "data", "copy_partitioned")}, done, "sim"),
+  EXPECT_EQ(sim_group({mismatch("memory", "data", "copy_partitioned")}, kDone),
             "memory:data:copy:sim");
-  // SMEM data comes before the output stored from it; bytes before both.
-  EXPECT_EQ(root_cause_group({mismatch("memory", "output", "copy_smem_to_gmem"),
-                              mismatch("bytes", "byte_count", "copy_multicast")},
-                             done, "sim"),
+  // Bytes come before the data, wherever it is seen.
+  EXPECT_EQ(sim_group({mismatch("memory", "output", "copy_smem_to_gmem"),
+                       mismatch("bytes", "byte_count", "copy_multicast")},
+                      kDone),
             "bytes:tx_bytes:copy:sim");
 }
 
 TEST(RootCause, UndefinedBehaviourIsTheQuantityItCorruptsOutOfRange) {
   // A wrong multicast mask delivers bytes to the wrong CTAs, or past the cluster; a count one
   // short is a wrong count, or 0: one group each way.
-  Outcome ub;
-  ub.kind = OutcomeKind::kUndefined;
-  EXPECT_EQ(root_cause_group({mismatch("undefined", "behaviour", "multicast_outside_cluster")}, ub,
-                             "sim"),
+  constexpr auto kUb = OutcomeKind::kUndefined;
+  EXPECT_EQ(sim_group({mismatch("undefined", "behaviour", "multicast_outside_cluster")}, kUb),
             "bytes:tx_bytes:copy:sim");
-  EXPECT_EQ(
-      root_cause_group({mismatch("undefined", "behaviour", "mbarrier_init_count")}, ub, "sim"),
-      "bytes:count:barrier_arrive:sim");
-  EXPECT_EQ(root_cause_group(
-                {mismatch("undefined", "behaviour", "cluster_arrival_outside_cluster")}, ub, "sim"),
+  EXPECT_EQ(sim_group({mismatch("undefined", "behaviour", "mbarrier_init_count")}, kUb),
+            "bytes:count:barrier_arrive:sim");
+  EXPECT_EQ(sim_group({mismatch("undefined", "behaviour", "cluster_arrival_outside_cluster")}, kUb),
             "bytes:arrivals:barrier_arrive:sim");
   // Undefined behaviour of another code than the reference predicts stays its own signature.
-  EXPECT_EQ(root_cause_group({mismatch("undefined", "other_code", "multicast_outside_cluster")}, ub,
-                             "sim"),
+  EXPECT_EQ(sim_group({mismatch("undefined", "other_code", "multicast_outside_cluster")}, kUb),
             "undefined:other_code:multicast_outside_cluster:sim");
 }
 
