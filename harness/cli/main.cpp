@@ -110,6 +110,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    // --version: the version on standard output, exit 0 (CLI11 reports it as a parse "error").
+    std::cout << e.what() << "\n";
+    return kExitOk;
   } catch (const CLI::ParseError& e) {
     // CLI11's messages repeat the values given: escaped, as everything printed here.
     std::cerr << "collfuzz: error: " << terminal_lines(e.what())

@@ -163,3 +163,11 @@ foreach(row IN LISTS rows)
     message(FATAL_ERROR "docs/cli.md's flag table has no row for ${CMAKE_MATCH_2}")
   endif()
 endforeach()
+
+# --- --version: the version on standard output, exit 0 (issue 27: it exited 2 on stderr). ---------
+execute_process(COMMAND ${COLLFUZZ} --version RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "^collfuzz .*models JAX " OR NOT err STREQUAL "")
+  message(FATAL_ERROR "collfuzz --version: expected exit 0 and the version on stdout, got ${rc}\n"
+                      "stdout: ${out}\nstderr: ${err}")
+endif()
