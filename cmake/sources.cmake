@@ -4,6 +4,11 @@ add_library(collfuzz_core STATIC
   harness/core/bounded_json_reader.cpp
   harness/core/build_info.cpp
   harness/core/case_json.cpp
+  harness/core/case_json_fields.cpp
+  harness/core/case_json_writer.cpp
+  harness/core/case_parser.cpp
+  harness/core/case_parser_copies.cpp
+  harness/core/case_parser_program.cpp
   harness/core/scratch_shapes.cpp
   harness/core/dtype.cpp
   harness/core/fill.cpp
@@ -47,6 +52,11 @@ set(COLLFUZZ_REFERENCE_SOURCES
   oracles/reference/copy_facts.cpp
   oracles/reference/copy_rules.cpp
   oracles/reference/execution.cpp
+  oracles/reference/execution_barriers.cpp
+  oracles/reference/execution_copies.cpp
+  oracles/reference/execution_layout.cpp
+  oracles/reference/execution_scopes.cpp
+  oracles/reference/execution_stores.cpp
   oracles/reference/interpret_rules.cpp
   oracles/reference/launch_context_rules.cpp
   oracles/reference/launch_rules.cpp

@@ -72,6 +72,13 @@ add_test(NAME jax_tests_import
 set_tests_properties(jax_tests_import PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
 
+# The layout's rules (tools/layout_check.py): no source file over 800 lines, no include or import
+# cycle (C++ quoted includes; Python imports, lazy ones too). Release build only: it reads sources.
+if(NOT CMAKE_BUILD_TYPE STREQUAL "Debug")
+add_test(NAME layout_check
+         COMMAND python3 ${CMAKE_SOURCE_DIR}/tools/layout_check.py ${CMAKE_SOURCE_DIR})
+endif()
+
 # Process hygiene and the external executor protocol's failures (issue 10).
 collfuzz_add_gtest(collfuzz_process_tests
   SOURCES tests/process/child_process_test.cpp tests/process/external_executor_test.cpp

@@ -1,0 +1,193 @@
+// The case writer (case_json.h): a case back to its JSON form (docs/case-format.md).
+
+#include "harness/core/case_json.h"
+
+#include "harness/core/case_json_fields.h"
+#include "harness/core/index_json.h"
+#include "harness/core/jax_version.h"
+#include "harness/core/scratch_shapes.h"
+#include "harness/core/warp_map.h"
+
+namespace collfuzz::case_json {
+
+using nlohmann::json;
+
+namespace {
+
+json cond_to_json(const Cond& c) {
+  switch (c.kind) {
+    case Cond::Kind::kConst:
+      return c.constant;
+    case Cond::Kind::kAtom:
+      return json{{"axis", c.axis}, {name_of(c.op, kCmpOps), c.value}};
+    case Cond::Kind::kAll:
+    case Cond::Kind::kAny: {
+      json arr = json::array();
+      for (const auto& ch : c.children) arr.push_back(cond_to_json(ch));
+      return json{{c.kind == Cond::Kind::kAll ? "all" : "any", arr}};
+    }
+    case Cond::Kind::kNot:
+      return json{{"not", cond_to_json(c.children.front())}};
+  }
+  return nullptr;
+}
+
+json gmem_index_to_json(const std::vector<IndexEntry>& index) {
+  json out = json::array();
+  for (const auto& e : index) out.push_back(gmem_index_entry_to_json(e));
+  return out;
+}
+
+json barrier_use_to_json(const BarrierUse& b) {
+  json out{{"alloc", b.alloc}};
+  if (b.index) out["index"] = *b.index;
+  return out;
+}
+
+json alloc_to_json(const Alloc& a) {
+  json out{{"name", a.name}, {"kind", name_of(a.kind, kAllocKinds)}};
+  switch (a.kind) {
+    case AllocKind::kSmem:
+    case AllocKind::kAcc:
+    case AllocKind::kGmem:
+    case AllocKind::kTmem:
+      out["shape"] = a.shape;
+      out["dtype"] = std::string(dtype_name(a.dtype));
+      if (a.kind == AllocKind::kTmem) out["collective"] = a.collective;
+      break;
+    case AllocKind::kBarrier:
+    case AllocKind::kClusterBarrier:
+      if (a.kind == AllocKind::kClusterBarrier) {
+        out["collective_axes"] = axis_names_to_json(a.collective_axes);
+        if (a.leader_tracked) out["leader_tracked"] = true;
+      }
+      out["num_arrivals"] = a.num_arrivals;
+      if (a.scalar_ref) {
+        out["num_barriers"] = json::array();
+      } else if (a.num_barriers != 1) {
+        out["num_barriers"] = a.num_barriers;
+      }
+      if (a.orders_tensor_core) out["orders_tensor_core"] = true;
+      break;
+    case AllocKind::kSemaphore:
+      out["type"] = name_of(a.semaphore, kSemaphoreKinds);
+      out["shape"] = a.shape;
+      break;
+  }
+  return out;
+}
+
+json body_to_json(const Body& body);
+
+json op_to_json(const Op& op) {
+  return std::visit(
+      [](const auto& v) -> json {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, RunScoped>) {
+          json out{{"op", "run_scoped"}};
+          if (!v.collective_axes.empty())
+            out["collective_axes"] = axis_names_to_json(v.collective_axes);
+          json allocs = json::array();
+          for (const auto& a : v.allocs) allocs.push_back(alloc_to_json(a));
+          out["allocs"] = allocs;
+          out["body"] = body_to_json(v.body);
+          return out;
+        } else if constexpr (std::is_same_v<T, CopyGmemToSmem>) {
+          json out{{"op", "copy_gmem_to_smem"}};
+          out["src"] = json{{"input", v.src}};
+          if (!v.src_index.empty()) out["src"]["index"] = gmem_index_to_json(v.src_index);
+          out["dst"] = json{{"alloc", v.dst}};
+          if (!v.dst_index.empty()) out["dst"]["index"] = v.dst_index;
+          if (v.barrier) out["barrier"] = barrier_use_to_json(*v.barrier);
+          if (v.collective_axes) out["collective_axes"] = axis_names_to_json(*v.collective_axes);
+          if (v.leader_tracked == LeaderTracked::kReplicated) out["leader_tracked"] = "replicated";
+          if (v.leader_tracked == LeaderTracked::kPartitioned) {
+            out["leader_tracked"] = json{{"partitioned", v.partition_axis}};
+          }
+          if (v.oob_mode) out["oob_mode"] = name_of(*v.oob_mode, kOobModes);
+          if (v.predicate) out["predicate"] = cond_to_json(*v.predicate);
+          return out;
+        } else if constexpr (std::is_same_v<T, CopySmemToGmem>) {
+          json out{{"op", "copy_smem_to_gmem"}};
+          out["src"] = json{{"alloc", v.src}};
+          if (!v.src_index.empty()) out["src"]["index"] = v.src_index;
+          out["dst"] = json{{"output", v.dst}};
+          if (!v.dst_index.empty()) out["dst"]["index"] = gmem_index_to_json(v.dst_index);
+          return out;
+        } else if constexpr (std::is_same_v<T, BarrierArrive>) {
+          return json{{"op", "barrier_arrive"}, {"barrier", barrier_use_to_json(v.barrier)}};
+        } else if constexpr (std::is_same_v<T, BarrierWait>) {
+          return json{{"op", "barrier_wait"}, {"barrier", barrier_use_to_json(v.barrier)}};
+        } else if constexpr (std::is_same_v<T, Loop>) {
+          return json{{"op", "loop"}, {"trip_count", v.trip_count}, {"body", body_to_json(v.body)}};
+        } else if constexpr (std::is_same_v<T, WarpMap>) {
+          return json{{"op", "warp_map"}, {"axis", v.axis}, {"body", body_to_json(v.body)}};
+        } else {
+          return json{
+              {"op", "when"}, {"cond", cond_to_json(v.cond)}, {"body", body_to_json(v.body)}};
+        }
+      },
+      op.v);
+}
+
+json body_to_json(const Body& body) {
+  json out = json::array();
+  for (const auto& op : body) out.push_back(op_to_json(op));
+  return out;
+}
+
+}  // namespace
+
+}  // namespace collfuzz::case_json
+
+namespace collfuzz {
+
+using nlohmann::json;
+using namespace case_json;
+
+json case_to_json(const Case& c) {
+  json out;
+  out["format"] = c.format;
+  out["name"] = c.name;
+  if (!c.notes.empty()) out["notes"] = c.notes;
+  json mesh = json::object();
+  const Mesh& m = c.mesh;
+  if (!m.grid.empty()) mesh["grid"] = m.grid;
+  if (!m.grid_names.empty()) mesh["grid_names"] = axis_names_to_json(m.grid_names);
+  if (!m.cluster.empty()) mesh["cluster"] = m.cluster;
+  if (!m.cluster_names.empty()) mesh["cluster_names"] = axis_names_to_json(m.cluster_names);
+  if (m.num_threads) mesh["num_threads"] = *m.num_threads;
+  if (m.thread_name) mesh["thread_name"] = *m.thread_name;
+  out["mesh"] = mesh;
+  out["target"] = json{{"arch", name_of(c.target.arch, kArchs)},
+                       {"semantics", name_of(c.target.semantics, kSemantics)},
+                       {"entry", name_of(c.target.entry, kEntries)},
+                       {"profile", name_of(c.target.profile, kProfiles)}};
+  if (c.target.jax_pinned) out["target"]["jax"] = to_string(c.target.jax);
+  auto arrays = [](const std::vector<ArraySpec>& v, bool with_fill) {
+    json arr = json::array();
+    for (const auto& a : v) {
+      json e{{"name", a.name}, {"shape", a.shape}, {"dtype", std::string(dtype_name(a.dtype))}};
+      if (with_fill) {
+        e["fill"] = json{{"pattern", name_of(a.fill.pattern, kPatterns)}};
+        if (a.fill.pattern == FillPattern::kRandom) e["fill"]["seed"] = a.fill.seed;
+        if (a.fill.pattern == FillPattern::kConstant) e["fill"]["value"] = a.fill.value;
+      }
+      arr.push_back(e);
+    }
+    return arr;
+  };
+  out["inputs"] = arrays(c.inputs, true);
+  if (!c.outputs.empty()) out["outputs"] = arrays(c.outputs, false);
+  if (const RunScoped* scratch = written_as_scratch_shapes(c)) {
+    json allocs = json::array();
+    for (const auto& a : scratch->allocs) allocs.push_back(alloc_to_json(a));
+    out["scratch_shapes"] = allocs;
+    out["program"] = body_to_json(scratch->body);
+  } else {
+    out["program"] = body_to_json(c.program);
+  }
+  return out;
+}
+
+}  // namespace collfuzz

@@ -1,0 +1,88 @@
+// The case reader proper (case_json.h, docs/case-format.md): one instance per case, carrying the
+// names in scope. Its members are defined per section: case_parser.cpp (the case, mesh, target
+// and arrays), case_parser_program.cpp (ops, scopes, allocations, barriers, conditions),
+// case_parser_copies.cpp (copies and their indices). Internal to harness/core.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/case.h"
+
+namespace collfuzz::case_json {
+
+using nlohmann::json;
+
+class CaseParser {
+ public:
+  Case parse(const json& j);
+
+ private:
+  Case c_;
+  std::set<std::string> global_names_;  // arrays and allocations: unique in a case
+  std::vector<std::map<std::string, const Alloc*>> scopes_;  // allocations visible here
+  std::int64_t op_count_ = 0;
+  bool in_loop_ = false;
+  std::vector<std::string> warp_axes_;  // the axes of the warp_maps around the op being parsed
+  static constexpr std::int64_t kMaxTripCount = 256;
+  static constexpr std::int64_t kMaxLoopSteps = 1024;
+  std::int64_t alloc_bytes_ = 0;
+
+  void parse_mesh(const json& j, const std::string& path);
+
+  void parse_target(const json& j, const std::string& path);
+
+  void claim_name(const std::string& name, const std::string& path);
+
+  void parse_arrays(const json& j, const std::string& path, bool is_input,
+                    std::vector<ArraySpec>& out, std::int64_t& total);
+
+  // ---- ops
+
+  Body parse_body(const json& j, const std::string& path, int depth);
+
+  Op parse_op(const json& j, const std::string& path, int depth);
+
+  // warp_map (warp_map.h): its axis is usable by lax.axis_index in the body only.
+  WarpMap parse_warp_map(const json& j, const std::string& path, int depth);
+
+  Loop parse_loop(const json& j, const std::string& path, int depth);
+
+  RunScoped parse_run_scoped(const json& j, const std::string& path, int depth);
+
+  Alloc parse_alloc(const json& j, const std::string& path);
+
+  const Alloc* lookup_alloc(const std::string& name, const std::string& path) const;
+
+  const ArraySpec& lookup_array(const std::vector<ArraySpec>& arrays, const std::string& name,
+                                const std::string& path, const char* what) const;
+
+  BarrierUse parse_barrier_use(const json& j, const std::string& path, bool plain_barrier_only);
+
+  // Leading integer indices into an SMEM allocation; returns the shape that remains.
+  Shape parse_smem_index(const json* j, const std::string& path, const Alloc& a,
+                         std::vector<std::int64_t>& out);
+
+  // lax.axis_index(axis) is used by conditions and dynamic indices: it must name exactly one
+  // cluster axis or the thread axis.
+  // Returns the axis's size where the mesh gives one.
+  std::optional<std::int64_t> check_index_axis(const std::string& axis,
+                                               const std::string& path) const;
+
+  // GMEM indexing (index_json.h); returns the shape of the indexed ref (squeezed dims dropped).
+  Shape parse_gmem_index(const json* j, const std::string& path, const ArraySpec& arr,
+                         std::vector<IndexEntry>& out);
+
+  Cond parse_cond(const json& j, const std::string& path, int depth);
+
+  CopyGmemToSmem parse_copy_g2s(const json& j, const std::string& path);
+
+  CopySmemToGmem parse_copy_s2g(const json& j, const std::string& path);
+};
+
+}  // namespace collfuzz::case_json

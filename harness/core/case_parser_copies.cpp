@@ -1,0 +1,158 @@
+// The case reader: copies between GMEM and SMEM, and their SMEM and GMEM indices (case_parser.h).
+
+#include "harness/core/case_parser.h"
+
+#include "harness/core/case_json_fields.h"
+#include "harness/core/errors.h"
+#include "harness/core/index_json.h"
+#include "harness/core/json_reader.h"
+#include "harness/core/limits.h"
+#include "harness/core/scratch_shapes.h"
+#include "harness/core/warp_map.h"
+
+namespace collfuzz::case_json {
+
+Shape CaseParser::parse_smem_index(const json* j, const std::string& path, const Alloc& a,
+                                   std::vector<std::int64_t>& out) {
+  if (!j) return a.shape;
+  jr::array(*j, path, a.shape.size() - 1);
+  for (std::size_t i = 0; i < j->size(); ++i) {
+    out.push_back(jr::integer((*j)[i], jr::index_path(path, i), 0, a.shape[i] - 1));
+  }
+  return Shape(a.shape.begin() + static_cast<std::ptrdiff_t>(out.size()), a.shape.end());
+}
+
+std::optional<std::int64_t> CaseParser::check_index_axis(const std::string& axis,
+                                                         const std::string& path) const {
+  // Inside a warp_map, its axis names the warp (JAX resolves it first).
+  if (!warp_axes_.empty() && warp_axes_.back() == axis) return kWarpsPerWarpgroup;
+  const Mesh& m = c_.mesh;
+  std::optional<std::int64_t> size;
+  int matches = 0;
+  if (m.thread_name && *m.thread_name == axis) {
+    ++matches;
+    size = m.num_threads;
+  }
+  for (std::size_t i = 0; i < m.cluster_names.size(); ++i) {
+    const AxisName& n = m.cluster_names[i];
+    if (n.is_tuple || n.as_plain() != axis) continue;
+    ++matches;
+    size = i < m.cluster.size() ? std::optional<std::int64_t>(m.cluster[i]) : std::nullopt;
+  }
+  if (matches == 1) return size;
+  if (matches > 1) {
+    throw InputError(path, "\"" + axis +
+                               "\" names more than one axis of the mesh; conditions and dynamic "
+                               "indices need an unambiguous axis");
+  }
+  throw InputError(path, "\"" + axis +
+                             "\" is not a cluster axis or the thread axis of the mesh "
+                             "(conditions and dynamic indices may use only those)");
+}
+
+Shape CaseParser::parse_gmem_index(const json* j, const std::string& path, const ArraySpec& arr,
+                                   std::vector<IndexEntry>& out) {
+  Shape result;
+  const std::size_t n = j ? j->size() : 0;
+  if (j) jr::array(*j, path, arr.shape.size());
+  const IndexAxisSize axis_size = [this](const std::string& axis, const std::string& p) {
+    return check_index_axis(axis, p);
+  };
+  for (std::size_t i = 0; i < arr.shape.size(); ++i) {
+    if (i >= n) {
+      result.push_back(arr.shape[i]);
+      continue;
+    }
+    IndexEntry ie =
+        parse_gmem_index_entry((*j)[i], jr::index_path(path, i), arr.shape[i], axis_size);
+    if (ie.kind == IndexEntry::Kind::kSlice) result.push_back(ie.size);
+    out.push_back(std::move(ie));
+  }
+  return result;
+}
+
+CopyGmemToSmem CaseParser::parse_copy_g2s(const json& j, const std::string& path) {
+  jr::object(j, path,
+             {"op", "src", "dst", "barrier", "collective_axes", "leader_tracked", "oob_mode",
+              "predicate"});
+  CopyGmemToSmem cp;
+  const json& src = jr::required(j, path, "src");
+  jr::object(src, path + ".src", {"input", "index"});
+  cp.src = jr::identifier(jr::required(src, path + ".src", "input"), path + ".src.input");
+  const ArraySpec& in = lookup_array(c_.inputs, cp.src, path + ".src.input", "input");
+  parse_gmem_index(jr::member(src, "index"), path + ".src.index", in, cp.src_index);
+
+  const json& dst = jr::required(j, path, "dst");
+  jr::object(dst, path + ".dst", {"alloc", "index"});
+  cp.dst = jr::identifier(jr::required(dst, path + ".dst", "alloc"), path + ".dst.alloc");
+  const Alloc* d = lookup_alloc(cp.dst, path + ".dst.alloc");
+  if (d->kind != AllocKind::kSmem) {
+    throw InputError(path + ".dst.alloc",
+                     "\"" + cp.dst + "\" is a " + to_string(d->kind) +
+                         " allocation; the destination must be an smem allocation");
+  }
+  parse_smem_index(jr::member(dst, "index"), path + ".dst.index", *d, cp.dst_index);
+
+  if (const json* b = jr::member(j, "barrier"); b && !b->is_null()) {
+    cp.barrier = parse_barrier_use(*b, path + ".barrier", true);
+  }
+  if (const json* ca = jr::member(j, "collective_axes"); ca && !ca->is_null()) {
+    cp.collective_axes = parse_axis_names(*ca, path + ".collective_axes");
+  }
+  if (const json* lt = jr::member(j, "leader_tracked"); lt && !lt->is_null()) {
+    const std::string lp = path + ".leader_tracked";
+    if (lt->is_string()) {
+      if (lt->get<std::string>() != "replicated") {
+        throw InputError(lp, "expected \"replicated\" or {\"partitioned\": axis}");
+      }
+      cp.leader_tracked = LeaderTracked::kReplicated;
+    } else {
+      jr::object(*lt, lp, {"partitioned"});
+      cp.leader_tracked = LeaderTracked::kPartitioned;
+      cp.partition_axis = jr::integer(jr::required(*lt, lp, "partitioned"), lp + ".partitioned", 0,
+                                      limits::kMaxRank - 1);
+    }
+  }
+  if (const json* m = jr::member(j, "oob_mode"); m && !m->is_null()) {
+    cp.oob_mode = jr::choice(*m, path + ".oob_mode", kOobModes);
+  }
+  if (const json* p = jr::member(j, "predicate"); p && !p->is_null()) {
+    cp.predicate = parse_cond(*p, path + ".predicate", 0);
+  }
+  return cp;
+}
+
+CopySmemToGmem CaseParser::parse_copy_s2g(const json& j, const std::string& path) {
+  jr::object(j, path, {"op", "src", "dst"});
+  CopySmemToGmem cp;
+  const json& src = jr::required(j, path, "src");
+  jr::object(src, path + ".src", {"alloc", "index"});
+  cp.src = jr::identifier(jr::required(src, path + ".src", "alloc"), path + ".src.alloc");
+  const Alloc* s = lookup_alloc(cp.src, path + ".src.alloc");
+  if (s->kind != AllocKind::kSmem) {
+    throw InputError(path + ".src.alloc", "\"" + cp.src + "\" is a " + to_string(s->kind) +
+                                              " allocation; the source must be an smem allocation");
+  }
+  const Shape src_shape =
+      parse_smem_index(jr::member(src, "index"), path + ".src.index", *s, cp.src_index);
+  const json& dst = jr::required(j, path, "dst");
+  jr::object(dst, path + ".dst", {"output", "index"});
+  cp.dst = jr::identifier(jr::required(dst, path + ".dst", "output"), path + ".dst.output");
+  const ArraySpec& out = lookup_array(c_.outputs, cp.dst, path + ".dst.output", "output");
+  const Shape dst_shape =
+      parse_gmem_index(jr::member(dst, "index"), path + ".dst.index", out, cp.dst_index);
+  for (const auto& e : cp.dst_index) {
+    if (e.dyn_start && e.kind == IndexEntry::Kind::kSlice) {
+      throw InputError(path + ".dst.index",
+                       "copy_smem_to_gmem takes static slices and integer indices (static, or "
+                       "from lax.axis_index)");
+    }
+  }
+  if (out.dtype != s->dtype || dst_shape != src_shape) {
+    throw InputError(path + ".dst",
+                     "the output slice must have the shape and dtype of the smem source");
+  }
+  return cp;
+}
+
+}  // namespace collfuzz::case_json

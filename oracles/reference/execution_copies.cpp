@@ -1,0 +1,292 @@
+// The reference's execution: copies into SMEM. Interpret mode's copy, cp.async, and the TMA paths
+// (multicast, partitioned, replicated, bulk), with SMEM race tracking (smem_races.h).
+
+#include "oracles/reference/execution_model.h"
+
+namespace collfuzz::ref::exec {
+
+const std::vector<std::uint8_t>& Execution::input_bytes(const ArraySpec& a) {
+  auto it = inputs_.find(&a);
+  if (it == inputs_.end()) it = inputs_.emplace(&a, shared_fill_bytes(a)).first;
+  return *it->second;
+}
+
+template <class Write>
+void Execution::guarded_write(Memory& m, std::size_t at, std::size_t n, Write write) {
+  if (m.writers.empty()) {
+    if (!smem_spans_meet_another(m.spans, at, at + n, writer_)) {
+      write();
+      smem_add_span(m.spans, at, at + n, writer_);
+      if (m.spans.size() > kSmemMaxSpans) smem_writers_of(m.spans, m.writers, m.bytes.size());
+      return;
+    }
+    smem_writers_of(m.spans, m.writers, m.bytes.size());
+  }
+  std::uint16_t* const w = m.writers.data() + at;
+  if (!smem_other_writer(w, n, writer_)) {
+    write();
+    std::fill_n(w, n, writer_);
+    return;
+  }
+  race_before_.assign(m.bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                      m.bytes.begin() + static_cast<std::ptrdiff_t>(at + n));
+  write();
+  if (settle_smem_write(w, m.undef.data() + at, race_before_.data(), m.bytes.data() + at, n,
+                        writer_))
+    m.any_undef = true;
+}
+
+void Execution::write_region(const Thread& th, const CopyFacts& f, std::int64_t dst_rank,
+                             const ResolvedSlice& slice,
+                             const std::vector<std::pair<std::int64_t, std::int64_t>>& region,
+                             int shift_dim, std::int64_t shift, bool bulk) {
+  writer_ = smem_writer(th.rank, mesh_.num_threads(), th.index);
+  write_region_bytes(f, dst_rank, slice, region, shift_dim, shift, bulk);
+}
+
+void Execution::write_region_bytes(const CopyFacts& f, std::int64_t dst_rank,
+                                   const ResolvedSlice& slice,
+                                   const std::vector<std::pair<std::int64_t, std::int64_t>>& region,
+                                   int shift_dim, std::int64_t shift, bool bulk) {
+  View dst = buffer(dst_rank, f.copy->dst);
+  const std::vector<std::uint8_t>& src = input_bytes(*f.src);
+  const int bits = static_cast<int>(f.bits_per_element);
+  // Leading integer indices of dst select a sub-block of the allocation.
+  const Strides alloc_strides = row_major_rank_strides(f.dst->shape);
+  std::int64_t d_base = 0;
+  for (std::size_t k = 0; k < f.copy->dst_index.size(); ++k)
+    d_base += f.copy->dst_index[k] * alloc_strides[k];
+  const Strides dst_strides = row_major_rank_strides(f.dst_shape);
+  const Strides src_strides = row_major_rank_strides(f.src->shape);
+  // Per dst dim: the source dim's stride, size and the source index of the region's first row.
+  const std::size_t rank = region.size();
+  Strides s_stride{}, s_size{}, s_first{}, box{};
+  std::int64_t s_const = 0;
+  bool const_in_bounds = true;
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
+    if (slice.size[i] == 0) {  // squeezed: a fixed index
+      s_const += slice.start[i] * src_strides[i];
+      const_in_bounds = const_in_bounds && slice.start[i] >= 0 && slice.start[i] < f.src->shape[i];
+      continue;
+    }
+    s_stride[k] = src_strides[i];
+    s_size[k] = f.src->shape[i];
+    s_first[k] = slice.start[i] + region[k].first + (static_cast<int>(k) == shift_dim ? shift : 0);
+    box[k] = region[k].second;
+    ++k;
+  }
+  enum class Oob { kUndefined, kZero };
+  // Interpret mode reads out-of-bounds elements as zeros whatever oob_mode says (0.11.2).
+  const Oob oob = mosaic_ && (ck_.arch_major() < 9 || (bulk && f.copy->oob_mode != OobMode::kZeros))
+                      ? Oob::kUndefined
+                      : Oob::kZero;
+  const int dst_bits = dtype_bits(dst.dtype);
+  const bool same_width = dst_bits == bits && dtype_bits(f.src->dtype) == bits;
+  std::uint8_t* const dbytes = dst.mem->bytes.data() + dst.offset;
+  std::uint8_t* const dundef = dst.mem->undef.data() + dst.offset;
+  // A run of n zero elements from element d, all marked alike.
+  const auto out_of_bounds = [&](std::int64_t d, std::int64_t n) {
+    if (n <= 0) return;
+    if (!mosaic_ && mutant_active(Mutant::kInterpretOobFillNotZero)) {
+      for (std::int64_t e = d; e < d + n; ++e) dst.store(e, 1, false);
+      return;
+    }
+    const bool undefined = oob == Oob::kUndefined;
+    dst.mem->any_undef = dst.mem->any_undef || undefined;
+    if (same_width && bits >= 8) {
+      const std::int64_t w = bits / 8;
+      std::memset(dbytes + d * w, 0, static_cast<std::size_t>(n * w));
+      std::memset(dundef + d * w, undefined ? 1 : 0, static_cast<std::size_t>(n * w));
+      return;
+    }
+    for (std::int64_t e = d; e < d + n; ++e) {
+      if (same_width && bits == 4) {  // View::store's nibble, inline
+        std::uint8_t& b = dbytes[e / 2];
+        b = (e % 2) ? static_cast<std::uint8_t>(b & 0x0F) : static_cast<std::uint8_t>(b & 0xF0);
+        if (undefined) dundef[e / 2] = 1;
+      } else {
+        dst.store(e, 0, undefined);
+      }
+    }
+  };
+  const std::size_t last = rank - 1;
+  const std::int64_t n = box[last];
+  Strides c{};
+  while (true) {
+    std::int64_t s = s_const;
+    std::int64_t d = d_base;
+    bool in_bounds = const_in_bounds;
+    for (std::size_t j = 0; j < last; ++j) {
+      const std::int64_t idx = s_first[j] + c[j];
+      in_bounds = in_bounds && idx >= 0 && idx < s_size[j];
+      s += idx * s_stride[j];
+      d += (region[j].first + c[j]) * dst_strides[j];
+    }
+    d += region[last].first;
+    const auto [row_at, row_bytes] = byte_span(dst, d, n);
+    guarded_write(*dst.mem, row_at, row_bytes, [&] {
+      if (!in_bounds) {
+        out_of_bounds(d, n);
+      } else {
+        // The run along the last dim: [lo, hi) lies inside the source.
+        const std::int64_t first = s_first[last];
+        const std::int64_t lo = std::clamp<std::int64_t>(-first, 0, n);
+        const std::int64_t hi = std::clamp<std::int64_t>(s_size[last] - first, lo, n);
+        out_of_bounds(d, lo);
+        if (bits >= 8 && s_stride[last] == 1) {
+          const std::int64_t width = bits / 8;
+          const auto from = static_cast<std::size_t>((s + first + lo) * width);
+          const auto to = static_cast<std::size_t>(dst.offset + (d + lo) * width);
+          const auto len = static_cast<std::size_t>((hi - lo) * width);
+          std::memcpy(dst.mem->bytes.data() + to, src.data() + from, len);
+          std::fill_n(dst.mem->undef.begin() + static_cast<std::ptrdiff_t>(to), len,
+                      std::uint8_t{0});
+        } else if (same_width && bits == 4) {  // nibbles, as View::store writes them
+          const std::int64_t stride = s_stride[last];
+          for (std::int64_t e = lo; e < hi; ++e) {
+            const std::int64_t si = s + (first + e) * stride;
+            const auto nib = static_cast<std::uint8_t>(
+                (src[static_cast<std::size_t>(si / 2)] >> (si % 2 ? 4 : 0)) & 0xF);
+            const std::int64_t di = d + e;
+            std::uint8_t& b = dbytes[di / 2];
+            b = (di % 2) ? static_cast<std::uint8_t>((b & 0x0F) | (nib << 4))
+                         : static_cast<std::uint8_t>((b & 0xF0) | nib);
+          }
+        } else {
+          for (std::int64_t e = lo; e < hi; ++e) {
+            dst.store(d + e, load_element(src, f.src->dtype, s + (first + e) * s_stride[last]),
+                      false);
+          }
+        }
+        out_of_bounds(d + hi, n - hi);
+      }
+    });
+    // Next row: an odometer over every dim but the last.
+    std::size_t j = last;
+    while (j > 0) {
+      --j;
+      if (++c[j] < box[j]) break;
+      c[j] = 0;
+      if (j == 0) return;
+    }
+    if (last == 0) return;
+  }
+}
+
+void Execution::copy_interpret(const Thread& th, const CopyFacts& f) {
+  const CopyGmemToSmem& cp = *f.copy;
+  write_region(th, f, th.rank, src_slice(f, th), whole(f.dst_shape), -1, 0, false);
+  arrive(th.rank, cp.barrier->alloc, cp.barrier->index.value_or(0), 1, 0, f.op->path);
+}
+
+void Execution::copy_cp_async(const Thread& th, const CopyFacts& f) {
+  const ResolvedSlice slice = src_slice(f, th);
+  const auto strides = row_major_strides(f.src->shape);
+  std::int64_t base = 0;
+  for (std::size_t i = 0; i < f.src->shape.size(); ++i) base += slice.start[i] * strides[i];
+  const std::int64_t total = element_count(f.src->shape);
+  const std::vector<std::uint8_t>& src = input_bytes(*f.src);
+  View dst = buffer(th.rank, f.copy->dst);
+  const auto alloc_strides = row_major_strides(f.dst->shape);
+  std::int64_t d_base = 0;
+  for (std::size_t k = 0; k < f.copy->dst_index.size(); ++k)
+    d_base += f.copy->dst_index[k] * alloc_strides[k];
+  const std::int64_t n = element_count(f.dst_shape);
+  writer_ = smem_writer(th.rank, mesh_.num_threads(), th.index);
+  const auto [at, bytes] = byte_span(dst, d_base, n);
+  guarded_write(*dst.mem, at, bytes, [&] {
+    for (std::int64_t e = 0; e < n; ++e) {
+      const std::int64_t g = base + e;
+      if (g >= 0 && g < total) {
+        dst.store(d_base + e, load_element(src, f.src->dtype, g), false);
+      } else {
+        dst.store(d_base + e, 0, true);
+      }
+    }
+  });
+}
+
+void Execution::copy_tma(const Thread& th, const CopyFacts& f) {
+  const CopyGmemToSmem& cp = *f.copy;
+  const bool pred = !cp.predicate || eval_cond(*cp.predicate, mesh_, th.rank, th.index);
+  const std::string& bar = cp.barrier->alloc;
+  const std::int64_t bidx = cp.barrier->index.value_or(0);
+  const std::int64_t D = f.bytes;
+  ResolvedSlice slice = src_slice(f, th);
+  // LaunchContext drops dims of size 1 in both GMEM and the slice, with their index: an
+  // out-of-bounds start there reads element 0.
+  for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
+    if (f.src->shape[i] == 1 && slice.size[i] <= 1) slice.start[i] = 0;
+  }
+  auto cached = bulk_.find(&f);
+  if (cached == bulk_.end()) cached = bulk_.emplace(&f, bulk_path(f, tma_shape(f))).first;
+  const bool bulk = cached->second;
+  const std::int64_t i = group_index(mesh_, f.dims, th.rank);
+
+  if (f.leader && f.n == 2) {
+    // PARTITIONED / REPLICATED over a 2-CTA cluster: only the leader (group index 0) arms its
+    // barrier, with the bytes of both CTAs; every completion lands on the leader's barrier.
+    std::int64_t leader = th.rank;
+    for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
+      if (same_group(mesh_, f.dims, r, th.rank) && group_index(mesh_, f.dims, r) == 0) leader = r;
+    }
+    if (i == 0) arm(th.rank, f, 2 * D, pred);
+    if (!pred) return;
+    if (cp.leader_tracked == LeaderTracked::kPartitioned) {
+      const int p = static_cast<int>(cp.partition_axis);
+      write_region(th, f, th.rank, slice, whole(f.dst_shape), p,
+                   i * f.dst_shape[static_cast<std::size_t>(p)], bulk);
+      complete_tx(leader, bar, bidx, D);
+    } else {
+      const auto region = *multicast_chunk(f.dst_shape, 2, i);
+      std::int64_t chunk = f.bits_per_element;
+      for (const auto& [s, n] : region) chunk *= n;
+      for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
+        if (!same_group(mesh_, f.dims, r, th.rank)) continue;
+        write_region(th, f, r, slice, region, -1, 0, bulk);
+        complete_tx(leader, bar, bidx, chunk / 8);
+      }
+    }
+    return;
+  }
+  // Leader tracking over a size-1 axis: every CTA is "first", arms twice the bytes, and the
+  // copy is a plain one (spec 3.5, derived): the barrier never balances.
+  const std::int64_t armed = f.leader ? 2 * D : D;
+  arm(th.rank, f, armed, pred);
+  if (!pred) return;
+  if (f.n > 1) {
+    const auto region = *multicast_chunk(f.dst_shape, f.n, i);
+    std::int64_t chunk = f.bits_per_element;
+    for (const auto& [s, n] : region) chunk *= n;
+    const auto targets = multicast_targets(mesh_, f.dims, th.rank);
+    check_multicast_in_cluster(targets, mesh_.num_ctas(), f.op->path, th.rank);
+    for (const std::int64_t r : targets) {
+      write_region(th, f, r, slice, region, -1, 0, bulk);
+      complete_tx(r, bar, bidx, chunk / 8);
+    }
+    return;
+  }
+  write_region(th, f, th.rank, slice, whole(f.dst_shape), -1, 0, bulk);
+  if (bulk && cp.oob_mode != OobMode::kPromiseInBounds) {
+    // The bulk path clamps its transfer to the array's end, min(D, bytes(total - minui(offset,
+    // total))), and first completes the barrier with the bytes it leaves out
+    // (mbarrier.complete_tx, launch_context.py), then the copy lands: two completions, between
+    // which a phase may end.
+    const auto strides = row_major_strides(f.src->shape);
+    std::int64_t offset = 0;
+    for (std::size_t k = 0; k < f.src->shape.size(); ++k) offset += slice.start[k] * strides[k];
+    const std::int64_t total = element_count(f.src->shape);
+    const std::int64_t remaining = total - (offset < 0 ? total : std::min(offset, total));
+    const std::int64_t bits = f.bits_per_element;
+    const std::int64_t remaining_bytes =
+        bits >= 8 ? remaining * (bits / 8) : remaining / (8 / bits);
+    const std::int64_t clamped = std::min(D, remaining_bytes);
+    complete_tx(th.rank, bar, bidx, D - clamped);
+    complete_tx(th.rank, bar, bidx, clamped);
+    return;
+  }
+  complete_tx(th.rank, bar, bidx, D);
+}
+
+}  // namespace collfuzz::ref::exec

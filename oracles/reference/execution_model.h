@@ -1,0 +1,361 @@
+// The reference's execution model (execution.h): the state one prediction runs on, and the
+// class whose members the execution_*.cpp files define, one construct each (docs/reference.md,
+// "Where each construct lives"). Internal to oracles/reference.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/core/fill.h"
+#include "harness/core/limits.h"
+#include "harness/core/mutants.h"
+#include "harness/core/ndarray.h"
+#include "oracles/reference/barrier_model.h"
+#include "oracles/reference/checker.h"
+#include "oracles/reference/copy_facts.h"
+#include "oracles/reference/interpret_barrier.h"
+#include "oracles/reference/interpret_reallocation.h"
+#include "oracles/reference/output_races.h"
+#include "oracles/reference/program_walk.h"
+#include "oracles/reference/smem_races.h"
+#include "oracles/reference/undefined_runs.h"
+
+namespace collfuzz::ref::exec {
+
+constexpr std::int64_t kSmemAlignment = 1024;
+
+inline std::int64_t align_up(std::int64_t x, std::int64_t a) { return (x + a - 1) / a * a; }
+
+// Whether condition `c` holds for Pallas thread `thread` of CTA `rank`.
+bool eval_cond(const Cond& c, const MeshFacts& mesh, std::int64_t rank, std::int64_t thread);
+
+// ----------------------------------------------------------------------------------------------
+// Memory: a byte array with a per-byte "undefined" mark; a buffer is a view at a byte offset.
+
+struct Memory {
+  std::vector<std::uint8_t> bytes;
+  std::vector<std::uint8_t> undef;
+  bool any_undef = false;  // whether any byte was ever marked undefined
+  // SMEM only, who wrote which bytes (smem_races.h): while few, the byte ranges each write
+  // wrote; past that (or once two writers' ranges meet), each byte's writer.
+  std::vector<SmemSpan> spans;
+  std::vector<std::uint16_t> writers;
+  void reset(std::size_t n) {
+    bytes.assign(n, kSmemSentinel);
+    undef.assign(n, 0);
+    any_undef = false;
+    spans.clear();
+    writers.clear();
+  }
+};
+
+struct View {
+  Memory* mem = nullptr;
+  std::int64_t offset = 0;  // bytes
+  DType dtype = DType::kFloat32;
+
+  void store(std::int64_t e, std::uint64_t bits, bool undefined) {
+    const int w = dtype_bits(dtype);
+    if (w == 4) {
+      const auto byte = static_cast<std::size_t>(offset + e / 2);
+      std::uint8_t& b = mem->bytes[byte];
+      b = (e % 2) ? static_cast<std::uint8_t>((b & 0x0F) | ((bits & 0xF) << 4))
+                  : static_cast<std::uint8_t>((b & 0xF0) | (bits & 0xF));
+      mem->undef[byte] = undefined ? 1 : mem->undef[byte];
+      mem->any_undef = mem->any_undef || undefined;
+      return;
+    }
+    const auto n = static_cast<std::size_t>(w / 8);
+    const auto at = static_cast<std::size_t>(offset + e * (w / 8));
+    std::memcpy(mem->bytes.data() + at, &bits, n);
+    std::fill_n(mem->undef.begin() + static_cast<std::ptrdiff_t>(at), n, undefined ? 1 : 0);
+    mem->any_undef = mem->any_undef || undefined;
+  }
+  std::uint64_t load(std::int64_t e) const {
+    const int w = dtype_bits(dtype);
+    if (w == 4) {
+      const std::uint8_t b = mem->bytes[static_cast<std::size_t>(offset + e / 2)];
+      return (e % 2) ? (b >> 4) : (b & 0xF);
+    }
+    std::uint64_t v = 0;
+    std::memcpy(&v, mem->bytes.data() + offset + e * (w / 8), static_cast<std::size_t>(w / 8));
+    return v;
+  }
+  bool undefined(std::int64_t e) const {
+    const int w = dtype_bits(dtype);
+    const std::int64_t first = w == 4 ? offset + e / 2 : offset + e * (w / 8);
+    const std::int64_t n = w == 4 ? 1 : w / 8;
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (mem->undef[static_cast<std::size_t>(first + i)]) return true;
+    }
+    return false;
+  }
+};
+
+// ----------------------------------------------------------------------------------------------
+
+struct Step {
+  enum class Kind : std::uint8_t { kEnter, kExit, kBlockSync, kCopy, kCopyOut, kArrive, kWait };
+  Kind kind;
+  const Op* op;
+};
+
+struct BarrierKeyRecord {
+  std::string alloc;
+  std::int64_t index;
+  BarrierCounters counters;
+  std::int64_t count = 0;
+  std::int64_t pending = 0;
+  std::int64_t tx = 0;
+};
+
+struct Cta {
+  Memory smem;                            // mosaic: the dynamic SMEM stack
+  std::map<std::string, Memory> buffers;  // interpret: one per live allocation
+  std::vector<BarrierModel> slots;        // mosaic: every mbarrier of the kernel
+  std::map<std::string, std::vector<InterpretBarrier>> barriers;  // interpret: per live allocation
+  std::vector<BarrierKeyRecord> barrier_records;
+  std::map<std::pair<std::string, std::int64_t>, std::size_t> barrier_record_index;
+  std::vector<BufferRecord> buffer_records;
+  std::map<std::string, std::size_t> buffer_record_index;
+  // Allocation name -> references left: the block's threads for a thread-collective scope, else 1.
+  // An allocation exists while it has references; entering it again then allocates anew.
+  std::map<std::string, std::int64_t> live_refs;
+  std::vector<WaitRecord> waits;
+};
+
+struct Thread {
+  std::int64_t rank = 0;
+  std::int64_t index = 0;
+  std::vector<Step> steps;
+  std::size_t pc = 0;
+  std::map<std::string, std::int64_t> waits_on;  // barrier identity -> waits done (parity)
+  std::int64_t syncs_reached = 0;
+  bool at_sync = false;
+  bool finished() const { return pc >= steps.size(); }
+};
+
+class Execution {
+ public:
+  explicit Execution(Checker& ck)
+      : ck_(ck), c_(ck.c), mesh_(ck.mesh), mosaic_(ck.profile == Profile::kMosaic) {}
+
+  Outcome run();
+
+ private:
+  Checker& ck_;
+  const Case& c_;
+  const MeshFacts& mesh_;
+  const bool mosaic_;
+
+  std::map<std::string, const Alloc*> allocs_;
+  std::map<std::string, std::int64_t> smem_offset_;
+  std::int64_t smem_size_ = 0;
+  std::map<std::string, int> slot_of_;
+  std::vector<std::int64_t> slot_base_;
+  std::int64_t slot_base_total_ = 0;
+  std::map<const Op*, CopyFacts> copies_;
+
+  std::vector<Cta> ctas_;
+  std::vector<Thread> threads_;
+  std::map<std::string, Memory> outputs_;
+  // Per output element: kOutputNotWritten (or undefined), kOutputWritten, kOutputRacy
+  // (output_races.h).
+  std::map<std::string, std::vector<std::uint8_t>> written_;
+
+  // ---- static layout ---------------------------------------------------------------------
+
+  std::string slot_key(const Alloc& a) const;
+
+  // Run-scoped allocations as the compiler lays them out: SMEM on a stack of 1024-aligned
+  // slices; mbarriers from pools keyed by the barrier's type, reused by sibling scopes.
+  void layout();
+
+  // Arrivals one phase needs. A ClusterBarrier's count depends on how its axes are read: the
+  // compiler maps over each entry (a tuple groups axes); interpret mode flags the declared cluster
+  // axes the entries name.
+  std::int64_t barrier_count(const Alloc& a) const;
+
+  // Interpret mode: the declared cluster axes (by position) a ClusterBarrier is collective over.
+  std::vector<std::size_t> interpret_collective_cluster_axes(const Alloc& a) const;
+
+  // ---- per-thread programs ----------------------------------------------------------------
+
+  void build_steps(const Body& body, Thread& th);
+
+  // ---- state access -------------------------------------------------------------------------
+
+  Cta& cta(std::int64_t r) { return ctas_[static_cast<std::size_t>(r)]; }
+
+  View buffer(std::int64_t rank, const std::string& name) {
+    const Alloc* a = allocs_.at(name);
+    if (mosaic_) return View{&cta(rank).smem, smem_offset_.at(name), a->dtype};
+    return View{&cta(rank).buffers[name], 0, a->dtype};
+  }
+
+  BarrierModel& barrier(std::int64_t rank, const std::string& name, std::int64_t index) {
+    const int slot = slot_of_.at(name);
+    return cta(rank)
+        .slots[static_cast<std::size_t>(slot_base_[static_cast<std::size_t>(slot)] + index)];
+  }
+  InterpretBarrier& ibarrier(std::int64_t rank, const std::string& name, std::int64_t index) {
+    return cta(rank).barriers.at(name)[static_cast<std::size_t>(index)];
+  }
+
+  static std::string thread_repr(std::int64_t rank, std::int64_t t) {
+    return "Warpgroup(device_id=0, cluster_id=0, block_id=" + std::to_string(rank) +
+           ", warpgroup_id=" + std::to_string(t) + ")";
+  }
+
+  // Raises interpret mode's run-time error for a barrier invariant violation at `where`.
+  void raise(const InterpretBarrier::Violation& v, const std::string& where);
+
+  std::string barrier_identity(const std::string& name, std::int64_t index) const;
+
+  BarrierKeyRecord& record(std::int64_t rank, const std::string& name, std::int64_t index);
+
+  static void note_state(BarrierKeyRecord& r, const BarrierModel& b);
+  void note_state(std::int64_t rank, const std::string& name, std::int64_t index);
+
+  // `arrivals` arrivals, arming `bytes`, on a barrier of CTA `rank`; `where` is the op.
+  void arrive(std::int64_t rank, const std::string& name, std::int64_t index, std::int64_t arrivals,
+              std::int64_t bytes, const std::string& where);
+
+  // A copy arms its barrier from every lane of the warpgroup (spec 3.3): each lane arrives once
+  // with its share of the expect_tx, lane 0 first. On a barrier counted in Pallas arrivals the 128
+  // lanes are one arrival. An orders_tensor_core barrier counts single lanes: while its phase has
+  // at least 128 arrivals pending the lanes are one update, otherwise they go one by one and a
+  // phase may complete before the last lane (as on the hardware).
+  void arm(std::int64_t rank, const CopyFacts& f, std::int64_t bytes, bool pred);
+
+  void complete_tx(std::int64_t rank, const std::string& name, std::int64_t index,
+                   std::int64_t bytes);
+
+  // ---- scopes -------------------------------------------------------------------------------
+
+  void enter(const Thread& th, const Op& op, const RunScoped& rs);
+
+  // Interpret mode allocates a ClusterBarrier once for the cluster: one barrier per block, shared
+  // by every thread of the cluster. An axis naming the thread trips an assert in its callback.
+  void enter_cluster_barrier(const Thread& th, const Op& op, const Alloc& a);
+  std::map<std::pair<std::int64_t, std::string>, std::int64_t>
+      ref_counts_;  // interpret cluster barriers
+
+  void leave(const Thread& th, const Op& op, const RunScoped& rs);
+
+  // ---- interpret mode's barrier reallocation check (0.12.0.1; interpret_reallocation.h) -----
+
+  void realloc_on_allocate(const Thread& th, const Op& op, const RunScoped& rs);
+  void realloc_on_deallocate(const Thread& th, const std::string& name, std::int64_t index);
+  void realloc_on_final_deallocate(std::int64_t rank, const std::string& name, std::int64_t index,
+                                   const Op& op);
+  void raise_realloc(const InterpretReallocation::Violation& v, const std::string& where);
+  InterpretReallocation realloc_;
+  const bool realloc_checked_ = !mosaic_ && ck_.jax_at_least(JaxVersion::k0_12_0_1);
+
+  void snapshot(std::int64_t rank, const Alloc& a);
+
+  // ---- copies -------------------------------------------------------------------------------
+
+  using Strides = RankStrides;
+
+  // The input's bytes, filled once per prediction.
+  const std::vector<std::uint8_t>& input_bytes(const ArraySpec& a);
+  std::map<const ArraySpec*, std::shared_ptr<const std::vector<std::uint8_t>>> inputs_;
+  std::map<const CopyFacts*, bool> bulk_;  // bulk_path per copy, worked out on its first issue
+
+  // Runs `write`, which writes bytes [at, at + n) of `m` on behalf of writer_, and keeps their
+  // writers (smem_races.h). A write that meets no other writer's bytes just claims them; else
+  // its changed bytes are compared one by one.
+  template <class Write>
+  void guarded_write(Memory& m, std::size_t at, std::size_t n, Write write);
+  // The bytes of elements [e, e + n) of `v`.
+  static std::pair<std::size_t, std::size_t> byte_span(const View& v, std::int64_t e,
+                                                       std::int64_t n) {
+    const int w = dtype_bits(v.dtype);
+    const std::int64_t first = w == 4 ? e / 2 : e * (w / 8);
+    const std::int64_t end = w == 4 ? (e + n + 1) / 2 : (e + n) * (w / 8);
+    return {static_cast<std::size_t>(v.offset + first), static_cast<std::size_t>(end - first)};
+  }
+  std::uint16_t writer_ = kSmemNoWriter;  // the thread whose copy is writing
+  std::vector<std::uint8_t> race_before_;
+
+  // Thread `th` writes region `region` (dst coords) of `dst_rank`'s destination from the issuer's
+  // source slice, shifted by `shift` along dst dim `shift_dim`. Elements outside the source array
+  // are zeros on the tensor-map path, undefined on the bulk and cp.async paths, and left alone by
+  // interpret mode.
+  void write_region(const Thread& th, const CopyFacts& f, std::int64_t dst_rank,
+                    const ResolvedSlice& slice,
+                    const std::vector<std::pair<std::int64_t, std::int64_t>>& region, int shift_dim,
+                    std::int64_t shift, bool bulk);
+
+  void write_region_bytes(const CopyFacts& f, std::int64_t dst_rank, const ResolvedSlice& slice,
+                          const std::vector<std::pair<std::int64_t, std::int64_t>>& region,
+                          int shift_dim, std::int64_t shift, bool bulk);
+
+  std::vector<std::pair<std::int64_t, std::int64_t>> whole(const Shape& shape) const {
+    std::vector<std::pair<std::int64_t, std::int64_t>> r;
+    for (auto d : shape) r.emplace_back(0, d);
+    return r;
+  }
+
+  ResolvedSlice src_slice(const CopyFacts& f, const Thread& th) const {
+    return resolve_slice(f.src->shape, f.copy->src_index, [&](const std::string& axis) {
+      return mesh_.axis_index(th.rank, th.index, axis);
+    });
+  }
+
+  // Interpret mode (spec 4): the issuer reads its whole source (out-of-bounds elements as zeros),
+  // writes it into its own destination truncated to the destination's shape, and arrives once on
+  // its own barrier. Collective axes, leader tracking and oob_mode are ignored; a predicate never
+  // gets this far (interpret.copy.predicate).
+  void copy_interpret(const Thread& th, const CopyFacts& f);
+
+  // cp.async (spec 3.4): the warpgroup's threads copy a linear run of GMEM from the slice's first
+  // element into the destination, element e from element base+e, whatever the slice's shape; out
+  // of the array is undefined behaviour.
+  void copy_cp_async(const Thread& th, const CopyFacts& f);
+
+  void copy_tma(const Thread& th, const CopyFacts& f);
+
+  // A store into an output: elements two writers leave with different values race and are not
+  // compared (output_races.h).
+  void copy_out(const Thread& th, const CopySmemToGmem& cp);
+  std::map<std::string, std::vector<std::int64_t>> output_writers_;  // per element: -1 or writer
+
+  void copy_out_elements(const Thread& th, const CopySmemToGmem& cp);
+
+  // ---- barrier ops ---------------------------------------------------------------------------
+
+  void barrier_arrive(const Thread& th, const Op& op, const BarrierUse& use);
+
+  // Returns whether the wait passed. The compiler's waits are parity waits on the mbarrier;
+  // interpret mode's track each thread's last observed phase.
+  bool barrier_wait(Thread& th, const Op& op, const BarrierUse& use, bool first_try);
+  std::map<const Thread*, std::size_t> th_wait_record_;
+
+  bool block_sync(Thread& th, const Op& op, bool first_try);
+
+  // ---- the canonical schedule ----------------------------------------------------------------
+
+  // Runs `th` until it blocks or finishes; returns whether it made progress.
+  bool advance(Thread& th);
+  std::set<const Thread*> blocked_;
+
+  void schedule();
+
+  // ---- the outcome ----------------------------------------------------------------------------
+
+  Outcome outcome();
+};
+
+}  // namespace collfuzz::ref::exec

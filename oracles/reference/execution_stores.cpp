@@ -1,0 +1,120 @@
+// The reference's execution: stores from SMEM into an output, with output race tracking
+// (output_races.h).
+
+#include "oracles/reference/execution_model.h"
+
+namespace collfuzz::ref::exec {
+
+void Execution::copy_out(const Thread& th, const CopySmemToGmem& cp) {
+  std::vector<std::uint8_t>& written = written_.at(cp.dst);
+  const std::vector<std::uint8_t> before_written = written;
+  const std::vector<std::uint8_t> before = outputs_.at(cp.dst).bytes;
+  std::fill(written.begin(), written.end(), kOutputUntouched);
+  copy_out_elements(th, cp);
+  DType dtype{};
+  for (const auto& o : c_.outputs) {
+    if (o.name == cp.dst) dtype = o.dtype;
+  }
+  const std::vector<std::uint8_t>& now = outputs_.at(cp.dst).bytes;
+  settle_output_store(written, before_written, output_writers_[cp.dst],
+                      th.rank * mesh_.num_threads() + th.index, [&](std::int64_t i) {
+                        return load_element(before, dtype, i) != load_element(now, dtype, i);
+                      });
+}
+
+void Execution::copy_out_elements(const Thread& th, const CopySmemToGmem& cp) {
+  const Alloc* a = allocs_.at(cp.src);
+  const View src = buffer(th.rank, cp.src);
+  const ArraySpec* out = nullptr;
+  for (const auto& o : c_.outputs) {
+    if (o.name == cp.dst) out = &o;
+  }
+  const auto alloc_strides = row_major_strides(a->shape);
+  std::int64_t base = 0;
+  for (std::size_t k = 0; k < cp.src_index.size(); ++k) base += cp.src_index[k] * alloc_strides[k];
+  const Shape src_shape(a->shape.begin() + static_cast<std::ptrdiff_t>(cp.src_index.size()),
+                        a->shape.end());
+  const ResolvedSlice slice = resolve_slice(out->shape, cp.dst_index, [&](const std::string& axis) {
+    return mesh_.axis_index(th.rank, th.index, axis);
+  });
+  const Strides src_strides = row_major_rank_strides(src_shape);
+  const Strides out_strides = row_major_rank_strides(out->shape);
+  View dst{&outputs_.at(out->name), 0, out->dtype};
+  auto& written = written_.at(out->name);
+  // The output offset of the source's origin, and the output stride each source dim runs along.
+  const std::size_t rank = src_shape.size();
+  Strides along{};
+  std::int64_t d0 = 0;
+  for (std::size_t i = 0, k = 0; i < out->shape.size(); ++i) {
+    d0 += slice.start[i] * out_strides[i];
+    if (slice.size[i] != 0 && k < rank) along[k++] = out_strides[i];
+  }
+  const int bits = dtype_bits(out->dtype);
+  const auto element = [&](std::int64_t s, std::int64_t d) {
+    const bool undefined = src.undefined(s);
+    dst.store(d, src.load(s), undefined);
+    written[static_cast<std::size_t>(d)] = !undefined;
+  };
+  if (rank == 0) {
+    element(base, d0);
+    return;
+  }
+  for (const std::int64_t n : src_shape) {
+    if (n == 0) return;
+  }
+  // Rows along the last source dim, visited in row-major order.
+  const std::size_t last = rank - 1;
+  Strides co{};
+  while (true) {
+    std::int64_t s = base;
+    std::int64_t d = d0;
+    for (std::size_t j = 0; j < last; ++j) {
+      s += co[j] * src_strides[j];
+      d += co[j] * along[j];
+    }
+    const std::int64_t n = src_shape[last];
+    const std::int64_t w = bits / 8;
+    const auto row_defined = [&] {
+      if (!src.mem->any_undef) return true;
+      const auto first_byte = src.mem->undef.begin() + src.offset + s * w;
+      return std::find(first_byte, first_byte + n * w, std::uint8_t{1}) == first_byte + n * w;
+    };
+    if (bits >= 8 && dtype_bits(a->dtype) == bits && along[last] == 1 && row_defined()) {
+      // A row of whole bytes, every one defined: one copy.
+      std::memcpy(dst.mem->bytes.data() + d * w, src.mem->bytes.data() + src.offset + s * w,
+                  static_cast<std::size_t>(n * w));
+      std::fill_n(dst.mem->undef.begin() + static_cast<std::ptrdiff_t>(d * w), n * w,
+                  std::uint8_t{0});
+      std::fill_n(written.begin() + static_cast<std::ptrdiff_t>(d), n, std::uint8_t{1});
+    } else if (bits == 4 && dtype_bits(a->dtype) == 4) {  // nibbles: element(), inline
+      const std::uint8_t* sb = src.mem->bytes.data() + src.offset;
+      const std::uint8_t* su = src.mem->undef.data() + src.offset;
+      for (std::int64_t e = 0; e < n; ++e) {
+        const std::int64_t si = s + e;
+        const std::int64_t di = d + e * along[last];
+        const auto nib = static_cast<std::uint8_t>((sb[si / 2] >> (si % 2 ? 4 : 0)) & 0xF);
+        const bool undefined = su[si / 2] != 0;
+        std::uint8_t& b = dst.mem->bytes[static_cast<std::size_t>(di / 2)];
+        b = (di % 2) ? static_cast<std::uint8_t>((b & 0x0F) | (nib << 4))
+                     : static_cast<std::uint8_t>((b & 0xF0) | nib);
+        if (undefined) {
+          dst.mem->undef[static_cast<std::size_t>(di / 2)] = 1;
+          dst.mem->any_undef = true;
+        }
+        written[static_cast<std::size_t>(di)] = !undefined;
+      }
+    } else {
+      for (std::int64_t e = 0; e < n; ++e) element(s + e, d + e * along[last]);
+    }
+    std::size_t j = last;
+    while (j > 0) {
+      --j;
+      if (++co[j] < src_shape[j]) break;
+      co[j] = 0;
+      if (j == 0) return;
+    }
+    if (last == 0) return;
+  }
+}
+
+}  // namespace collfuzz::ref::exec
