@@ -103,6 +103,7 @@ target_compile_definitions(collfuzz_executors PRIVATE COLLFUZZ_SOURCE_DIR="${CMA
 add_library(collfuzz_runner STATIC
   harness/runner/atomic_file.cpp
   harness/runner/baseline.cpp
+  harness/runner/baseline_lookup.cpp
   harness/runner/barrier_imbalance.cpp
   harness/runner/case_runner.cpp
   harness/runner/element_values.cpp

@@ -27,6 +27,7 @@
 #include "harness/core/errors.h"
 #include "harness/executors/executor.h"
 #include "harness/runner/atomic_file.h"
+#include "harness/runner/baseline_lookup.h"
 
 namespace {
 
@@ -238,9 +239,11 @@ int main(int argc, char** argv) {
   std::string work = "bugfind-campaigns";
   app.add_option("--work", work, "--profile interpret: one campaign directory per mutant here")
       ->capture_default_str();
-  app.add_option("--baseline", ho.baseline,
-                 "--profile interpret: known divergences, never credited (default "
-                 "ci/known-divergences.json when present)");
+  app.add_option(
+      "--baseline", ho.baseline,
+      "--profile interpret: known divergences, never credited (default "
+      "the first known-divergences.json of COLLFUZZ_ROOT, next to the binary, the working "
+      "directory, the source tree: baseline_lookup.h)");
   app.add_option("--python", ho.executor_options.python,
                  "--profile interpret: the JAX executors' Python (default .venv-jax)");
   bool groups = false;
@@ -267,8 +270,9 @@ int main(int argc, char** argv) {
       std::cerr << "collfuzz_bugfind: --executors: " << e.what() << "\n";
       return kExitBadInput;
     }
-    if (ho.baseline.empty() && std::filesystem::exists("ci/known-divergences.json"))
-      ho.baseline = "ci/known-divergences.json";
+    const BaselineLocation baseline_at = find_known_divergences(ho.baseline);
+    std::cerr << "collfuzz_bugfind: " << baseline_location_line(baseline_at) << "\n";
+    ho.baseline = baseline_at.path;
     return interpret_table(mutants, ho, json_file);
   }
   if (groups) return groups_table(mutants, seed, seconds, json_file);

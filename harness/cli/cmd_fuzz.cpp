@@ -18,6 +18,7 @@
 #include "harness/core/terminal_text.h"
 #include "harness/report/html_report.h"
 #include "harness/runner/baseline.h"
+#include "harness/runner/baseline_lookup.h"
 
 namespace collfuzz::cli {
 namespace {
@@ -137,9 +138,10 @@ int cmd_fuzz(const Flags& flags) {
   o.executor_options = executor_options(flags);
   o.allow_unavailable = flags.allow_unavailable;
   // Known divergences: counted, not findings (as replay does; the same default file).
-  o.baseline = flags.baseline;
-  if (o.baseline.empty() && std::filesystem::exists("ci/known-divergences.json"))
-    o.baseline = "ci/known-divergences.json";
+  // The first line a campaign prints says which baseline it took, or that it found none.
+  const BaselineLocation baseline_at = find_known_divergences(flags.baseline);
+  std::cout << baseline_location_line(baseline_at) << "\n";
+  o.baseline = baseline_at.path;
   if (!o.baseline.empty()) {
     const Baseline baseline = Baseline::load(o.baseline);
     for (const auto& d : baseline.all()) o.known.emplace(d.signature, d.reason);

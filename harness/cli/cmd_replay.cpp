@@ -1,4 +1,5 @@
 // collfuzz replay: regression-corpus replay, with JUnit for CI.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -8,6 +9,7 @@
 #include "harness/core/terminal_text.h"
 #include "harness/runner/atomic_file.h"
 #include "harness/runner/baseline.h"
+#include "harness/runner/baseline_lookup.h"
 #include "harness/runner/replay.h"
 
 namespace collfuzz::cli {
@@ -16,10 +18,13 @@ int cmd_replay(const Flags& flags, const std::vector<std::string>& paths) {
   std::vector<std::string> executors = {"reference"};
   if (!flags.executors.empty()) executors = parse_executor_list(flags.executors);
   Baseline baseline;
-  std::string baseline_file = flags.baseline;
-  if (baseline_file.empty() && std::filesystem::exists("ci/known-divergences.json")) {
-    baseline_file = "ci/known-divergences.json";
-  }
+  const BaselineLocation baseline_at = find_known_divergences(flags.baseline);
+  const std::string baseline_file = baseline_at.path;
+  // Only the JAX executors have known divergences: say which baseline judged them, or warn.
+  const bool judges_jax = std::any_of(executors.begin(), executors.end(),
+                                      [](const auto& e) { return e.rfind("jax", 0) == 0; });
+  if (judges_jax || !flags.baseline.empty())
+    std::cout << baseline_location_line(baseline_at) << "\n";
   if (!baseline_file.empty()) baseline = Baseline::load(baseline_file);
   const auto files = collect_case_files(paths);
   CaseRunner runner(executors, executor_options(flags), parse_level_flag(flags.level), &baseline);
