@@ -1,0 +1,165 @@
+"""Indices and conditions: the scalar arithmetic of a kernel body (`collfuzz import`, cfjax_import.py).
+
+IndexMixin.scalar_eqn follows `lax.axis_index(axis) * m + a`, comparisons of it with an integer and
+`and`/`or`/`not` of those (a case's index entries and conditions); the rest turns a ref's
+transforms (one `.at[...]`, an NDIndexer) into a case's index entries: GMEM indices (integers,
+`:`, lax.axis_index entries, `pl.ds` with such a start) and SMEM ones (static integers).
+"""
+
+from __future__ import annotations
+
+from cfjax_import_values import Axis, Cond, Ref, Unknown, axis_name_json, user_line
+
+
+_CMP = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}
+_FLIP = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+
+
+class IndexMixin:
+  """Scalar equations and ref indices, for cfjax_import.Importer."""
+
+  def scalar_eqn(self, eqn, env: dict) -> bool:
+    """Follows the scalar arithmetic of indices and conditions; False if `eqn` is not such."""
+    name = eqn.primitive.name
+    ins = [self.value(env, v) for v in eqn.invars]
+    out = None
+    if name == "axis_index":
+      out = Axis(self.axis_name(eqn.params["axis_name"]))
+    elif name in ("convert_element_type", "copy", "copy_p") and len(ins) == 1:
+      out = ins[0]
+      if isinstance(out, bool) and eqn.outvars[0].aval.dtype.name != "bool":
+        out = int(out)
+    elif name in ("mul", "add", "sub") and len(ins) == 2:
+      a, b = ins
+      if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
+        out = {"mul": a * b, "add": a + b, "sub": a - b}[name]
+      elif name == "mul" and isinstance(a, Axis) and isinstance(b, int) and a.add == 0:
+        out = Axis(a.axis, a.mul * b, 0)
+      elif name == "mul" and isinstance(b, Axis) and isinstance(a, int) and b.add == 0:
+        out = Axis(b.axis, b.mul * a, 0)
+      elif name == "add" and isinstance(a, Axis) and isinstance(b, int):
+        out = Axis(a.axis, a.mul, a.add + b)
+      elif name == "add" and isinstance(b, Axis) and isinstance(a, int):
+        out = Axis(b.axis, b.mul, b.add + a)
+      elif name == "sub" and isinstance(a, Axis) and isinstance(b, int):
+        out = Axis(a.axis, a.mul, a.add - b)
+      else:
+        out = Unknown(f"`{name}` of {self.describe(a)} and {self.describe(b)}",
+                      user_line(eqn, self.user_file))
+    elif name in _CMP and len(ins) == 2:
+      a, b = ins
+      op = name
+      if isinstance(b, Axis) and isinstance(a, int):
+        a, b, op = b, a, _FLIP[name]
+      if isinstance(a, Axis) and isinstance(b, int) and a.mul == 1 and a.add == 0:
+        out = Cond({"axis": axis_name_json(a.axis), op: b})
+      elif isinstance(a, int) and isinstance(b, int):
+        out = {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b,
+               "ge": a >= b}[name]
+      else:
+        out = Unknown(f"the comparison `{name}` of {self.describe(ins[0])} and "
+                      f"{self.describe(ins[1])} (a condition compares lax.axis_index(axis) "
+                      "with an integer)", user_line(eqn, self.user_file))
+    elif name in ("and", "or") and len(ins) == 2:
+      parts = []
+      for x in ins:
+        if isinstance(x, bool):
+          parts.append(x)
+        elif isinstance(x, Cond):
+          parts.append(x.j)
+        else:
+          parts = None
+          break
+      if parts is None:
+        out = Unknown(f"`{name}` of {self.describe(ins[0])} and {self.describe(ins[1])}",
+                      user_line(eqn, self.user_file))
+      else:
+        key = "all" if name == "and" else "any"
+        flat = []
+        for p in parts:  # a chain of ands (ors) is one all (any)
+          if isinstance(p, dict) and list(p) == [key]:
+            flat.extend(p[key])
+          else:
+            flat.append(p)
+        out = Cond({key: flat})
+    elif name == "not" and len(ins) == 1:
+      x = ins[0]
+      if isinstance(x, bool):
+        out = not x
+      elif isinstance(x, Cond):
+        out = Cond({"not": x.j})
+      else:
+        out = Unknown(f"`not` of {self.describe(x)}", user_line(eqn, self.user_file))
+    else:
+      return False
+    for o in eqn.outvars:
+      env[o] = out
+    return True
+
+  # -- indices
+
+  def ndindexer(self, env, transforms, ref: Ref, eqn, what: str):
+    """The transforms of a ref use -> one NDIndexer's entries (None: no transform)."""
+    from jax._src.state import indexing  # pylint: disable=import-outside-toplevel
+    if not transforms:
+      return None
+    transforms = list(transforms)
+    if len(transforms) != 1 or not isinstance(transforms[0], indexing.NDIndexer):
+      kinds = ", ".join(type(t).__name__ for t in transforms)
+      self.refuse(eqn, f"{what}: the ref of `{ref.name}` is transformed by {kinds}; a case "
+                  "indexes a ref once (one `.at[...]`)")
+    return transforms[0].indices
+
+  def index_value(self, env, v, eqn, what):
+    from jax._src import core  # pylint: disable=import-outside-toplevel
+    if isinstance(v, (int,)) and not isinstance(v, bool):
+      return v
+    if isinstance(v, core.Var) or isinstance(v, core.Literal):
+      x = self.value(env, v)
+    else:
+      x = self.literal(v)
+      if x is None:
+        x = env.get(v)
+    if isinstance(x, (int, Axis)) and not isinstance(x, bool):
+      return x
+    self.refuse(eqn, f"{what}: an index that is {self.describe(x)} (an index is an integer or "
+                "lax.axis_index(axis) * m + a)")
+    return None
+
+  def gmem_index(self, env, transforms, ref: Ref, eqn, what: str):
+    from jax._src.state import indexing  # pylint: disable=import-outside-toplevel
+    indices = self.ndindexer(env, transforms, ref, eqn, what)
+    if indices is None:
+      return []
+    out = []
+    dims = list(ref.shape)
+    for d, ix in enumerate(indices):
+      dim = dims[d] if d < len(dims) else None
+      if isinstance(ix, indexing.Slice):
+        if ix.stride != 1:
+          self.refuse(eqn, f"{what}: a strided slice (stride {ix.stride}) of `{ref.name}`")
+        start = self.index_value(env, ix.start, eqn, what)
+        size = self.index_value(env, ix.size, eqn, what)
+        if not isinstance(size, int):
+          self.refuse(eqn, f"{what}: a slice of dynamic size of `{ref.name}`")
+        if isinstance(start, int) and start == 0 and size == dim:
+          out.append(":")
+        elif isinstance(start, int):
+          out.append({"start": start, "size": size})
+        else:
+          out.append({"start": start.entry(), "size": size})
+      else:
+        x = self.index_value(env, ix, eqn, what)
+        out.append(x.entry() if isinstance(x, Axis) else x)
+    while out and out[-1] == ":":
+      out.pop()
+    return out
+
+  def static_index(self, env, transforms, ref: Ref, eqn, what: str):
+    """An SMEM ref's index: integers on leading dims (a case indexes SMEM no other way)."""
+    entries = self.gmem_index(env, transforms, ref, eqn, what)
+    for e in entries:
+      if isinstance(e, bool) or not isinstance(e, int):
+        self.refuse(eqn, f"{what}: `{ref.name}` indexed with {e!r}; a case indexes SMEM with "
+                    "static integers on its leading dims")
+    return entries

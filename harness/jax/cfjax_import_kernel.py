@@ -1,0 +1,194 @@
+"""The kernel call: its mesh, target and refs -> a case (`collfuzz import`, cfjax_import.py).
+
+find_kernel_eqns finds the one `pallas_call` or `mpmd_map` (plgpu.kernel) equation in the traced
+jaxpr; build_case reads its params (grid, cluster, threads and their names; lowering_semantics;
+interpret mode, the default profile), binds the body's refs (inputs with their fills, inferred by
+infer_fill where not given; outputs; pallas_call's scratch operands as a run_scoped), walks the
+body with the Importer and drops plgpu.kernel's own empty scope (unwrap_kernel_scope).
+"""
+
+from __future__ import annotations
+
+from cfjax_import_values import ImportRefused, Ref, axis_name_json
+
+
+_KERNEL_PRIMS = ("pallas_call", "mpmd_map")
+
+
+def find_kernel_eqns(jaxpr, out: list):
+  from jax._src import core  # pylint: disable=import-outside-toplevel
+  for eqn in jaxpr.eqns:
+    if eqn.primitive.name in _KERNEL_PRIMS:
+      out.append(eqn)
+      continue
+    for v in eqn.params.values():
+      for j in (v if isinstance(v, (list, tuple)) else [v]):
+        if isinstance(j, core.ClosedJaxpr):
+          find_kernel_eqns(j.jaxpr, out)
+        elif isinstance(j, core.Jaxpr):
+          find_kernel_eqns(j, out)
+  return out
+
+
+def _dtype_name(dt) -> str:
+  return str(dt)
+
+
+def infer_fill(arr, dtype: str):
+  """A collfuzz fill whose values `arr` holds, or None."""
+  import numpy as np  # pylint: disable=import-outside-toplevel
+  import cfjax_fill  # pylint: disable=import-outside-toplevel
+  try:
+    a = np.asarray(arr)
+  except Exception:  # pylint: disable=broad-except
+    return None
+  if dtype not in cfjax_fill.DTYPE_BITS or a.size == 0:
+    return None
+  want = cfjax_fill.fill_array({"shape": list(a.shape), "dtype": dtype,
+                                "fill": {"pattern": "iota"}})
+  if np.array_equal(np.asarray(want).astype(np.float64), a.astype(np.float64)):
+    return {"pattern": "iota"}
+  flat = a.reshape(-1).astype(np.float64)
+  lo, hi = cfjax_fill.value_range(dtype)
+  if np.all(flat == flat[0]) and float(flat[0]).is_integer() and lo <= flat[0] <= hi:
+    return {"pattern": "constant", "value": int(flat[0])}
+  return None
+
+
+def _axis_tuple(names):
+  return [axis_name_json(n) for n in names]
+
+
+def build_case(imp, call, args, fills, name, arch, profile, jax_pin) -> dict:
+  """The kernel call's equation `call` and its `args` -> the case; `imp` is the
+  cfjax_import.Importer that walks the body."""
+  import numpy as np  # pylint: disable=import-outside-toplevel
+  p = call.params
+  if call.primitive.name == "mpmd_map":  # plgpu.kernel
+    if len(p["jaxprs"]) != 1:
+      raise ImportRefused(f"an MPMD kernel of {len(p['jaxprs'])} bodies (a case has one)")
+    body, mesh_obj = p["jaxprs"][0], p["meshes"][0]
+    n_out = None  # every ref after the inputs is an output (scratch_types are a run_scoped)
+  else:  # pl.pallas_call
+    body, mesh_obj = p["jaxpr"], p.get("mesh")
+    n_out = len(p.get("out_avals", ()))
+    if mesh_obj is not None:
+      raise ImportRefused("a pl.pallas_call with a mesh (a case's pallas_call has a grid)")
+  body = getattr(body, "jaxpr", body)
+  gm = p.get("grid_mapping")
+  interpret = p.get("interpret")
+  cp = p.get("compiler_params")
+  entry = "kernel" if call.primitive.name == "mpmd_map" else "pallas_call"
+  mesh = {}
+  if mesh_obj is not None:
+    grid = tuple(getattr(mesh_obj, "grid", ()))
+    if grid:
+      mesh["grid"] = [int(d) for d in grid]
+      mesh["grid_names"] = _axis_tuple(mesh_obj.grid_names)
+    cluster = tuple(getattr(mesh_obj, "cluster", ()))
+    if cluster:
+      mesh["cluster"] = [int(d) for d in cluster]
+      mesh["cluster_names"] = _axis_tuple(mesh_obj.cluster_names)
+    if mesh_obj.num_threads is not None:
+      mesh["num_threads"] = int(mesh_obj.num_threads)
+    if mesh_obj.thread_name is not None:
+      mesh["thread_name"] = mesh_obj.thread_name
+  elif gm is not None:
+    grid = tuple(int(d) for d in gm.grid)
+    if grid:
+      mesh["grid"] = list(grid)
+  # semantics
+  semantics = "warpgroup"
+  gpu_params = None
+  if isinstance(cp, dict):
+    gpu_params = cp.get("mosaic_gpu")
+  elif cp is not None:
+    gpu_params = cp
+  sem = getattr(gpu_params, "lowering_semantics", None)
+  if sem is not None and "lane" in str(sem).lower():
+    semantics = "lane"
+  if not profile:
+    profile = "interpret" if interpret not in (None, False) else "mosaic"
+  target = {"arch": arch or "sm_90a", "semantics": semantics, "entry": entry, "profile": profile}
+  if jax_pin:
+    target["jax"] = jax_pin
+  # the kernel's refs: inputs, outputs (and for pallas_call, scratch)
+  invars = list(body.invars)
+  n_in = len(args)
+  arg_names = list(getattr(getattr(body, "debug_info", None), "arg_names", None) or [])
+  inputs, outputs = [], []
+  env = {}
+  if n_out is None:
+    n_out = len(invars) - n_in
+  if len(invars) < n_in + n_out:
+    raise ImportRefused(f"the kernel body takes {len(invars)} refs for {n_in} inputs and "
+                        f"{n_out} outputs")
+  for k, v in enumerate(invars[:n_in]):
+    a = args[k]
+    dtype = _dtype_name(np.dtype(a.dtype)) if not str(a.dtype).startswith("int4") else str(a.dtype)
+    dtype = str(a.dtype)
+    nm = imp.fresh("in", _clean_name(arg_names, k))
+    spec = {"name": nm, "shape": [int(d) for d in a.shape], "dtype": dtype}
+    fill = fills[k] if fills[k] is not None else infer_fill(a, dtype)
+    if fill is None:
+      if not isinstance(a, jax_ShapeDtypeStruct()):
+        imp.warnings.append(f"input {k} ({nm}) holds values that are not a collfuzz fill; "
+                            "the case fills it with iota")
+      fill = {"pattern": "iota"}
+    spec["fill"] = fill
+    inputs.append(spec)
+    env[v] = Ref("input", nm, a.shape)
+  for k, v in enumerate(invars[n_in:n_in + n_out]):
+    aval = v.aval
+    nm = imp.fresh("out", _clean_name(arg_names, n_in + k))
+    outputs.append({"name": nm, "shape": [int(d) for d in aval.shape],
+                    "dtype": str(aval.dtype)})
+    env[v] = Ref("output", nm, aval.shape)
+  scratch = invars[n_in + n_out:]
+  program = []
+  if scratch:
+    # pallas_call's scratch_shapes: allocated at kernel entry, for the whole kernel, with no
+    # collective axes: the same as one run_scoped around the body.
+    allocs = []
+    for k, v in enumerate(scratch):
+      a = imp.alloc_of(v.aval, call, _clean_name(arg_names, n_in + n_out + k))
+      allocs.append(a)
+      env[v] = Ref("alloc", a["name"], a.get("shape", ()), a)
+    program = [{"op": "run_scoped", "allocs": allocs, "body": imp.walk(body, env)}]
+  else:
+    program = imp.walk(body, env)
+  if entry == "kernel":
+    program = unwrap_kernel_scope(program, mesh)
+  case = {"format": 1, "name": name, "mesh": mesh, "target": target, "inputs": inputs}
+  if outputs:
+    case["outputs"] = outputs
+  case["program"] = program
+  return case
+
+
+def jax_ShapeDtypeStruct():
+  import jax  # pylint: disable=import-outside-toplevel
+  return jax.ShapeDtypeStruct
+
+
+def _clean_name(names, k):
+  if k < len(names):
+    n = names[k]
+    if isinstance(n, str) and n.isidentifier():
+      return n
+  return None
+
+
+def unwrap_kernel_scope(program: list, mesh: dict) -> list:
+  """plgpu.kernel wraps the body in run_scoped(body, *scratch_types, collective_axes=thread_name).
+  Without scratch_types that scope allocates nothing: the body is the case's program. With
+  scratch_types it is kept: a run_scoped whose collective_axes is the thread axis, which is what
+  scratch_types is."""
+  if len(program) == 1 and program[0].get("op") == "run_scoped":
+    top = program[0]
+    thread = mesh.get("thread_name")
+    axes = top.get("collective_axes", [])
+    if axes == ([thread] if thread is not None else []) and not top["allocs"]:
+      return top["body"]
+  return program
+

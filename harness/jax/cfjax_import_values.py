@@ -1,0 +1,173 @@
+"""The importer's vocabulary (`collfuzz import`, cfjax_import.py; docs/python.md "Python in").
+
+Its one error (ImportRefused), where an equation comes from (user_line: the user's FILE:LINE), the
+symbolic values a kernel body's jaxpr variables are bound to while it is walked (Ref, Axis, Cond,
+Unknown), how axis names are written in a case (axis_name_json), and ImporterBase: the state every
+part of the Importer shares (names handed out, warnings) and its reading of values (literals,
+static integers, what a value is, refusing an equation). The primitive families build on it as
+mixins (cfjax_import_index, _allocs, _copies, _barriers, _control); cfjax_import.Importer
+combines them.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+class ImportRefused(Exception):
+  """The file or its kernel holds something a case cannot (the message names it and where)."""
+
+
+# ---- where an equation comes from
+
+def user_line(eqn, user_file: str) -> str:
+  """'FILE:LINE' of the user's frame that made `eqn` (innermost frame in the user's file)."""
+  try:
+    from jax._src import source_info_util  # pylint: disable=import-outside-toplevel
+    frames = list(source_info_util.user_frames(eqn.source_info.traceback))
+    for fr in frames:
+      if os.path.abspath(fr.file_name) == os.path.abspath(user_file):
+        return f"{fr.file_name}:{fr.start_line}"
+    if frames:
+      return f"{frames[0].file_name}:{frames[0].start_line}"
+  except Exception:  # pylint: disable=broad-except
+    pass
+  return "an unknown line"
+
+
+# ---- symbolic values of the kernel body
+
+class Ref:
+  """A ref of the kernel: an input, an output or an allocation, by its case name."""
+
+  def __init__(self, kind: str, name: str, shape: tuple, alloc: dict | None = None):
+    self.kind = kind
+    self.name = name
+    self.shape = tuple(shape)
+    self.alloc = alloc
+
+
+class Axis:
+  """lax.axis_index(axis) * mul + add."""
+
+  def __init__(self, axis, mul=1, add=0):
+    self.axis = axis
+    self.mul = mul
+    self.add = add
+
+  def entry(self) -> dict:
+    e = {"axis": self.axis}
+    if self.mul != 1:
+      e["mul"] = self.mul
+    if self.add != 0:
+      e["add"] = self.add
+    return e
+
+
+class Cond:
+  """A case condition (JSON), as the jaxpr computed it."""
+
+  def __init__(self, j):
+    self.j = j
+
+
+class Unknown:
+  """A value the importer does not follow (used by an op, it is refused then)."""
+
+  def __init__(self, what: str, where: str):
+    self.what = what
+    self.where = where
+
+
+
+def axis_name_json(a):
+  if isinstance(a, tuple):
+    return list(a)
+  return a
+
+
+def axis_names_json(axes) -> list:
+  if axes is None:
+    return None
+  if isinstance(axes, (str, tuple)) and not isinstance(axes, tuple):
+    axes = (axes,)
+  return [axis_name_json(a) for a in axes]
+
+
+
+class ImporterBase:
+  """The state of one import and its reading of values (the families' mixins build on it)."""
+
+  def __init__(self, user_file: str):
+    self.user_file = user_file
+    self.warnings: list[str] = []
+    self.used_names: set[str] = set()
+    self.counters: dict[str, int] = {}
+    # plgpu.warp_map names its WarpMesh axis with a fresh object(): such an axis gets a name.
+    self.axis_names: dict[int, str] = {}
+
+  def axis_name(self, axis) -> str:
+    if isinstance(axis, str):
+      return axis
+    if id(axis) not in self.axis_names:
+      self.axis_names[id(axis)] = self.fresh("warp", "warp")
+    return self.axis_names[id(axis)]
+
+  # -- names
+
+  def fresh(self, prefix: str, wanted: str | None = None) -> str:
+    if wanted and wanted.isidentifier() and wanted not in self.used_names and len(wanted) <= 64:
+      self.used_names.add(wanted)
+      return wanted
+    while True:
+      k = self.counters.get(prefix, 0)
+      self.counters[prefix] = k + 1
+      name = f"{prefix}{k}"
+      if name not in self.used_names:
+        self.used_names.add(name)
+        return name
+
+  # -- values
+
+  def refuse(self, eqn, what: str):
+    raise ImportRefused(f"{user_line(eqn, self.user_file)}: {what}")
+
+  @staticmethod
+  def literal(v):
+    """A jaxpr Literal's (or numpy scalar's) Python value, or None."""
+    from jax._src import core  # pylint: disable=import-outside-toplevel
+    if isinstance(v, core.Literal):
+      v = v.val
+    try:
+      import numpy as np  # pylint: disable=import-outside-toplevel
+      a = np.asarray(v)
+      if a.shape == ():
+        if a.dtype == np.bool_:
+          return bool(a)
+        if np.issubdtype(a.dtype, np.integer):
+          return int(a)
+    except Exception:  # pylint: disable=broad-except
+      return None
+    return None
+
+  def value(self, env: dict, v):
+    from jax._src import core  # pylint: disable=import-outside-toplevel
+    if isinstance(v, core.Literal):
+      return self.literal(v)
+    return env.get(v)
+
+  def as_int(self, env, v, eqn, what: str):
+    x = self.value(env, v)
+    if isinstance(x, bool) or not isinstance(x, int):
+      self.refuse(eqn, f"{what}: not a static integer ({self.describe(x)})")
+    return x
+
+  @staticmethod
+  def describe(x) -> str:
+    if isinstance(x, Unknown):
+      return f"it comes from {x.what} at {x.where}"
+    if isinstance(x, Axis):
+      return "a lax.axis_index expression"
+    if isinstance(x, Cond):
+      return "a condition"
+    return repr(x)

@@ -1,0 +1,249 @@
+"""The kernel body of a `collfuzz repro` script: the case's ops as source (cfjax_repro.py).
+
+Writer mirrors cfjax_translate.Translation op by op: conditions and indices (cond_value,
+gmem_index), allocation types (alloc_type), and each op (emit_op): one nested `def scopeN` per
+`run_scoped`, the copies with their keyword arguments, barrier arrive/wait, `pl.when`, a
+`lax.fori_loop` per `loop`, `pl.core_map(plgpu.WarpMesh)` per `warp_map`; each line carries its
+op's JSON path. needs_x64: whether a 64-bit dtype appears (the script then enables x64).
+"""
+
+from __future__ import annotations
+
+from cfjax_repro_src import (Unsupported, axis_names_src, dtype_src, ident, num_barriers_src,
+                             shape_src)
+
+OOB = {"undefined": "UNDEFINED", "promise_in_bounds": "PROMISE_IN_BOUNDS", "zeros": "ZEROS"}
+
+
+class Writer:
+  """Python source of one case's kernel, mirroring cfjax_translate.Translation op by op."""
+
+  def __init__(self, case: dict, mode: str):
+    self.case = case
+    self.mode = mode
+    self.lines: list[str] = []
+    self.scopes = 0
+    self.loops = 0
+
+  def emit(self, depth: int, text: str):
+    self.lines.append("  " * depth + text)
+
+  # -- conditions and indices (cfjax_translate.cond_value, gmem_index)
+
+  def cond(self, c):
+    """(source, is_constant_bool)."""
+    if isinstance(c, bool):
+      return repr(c), True
+    if not isinstance(c, dict):
+      raise Unsupported(f"not a condition: {c!r}")
+    if "all" in c or "any" in c:
+      is_all = "all" in c
+      vals = [self.cond(x) for x in c["all" if is_all else "any"]]
+      if all(b for _, b in vals):
+        consts = [s == "True" for s, _ in vals]
+        return repr(all(consts) if is_all else any(consts)), True
+      fn = "jnp.logical_and" if is_all else "jnp.logical_or"
+      src = vals[0][0]
+      for s, _ in vals[1:]:
+        src = f"{fn}({src}, {s})"
+      return src, False
+    if "not" in c:
+      s, b = self.cond(c["not"])
+      if b:
+        return repr(s != "True"), True
+      return f"jnp.logical_not({s})", False
+    if "axis" not in c:
+      raise Unsupported(f"not a condition: {c!r}")
+    for k, op in (("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"),
+                  ("ge", ">=")):
+      if k in c:
+        return f"lax.axis_index({c['axis']!r}) {op} {int(c[k])}", False
+    raise Unsupported(f"not a condition: {c!r}")
+
+  def gmem_index(self, entries) -> str:
+    out = []
+    for e in entries:
+      if isinstance(e, bool):
+        raise Unsupported(f"not an index entry: {e!r}")
+      if isinstance(e, int):
+        out.append(str(e))
+        continue
+      if e == ":":  # a whole dimension
+        out.append(":")
+        continue
+      if isinstance(e, dict) and "axis" in e:  # a dynamic integer index
+        out.append(self.dynamic_index(e))
+        continue
+      if not isinstance(e, dict) or "start" not in e or "size" not in e:
+        raise Unsupported(f"index entry {e!r} (the generator writes integers, \":\", "
+                          "lax.axis_index entries and {start, size} entries)")
+      start = e["start"]
+      if isinstance(start, dict):
+        s = self.dynamic_index(start)
+      else:
+        s = str(int(start))
+      out.append(f"pl.ds({s}, {int(e['size'])})")
+    return ", ".join(out) + ("," if len(out) == 1 else "")
+
+  @staticmethod
+  def dynamic_index(e: dict) -> str:
+    """cfjax_translate.dynamic_index: lax.axis_index(axis) * mul + add, factors of 1 and 0 left out."""
+    s = f"lax.axis_index({e['axis']!r})"
+    if int(e.get("mul", 1)) != 1:
+      s = f"{s} * {int(e['mul'])}"
+    if int(e.get("add", 0)) != 0:
+      s = f"{s} + {int(e['add'])}"
+    return s
+
+  @staticmethod
+  def static_index(entries) -> str:
+    parts = [":" if i == ":" else str(int(i)) for i in entries]
+    return ", ".join(parts) + ("," if len(parts) == 1 else "")
+
+  # -- allocations (cfjax_translate.alloc_type)
+
+  def alloc_src(self, a: dict) -> str:
+    kind = a.get("kind")
+    if kind == "smem":
+      return f"plgpu.SMEM({shape_src(a['shape'])}, {dtype_src(a['dtype'])})"
+    if kind == "barrier":
+      s = (f"plgpu.Barrier(num_arrivals={int(a.get('num_arrivals', 1))}, "
+           f"num_barriers={num_barriers_src(a)}")
+      if a.get("orders_tensor_core"):
+        s += ", orders_tensor_core=True"
+      return s + ")"
+    if kind == "cluster_barrier":
+      s = (f"plgpu.ClusterBarrier(collective_axes={axis_names_src(a['collective_axes'])}, "
+           f"num_arrivals={int(a.get('num_arrivals', 1))}, "
+           f"num_barriers={num_barriers_src(a)}")
+      if a.get("orders_tensor_core"):
+        s += ", orders_tensor_core=True"
+      if a.get("leader_tracked"):
+        s += ", leader_tracked=True"
+      return s + ")"
+    if kind == "acc":
+      return f"plgpu.ACC({shape_src(a['shape'])}, {dtype_src(a['dtype'])})"
+    if kind == "gmem":
+      return f"plgpu.GMEM({shape_src(a['shape'])}, {dtype_src(a['dtype'])})"
+    if kind == "semaphore":
+      t = a.get("type")
+      if t not in ("regular", "barrier"):
+        raise Unsupported(f"semaphore type {t!r}")
+      return f"plgpu.SemaphoreType.{t.upper()}({shape_src(a['shape'])})"
+    if kind == "tmem":
+      s = f"plgpu.TMEM({shape_src(a['shape'])}, {dtype_src(a['dtype'])}"
+      if a.get("collective"):
+        s += ", collective=True"
+      return s + ")"
+    raise Unsupported(f"allocation kind {kind!r}")
+
+  @staticmethod
+  def barrier_src(use: dict) -> str:
+    ref = ident(use["alloc"])
+    if "index" in use and use["index"] is not None:
+      return f"{ref}.at[{int(use['index'])}]"
+    return ref
+
+  # -- ops (cfjax_translate.Translation.emit_op)
+
+  def body(self, ops: list, depth: int, path: str):
+    if not isinstance(ops, list):
+      raise Unsupported(f"{path}: expected an array of ops")
+    if not ops:
+      self.emit(depth, "pass")
+    for i, op in enumerate(ops):
+      self.op(op, depth, f"{path}[{i}]")
+
+  def op(self, op: dict, depth: int, path: str):
+    kind = op.get("op") if isinstance(op, dict) else None
+    known = {"run_scoped", "copy_gmem_to_smem", "copy_smem_to_gmem", "barrier_arrive",
+             "barrier_wait", "when", "loop", "warp_map"}
+    if kind not in known:
+      raise Unsupported(f"{path}: op {kind!r} (the generator writes {', '.join(sorted(known))})")
+    if kind == "run_scoped":
+      allocs = op.get("allocs", [])
+      name = f"scope{self.scopes}"
+      self.scopes += 1
+      params = ", ".join(ident(a["name"]) for a in allocs)
+      self.emit(depth, f"def {name}({params}):  # {path}")
+      self.body(op.get("body", []), depth + 1, path + ".body")
+      args = [name] + [self.alloc_src(a) for a in allocs]
+      if "collective_axes" in op:
+        args.append(f"collective_axes={axis_names_src(op['collective_axes'])}")
+      self.emit(depth, f"pl.run_scoped({', '.join(args)})")
+    elif kind == "copy_gmem_to_smem":
+      src = ident(op["src"]["input"])
+      if op["src"].get("index"):
+        src += f".at[{self.gmem_index(op['src']['index'])}]"
+      dst = ident(op["dst"]["alloc"])
+      if op["dst"].get("index"):
+        dst += f".at[{self.static_index(op['dst']['index'])}]"
+      args = [src, dst]
+      if op.get("barrier") is not None:
+        args.append(self.barrier_src(op["barrier"]))
+      if op.get("collective_axes") is not None:
+        args.append(f"collective_axes={axis_names_src(op['collective_axes'])}")
+      lt = op.get("leader_tracked")
+      if lt is not None:
+        if lt == "replicated":
+          args.append("leader_tracked=plgpu.CopyPartition.REPLICATED")
+        elif isinstance(lt, dict) and "partitioned" in lt:
+          args.append(f"leader_tracked=plgpu.CopyPartition.PARTITIONED({int(lt['partitioned'])})")
+        else:
+          raise Unsupported(f"{path}.leader_tracked: {lt!r}")
+      if op.get("oob_mode") is not None:
+        args.append(f"oob_mode=plgpu.OOBFillMode.{OOB[op['oob_mode']]}")
+      if op.get("predicate") is not None:
+        args.append(f"predicate={self.cond(op['predicate'])[0]}")
+      self.emit(depth, f"plgpu.copy_gmem_to_smem({', '.join(args)})  # {path}")
+    elif kind == "copy_smem_to_gmem":
+      src = ident(op["src"]["alloc"])
+      if op["src"].get("index"):
+        src += f".at[{self.static_index(op['src']['index'])}]"
+      dst = ident(op["dst"]["output"])
+      if op["dst"].get("index"):
+        dst += f".at[{self.gmem_index(op['dst']['index'])}]"
+      self.emit(depth, f"plgpu.commit_smem()  # {path}")
+      self.emit(depth, f"plgpu.copy_smem_to_gmem({src}, {dst})")
+      self.emit(depth, "plgpu.wait_smem_to_gmem(0)")
+    elif kind == "barrier_arrive":
+      self.emit(depth, f"plgpu.barrier_arrive({self.barrier_src(op['barrier'])})  # {path}")
+    elif kind == "barrier_wait":
+      self.emit(depth, f"plgpu.barrier_wait({self.barrier_src(op['barrier'])})  # {path}")
+    elif kind == "when":
+      src, _ = self.cond(op["cond"])
+      self.emit(depth, f"@pl.when({src})  # {path}")
+      self.emit(depth, "def _():")
+      self.body(op.get("body", []), depth + 1, path + ".body")
+    elif kind == "loop":
+      # cfjax_translate: lax.fori_loop over a static trip count; barrier phases carry across trips.
+      if not isinstance(op.get("trip_count"), int) or isinstance(op.get("trip_count"), bool):
+        raise Unsupported(f"{path}.trip_count: expected an integer")
+      name = f"trip{self.loops}"
+      self.loops += 1
+      self.emit(depth, f"def {name}(_, carry):  # {path}")
+      self.body(op.get("body", []), depth + 1, path + ".body")
+      self.emit(depth + 1, "return carry")
+      self.emit(depth, f"lax.fori_loop(0, {int(op['trip_count'])}, {name}, None)")
+    elif kind == "warp_map":
+      # cfjax_translate: the warp-level context; lax.axis_index(axis) is the warp (0..3).
+      self.emit(depth, f"@pl.core_map(plgpu.WarpMesh(axis_name={op['axis']!r}))  # {path}")
+      self.emit(depth, "def _():")
+      self.body(op.get("body", []), depth + 1, path + ".body")
+
+
+
+def needs_x64(case: dict) -> bool:
+  dtypes = [a["dtype"] for a in case.get("inputs", []) + case.get("outputs", [])]
+
+  def allocs(ops):
+    for op in ops:
+      if isinstance(op, dict):
+        if op.get("op") == "run_scoped":
+          for a in op.get("allocs", []):
+            yield a
+        if op.get("op") in ("run_scoped", "when", "loop", "warp_map"):
+          yield from allocs(op.get("body", []))
+
+  dtypes += [a["dtype"] for a in allocs(case["program"]) if "dtype" in a]
+  return any(d in ("int64", "uint64", "float64") for d in dtypes)
