@@ -16,7 +16,11 @@ _KERNEL_PRIMS = ("pallas_call", "mpmd_map")
 
 
 def find_kernel_eqns(jaxpr, out: list):
-  from jax._src import core  # pylint: disable=import-outside-toplevel
+  # jax.extend.core: the public names, on every modelled release (0.12.0.1 no longer has
+  # jax._src.core.ClosedJaxpr; its Jaxpr is still in jax._src.core).
+  from jax.extend import core  # pylint: disable=import-outside-toplevel
+  from jax._src import core as src_core  # pylint: disable=import-outside-toplevel
+  jaxpr_type = getattr(core, "Jaxpr", None) or src_core.Jaxpr
   for eqn in jaxpr.eqns:
     if eqn.primitive.name in _KERNEL_PRIMS:
       out.append(eqn)
@@ -25,7 +29,7 @@ def find_kernel_eqns(jaxpr, out: list):
       for j in (v if isinstance(v, (list, tuple)) else [v]):
         if isinstance(j, core.ClosedJaxpr):
           find_kernel_eqns(j.jaxpr, out)
-        elif isinstance(j, core.Jaxpr):
+        elif isinstance(j, jaxpr_type):
           find_kernel_eqns(j, out)
   return out
 
