@@ -38,12 +38,17 @@ if(COLLFUZZ_BUILD_TESTS AND COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)
     harness/executors/sim_executor.cpp
     harness/runner/repro_script.cpp
     harness/runner/atomic_file.cpp
+    harness/runner/known_jax_bugs.cpp
   )
   target_link_libraries(collfuzz_shard_mutant PRIVATE collfuzz_generators collfuzz_oracles
                                                       collfuzz_sim_mutants collfuzz_process
                                                       collfuzz_warnings)
   add_test(NAME collfuzz_shard_union_findings
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/scale/shard_mutant_union_test.sh
+                   $<TARGET_FILE:collfuzz_shard_mutant>)
+  # Known JAX bugs: a planted bug listed for its executor is known, not a finding.
+  add_test(NAME collfuzz_known_bugs
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/scale/known_bugs_test.sh
                    $<TARGET_FILE:collfuzz_shard_mutant>)
   add_test(NAME collfuzz_merge
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/scale/merge_test.sh $<TARGET_FILE:collfuzz>

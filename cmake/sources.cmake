@@ -104,6 +104,7 @@ add_library(collfuzz_runner STATIC
   harness/runner/atomic_file.cpp
   harness/runner/baseline.cpp
   harness/runner/baseline_lookup.cpp
+  harness/runner/known_jax_bugs.cpp
   harness/runner/barrier_imbalance.cpp
   harness/runner/case_runner.cpp
   harness/runner/element_values.cpp

@@ -145,6 +145,7 @@ int run_worker(const CampaignOptions& o, std::int64_t w,
   config.shrink = o.shrink;
   config.confirm = ConfirmPolicy{o.confirm, o.confirm_executors};
   config.known = &o.known;
+  config.known_bugs = o.known_bugs.get();
   if (uses_slow_pool(o)) offer_to_pool(config, o, queue);
   Worker worker(config, check, &worker_store, &dir, &board.slots[w], &board.stop);
   worker.run(saved);
@@ -465,9 +466,18 @@ int Campaign::run(std::ostream& out, bool terminal) {
         << "not findings): " << terminal_text((dir.out() / "flaky").string()) << "\n";
   }
   if (!totals.known.empty()) {
-    out << "collfuzz fuzz: " << totals.known.size()
-        << " known divergence(s) listed in the baseline (counted, not findings): "
+    std::size_t bugs = 0;
+    for (const auto& k : totals.known) bugs += k.outcomes.contains("known_bug") ? 1 : 0;
+    out << "collfuzz fuzz: " << totals.known.size() - bugs
+        << " known divergence(s) listed in the baseline, " << bugs
+        << " known JAX bug(s) (counted, not findings): "
         << terminal_text((dir.out() / "known").string()) << "\n";
+    for (const auto& k : totals.known) {
+      if (!k.outcomes.contains("known_bug")) continue;
+      out << "collfuzz fuzz:   known JAX bug "
+          << terminal_text(k.outcomes["known_bug"].value("id", std::string())) << ": "
+          << terminal_text(k.signature) << "\n";
+    }
   }
   if (slow_jobs > 0) out << "collfuzz fuzz: slow pool:\n" << slow_pool_lines;
   out << "collfuzz fuzz: " << totals.cases << " cases in "

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "harness/campaign/shard.h"
 #include "harness/core/jax_version.h"
 #include "harness/executors/executor.h"
+#include "harness/runner/known_jax_bugs.h"
 #include "oracles/verdict.h"
 
 namespace collfuzz::campaign {
@@ -53,6 +55,10 @@ struct CampaignOptions {
   std::string baseline;
   bool allow_unavailable = false;  // a campaign that compared nothing exits 0, not 1
   std::map<std::string, std::string> known;
+  // --known-bugs (default: ci/known-jax-bugs.json, found as the baseline is): known JAX bugs,
+  // matched by executor and message (known_jax_bugs.h); counted as known, never findings.
+  std::string known_bugs_file;
+  std::shared_ptr<const KnownJaxBugs> known_bugs;
   // --jax: every generated case is pinned to this release and judged by its reference; a JAX
   // executor running another release is not compared (a version mismatch). nullopt: unpinned.
   std::optional<JaxVersion> jax;

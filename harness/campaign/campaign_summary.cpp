@@ -187,7 +187,8 @@ std::string unavailable_markdown(const nlohmann::json& s) {
 std::string known_markdown(const nlohmann::json& s) {
   if (!s.contains("known") || !s["known"].is_array() || s["known"].empty()) return {};
   std::string md =
-      "\n## Known divergences (baseline " + s.value("baseline", std::string()) +
+      "\n## Known divergences and known JAX bugs (baseline " + s.value("baseline", std::string()) +
+      ", known JAX bugs " + s.value("known_bugs_file", std::string()) +
       "; not findings)\n\n| signature | occurrences | first case | reason |\n|---|---|---|---|\n";
   for (const auto& k : s["known"]) {
     const std::string file = k.value("case_file", std::string());
@@ -367,8 +368,10 @@ nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
                      {"occurrences", it == t.signatures.end() ? 1 : it->second},
                      {"reason", r.outcomes.value("reason", std::string())},
                      {"case_file", "known/" + r.case_file}});
+    if (r.outcomes.contains("known_bug")) known.back()["known_bug"] = r.outcomes["known_bug"];
   }
   j["known"] = known;
+  j["known_bugs_file"] = o.known_bugs_file;
   // The fast workers' unavailable runs, per executor and reason (the slow pool's are in
   // slow_pool).
   nlohmann::json unavailable = nlohmann::json::object();

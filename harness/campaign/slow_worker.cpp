@@ -123,6 +123,7 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
   config.shrink = o.shrink;
   config.confirm = ConfirmPolicy{o.confirm, o.confirm_executors};
   config.known = &o.known;
+  config.known_bugs = o.known_bugs.get();
   std::uint64_t current = 0;
   std::size_t turn = 0;  // the executor the current case was picked for
   std::string only;      // its name (config.only_executor)

@@ -118,19 +118,29 @@ void Worker::report(const std::string& signature, std::uint64_t index, const Cas
   if (on_finding) on_finding(ev);
 }
 
-void Worker::record_known(const std::string& signature, std::uint64_t index, const Case& c) {
+void Worker::record_known(const std::string& signature, std::uint64_t index, const Case& c,
+                          const KnownJaxBug* bug) {
   if (!store_) return;
   if (!known_store_) known_store_.emplace(store_->dir().parent_path() / "known");
   if (!known_store_->claim(signature)) return;
   Case recorded = c;
-  recorded.notes = "collfuzz fuzz: known divergence " + signature + " (listed in the baseline)";
-  known_store_->write(
-      signature, recorded,
-      {{"signature", signature},
-       {"known", true},
-       {"reason", config_.known->at(signature)},
-       {"found",
-        {{"case", c.name}, {"seed", config_.seed}, {"index", index}, {"worker", config_.worker}}}});
+  recorded.notes =
+      "collfuzz fuzz: " + (bug ? "known JAX bug " + bug->id + ", " + signature
+                               : "known divergence " + signature + " (listed in the baseline)");
+  nlohmann::json report{
+      {"signature", signature},
+      {"known", true},
+      {"reason", bug ? bug->reason() : config_.known->at(signature)},
+      {"found",
+       {{"case", c.name}, {"seed", config_.seed}, {"index", index}, {"worker", config_.worker}}}};
+  if (bug) {
+    report["known_bug"] = {{"id", bug->id},
+                           {"summary", bug->summary},
+                           {"jax", bug->jax},
+                           {"case", bug->corpus_case},
+                           {"link", bug->link}};
+  }
+  known_store_->write(signature, recorded, report);
 }
 
 WorkerState Worker::run(WorkerState state) {
@@ -179,6 +189,13 @@ WorkerState Worker::run(WorkerState state) {
       if (config_.known && config_.known->count(m.signature)) {
         record_known(m.signature, index, c);
         continue;
+      }
+      if (config_.known_bugs) {
+        if (const KnownJaxBug* bug =
+                config_.known_bugs->match(signature_executor(m.signature), m.detail)) {
+          record_known(m.signature, index, c, bug);
+          continue;
+        }
       }
       if (store_ ? store_->claim(m.signature) : state.signatures[m.signature] == 1) {
         std::optional<Confirmation> confirmation;

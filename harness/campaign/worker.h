@@ -18,6 +18,7 @@
 #include "harness/campaign/confirmation.h"
 #include "harness/campaign/findings_store.h"
 #include "harness/campaign/worker_board.h"
+#include "harness/runner/known_jax_bugs.h"
 
 namespace collfuzz::campaign {
 
@@ -35,6 +36,10 @@ struct WorkerConfig {
   // Known divergences (CampaignOptions::known): counted in the state's signatures, recorded once
   // under <out>/known/, never reported as findings. Null: none.
   const std::map<std::string, std::string>* known = nullptr;
+  // Known JAX bugs (CampaignOptions::known_bugs): a disagreement whose executor and detail match
+  // an entry is recorded under <out>/known/ with the entry, never reported as a finding. Null:
+  // none.
+  const KnownJaxBugs* known_bugs = nullptr;
   // A slow pool worker: where its next case index comes from (nullopt: none queued yet; the
   // worker waits a little) instead of the stream worker, worker + jobs, ...; its state is not
   // advanced.
@@ -87,7 +92,9 @@ class Worker {
   void report(const std::string& signature, std::uint64_t index, const Case& c, double seconds,
               const std::optional<Confirmation>& confirmation);
   void publish_rules(const generators::RuleCoverage& coverage);
-  void record_known(const std::string& signature, std::uint64_t index, const Case& c);
+  // `bug`: the known JAX bug it matched; null for a baseline entry.
+  void record_known(const std::string& signature, std::uint64_t index, const Case& c,
+                    const KnownJaxBug* bug = nullptr);
 };
 
 }  // namespace collfuzz::campaign

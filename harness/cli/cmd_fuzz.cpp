@@ -19,6 +19,7 @@
 #include "harness/report/html_report.h"
 #include "harness/runner/baseline.h"
 #include "harness/runner/baseline_lookup.h"
+#include "harness/runner/known_jax_bugs.h"
 
 namespace collfuzz::cli {
 namespace {
@@ -146,6 +147,13 @@ int cmd_fuzz(const Flags& flags) {
     const Baseline baseline = Baseline::load(o.baseline);
     for (const auto& d : baseline.all()) o.known.emplace(d.signature, d.reason);
   }
+  // Known JAX bugs (ci/known-jax-bugs.json): matched by executor and message.
+  const BaselineLocation bugs_at =
+      find_ci_file("known-jax-bugs.json", flags.known_bugs, "--known-bugs");
+  std::cout << known_bugs_location_line(bugs_at) << "\n";
+  o.known_bugs_file = bugs_at.path;
+  if (!bugs_at.path.empty())
+    o.known_bugs = std::make_shared<const KnownJaxBugs>(KnownJaxBugs::load(bugs_at.path));
 
   // Nothing compared, known at once: every executor asked for fails the cheap check here (a GPU
   // CI job that lost its GPU). One that passes it and still compares nothing (a Python without

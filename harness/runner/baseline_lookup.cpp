@@ -12,8 +12,6 @@ namespace collfuzz {
 
 namespace {
 
-constexpr const char* kFile = "known-divergences.json";
-
 std::filesystem::path running_binary(const std::string& exe) {
   if (!exe.empty()) return exe;
   std::error_code ec;
@@ -25,25 +23,32 @@ std::filesystem::path running_binary(const std::string& exe) {
 
 BaselineLocation find_known_divergences(const std::string& flag, const std::string& exe,
                                         const std::string& source_dir) {
+  return find_ci_file("known-divergences.json", flag, "--baseline", exe, source_dir);
+}
+
+BaselineLocation find_ci_file(const std::string& file_name, const std::string& flag,
+                              const std::string& flag_name, const std::string& exe,
+                              const std::string& source_dir) {
   BaselineLocation where;
   if (!flag.empty()) {
     where.path = flag;
-    where.from = "--baseline";
+    where.from = flag_name;
     where.looked.push_back(flag);
     return where;
   }
   std::vector<std::pair<std::filesystem::path, std::string>> candidates;
   if (const char* root = std::getenv("COLLFUZZ_ROOT"); root && *root)
-    candidates.emplace_back(std::filesystem::path(root) / "ci" / kFile, "COLLFUZZ_ROOT");
+    candidates.emplace_back(std::filesystem::path(root) / "ci" / file_name, "COLLFUZZ_ROOT");
   if (const auto bin = running_binary(exe); !bin.empty()) {
     const auto dir = bin.parent_path();
-    candidates.emplace_back(dir / kFile, "next to the binary");
-    candidates.emplace_back(dir / ".." / "ci" / kFile, "next to the binary");
-    candidates.emplace_back(dir / ".." / ".." / "ci" / kFile, "next to the binary");
+    candidates.emplace_back(dir / file_name, "next to the binary");
+    candidates.emplace_back(dir / ".." / "ci" / file_name, "next to the binary");
+    candidates.emplace_back(dir / ".." / ".." / "ci" / file_name, "next to the binary");
   }
-  candidates.emplace_back(std::filesystem::path("ci") / kFile, "the working directory");
+  candidates.emplace_back(std::filesystem::path("ci") / file_name, "the working directory");
   candidates.emplace_back(
-      std::filesystem::path(source_dir.empty() ? COLLFUZZ_SOURCE_DIR : source_dir) / "ci" / kFile,
+      std::filesystem::path(source_dir.empty() ? COLLFUZZ_SOURCE_DIR : source_dir) / "ci" /
+          file_name,
       "the source tree collfuzz was built from");
   for (const auto& [path, from] : candidates) {
     const std::string p = path.lexically_normal().string();
@@ -56,6 +61,15 @@ BaselineLocation find_known_divergences(const std::string& flag, const std::stri
     }
   }
   return where;
+}
+
+std::string known_bugs_location_line(const BaselineLocation& where) {
+  if (!where.path.empty()) return "known JAX bugs: " + where.path + " (from " + where.from + ")";
+  std::string looked;
+  for (const auto& p : where.looked) looked += (looked.empty() ? "" : ", ") + p;
+  return "warning: no known JAX bugs list found (looked in: " + looked +
+         "); every known JAX bug counts as a new finding. Pass --known-bugs FILE or set "
+         "COLLFUZZ_ROOT to the collfuzz source tree";
 }
 
 std::string baseline_location_line(const BaselineLocation& where) {

@@ -1,5 +1,6 @@
-// Where the known-divergence baseline (ci/known-divergences.json, baseline.h) is found, the same
-// for `fuzz`, `replay` and collfuzz_bugfind, from any working directory (issue 27):
+// Where the known-divergence baseline (ci/known-divergences.json, baseline.h) and the known JAX
+// bugs (ci/known-jax-bugs.json, known_jax_bugs.h) are found, the same for `fuzz`, `replay` and
+// collfuzz_bugfind, from any working directory (issue 27):
 //   1. the flag (--baseline FILE), when given;
 //   2. $COLLFUZZ_ROOT/ci/known-divergences.json;
 //   3. next to the binary: DIR/known-divergences.json, or DIR/../ci/ or DIR/../../ci/ (a build
@@ -27,8 +28,16 @@ struct BaselineLocation {
 BaselineLocation find_known_divergences(const std::string& flag, const std::string& exe = "",
                                         const std::string& source_dir = "");
 
+// The same places, for another file of ci/ (known-jax-bugs.json: known_jax_bugs.h); `flag_name`
+// is what `from` says when the flag gave it.
+BaselineLocation find_ci_file(const std::string& file_name, const std::string& flag,
+                              const std::string& flag_name, const std::string& exe = "",
+                              const std::string& source_dir = "");
+
 // The line a command prints first: "baseline: PATH (from WHERE)", or a warning that none was
 // found, with where it looked and what that means for the run.
 std::string baseline_location_line(const BaselineLocation& where);
+// The same for the known JAX bugs list: "known JAX bugs: PATH (from WHERE)", or a warning.
+std::string known_bugs_location_line(const BaselineLocation& where);
 
 }  // namespace collfuzz

@@ -5,10 +5,14 @@
 // With OUT, it also writes a campaign directory there as `collfuzz fuzz` does (findings as found,
 // summary.json, summary.md, timeline.jsonl): the merge and report tests' input with findings.
 // Usage: collfuzz_shard_mutant SEED MUTANT I/N CASES JOBS [OUT]
+// With COLLFUZZ_KNOWN_BUGS=FILE, the workers match disagreements against that known-bugs list
+// (known_jax_bugs.h) as `collfuzz fuzz --known-bugs` does: the known-bug test's seam.
 #include <bit>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +24,7 @@
 #include "harness/campaign/worker.h"
 #include "harness/executors/sim_executor.h"
 #include "harness/lowering/mutants.h"
+#include "harness/runner/known_jax_bugs.h"
 
 int main(int argc, char** argv) {
   using namespace collfuzz;
@@ -40,6 +45,11 @@ int main(int argc, char** argv) {
   config.case_limit = std::stoll(argv[4]);
   config.jobs = std::stoll(argv[5]);
   config.shrink = false;
+  std::optional<KnownJaxBugs> known_bugs;
+  if (const char* f = std::getenv("COLLFUZZ_KNOWN_BUGS"); f && *f) {
+    known_bugs = KnownJaxBugs::load(f);
+    config.known_bugs = &*known_bugs;
+  }
   std::int64_t cases = 0;
   generators::RuleCoverage coverage;
   std::map<std::string, std::int64_t> occurrences;
