@@ -10,8 +10,12 @@ Stages are told apart by running JAX's phases one at a time:
 In `lower` and `gpu` modes, errors of `.lower()` are split by where they were raised (the
 traceback): the resource estimator -> `estimate`, a Pallas lowering rule -> `lower`, the Mosaic GPU
 dialect lowering -> `dialect`, MLIR verification -> `verify`, the host-side descriptor setup after the
-dialect lowering -> `finalize`, anything else in module construction -> `module`. Errors of
-`.compile()` and of the call are `launch` (the C++ side compiles and launches the kernel there).
+dialect lowering -> `finalize`, anything else in module construction -> `module` (cfjax_stage, with
+`Stage` and `unwrap`). Errors of `.compile()` and of the call are `launch` (the C++ side compiles and
+launches the kernel there).
+
+The `ir` mode is cfjax_ir's (`_run_mosaic` hands it the case); cfjax_ir imports only modules below
+this one (cfjax_stage, cfjax_ir_*), never this one.
 """
 
 from __future__ import annotations
@@ -19,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import re
 import sys
 import threading
 import time
@@ -31,6 +34,7 @@ import numpy as np
 import cfjax_case
 import cfjax_fill
 from cfjax_case import Case, CaseError
+from cfjax_stage import Stage, lowering_stage, unwrap  # noqa: F401  (unwrap: re-exported)
 
 # Up to this many grid points are run as given; a larger grid is run as a grid of ones (after the
 # full grid was traced), since nothing in a case depends on the grid index.
@@ -46,16 +50,6 @@ AOT_SMEM_CAPACITY = 227 * 1024  # what core._launch assumes when the device does
 
 # Buffers larger than this get no digest (the digest is optional; the hex is always there).
 MAX_DIGEST_BYTES = 1 << 20
-
-
-class Stage(Exception):
-  """An exception raised by JAX, with the stage it was raised in."""
-
-  def __init__(self, stage: str, exc: BaseException, op: str | None = None):
-    super().__init__(stage)
-    self.stage = stage
-    self.exc = exc
-    self.op = op
 
 
 def crash(reason: str) -> dict:
@@ -79,64 +73,6 @@ def trimmed_traceback(exc: BaseException) -> str:
 
 def unavailable(reason: str) -> dict:
   return {"kind": "unavailable", "reason": reason}
-
-
-# ---- exceptions
-
-_WRAPPED_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Exit|Interrupt)): ",
-                         re.MULTILINE)
-
-
-def unwrap(exc: BaseException) -> tuple[str, str]:
-  """(class name, message) of the original exception behind JAX/XLA wrappers, as best we can."""
-  seen = set()
-  e = exc
-  while e is not None and id(e) not in seen:
-    seen.add(id(e))
-    name = type(e).__name__
-    if name not in ("XlaRuntimeError", "JaxRuntimeError", "RuntimeError"):
-      return name, str(e)
-    e = e.__cause__ or e.__context__
-  # An exception from inside a callback reaches Python as XlaRuntimeError("INTERNAL: ...") whose
-  # text ends with the original traceback; take its last "Name: message" line.
-  text = str(exc)
-  m = None
-  for m in _WRAPPED_RE.finditer(text):
-    pass
-  if m is not None and m.group(1).split(".")[-1] not in ("XlaRuntimeError", "JaxRuntimeError"):
-    return m.group(1).split(".")[-1], text[m.end():].rstrip("\n")
-  return type(exc).__name__, text
-
-
-def _frames(exc: BaseException) -> list[traceback.FrameSummary]:
-  frames = []
-  e, seen = exc, set()
-  while e is not None and id(e) not in seen:
-    seen.add(id(e))
-    frames.extend(traceback.extract_tb(e.__traceback__))
-    e = e.__cause__ or e.__context__
-  return frames
-
-
-def lowering_stage(exc: BaseException) -> str:
-  """estimate / lower / verify / dialect / finalize / module for an exception raised while
-  lowering for CUDA."""
-  frames = _frames(exc)
-  names = [(f.filename.replace("\\", "/"), f.name) for f in frames]
-  # MLIR verification of the module after the Pallas rules.
-  if type(exc).__name__ == "VerificationError" or any(fn == "mlir_error_to_verification_error" for _, fn in names):
-    return "verify"
-  # Host-side TMA descriptor setup, after the dialect lowering (Scratch.finalize_size).
-  if any(fn == "finalize_size" for _, fn in names):
-    return "finalize"
-  if any(n.endswith("mosaic/gpu/dialect_lowering.py") for n, _ in names):
-    return "dialect"
-  if any("estimat" in fn for _, fn in names):
-    return "estimate"
-  # A Pallas lowering rule (lower_jaxpr_to_mosaic_gpu runs the rules).
-  if any(fn == "lower_jaxpr_to_mosaic_gpu" for _, fn in names):
-    return "lower"
-  return "module"
 
 
 # ---- outcome pieces

@@ -1,5 +1,10 @@
 """The `ir` mode of the JAX executor (`jax-ir`, docs/ir-executor.md): the case lowered as in
-`lower` mode, and the lowered Mosaic GPU module evaluated for every CTA on the CPU."""
+`lower` mode, and the lowered Mosaic GPU module evaluated for every CTA on the CPU.
+
+Called by cfjax_execute.Executor (`run(executor, case)`, for mode `ir`), whose `_trace` it uses; it
+does not import cfjax_execute (the stage of a lowering error is cfjax_stage's). The evaluator is
+cfjax_ir_eval (and the modules it names); what lowering records is cfjax_ir_extract's.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,11 @@ import os
 import sys
 import traceback
 
-import cfjax_execute
 import cfjax_ir_eval
 import cfjax_ir_extract
 from cfjax_case import Case
 from cfjax_ir_extract import Undefined, Unsupported
+from cfjax_stage import Stage, lowering_stage
 
 
 def run(ex, case: Case) -> dict:
@@ -21,7 +26,7 @@ def run(ex, case: Case) -> dict:
     try:
       traced.lower(lowering_platforms=("cuda",))
     except Exception as e:  # pylint: disable=broad-except
-      raise cfjax_execute.Stage(cfjax_execute.lowering_stage(e), e) from e
+      raise Stage(lowering_stage(e), e) from e
   if rec.module_text is None:
     return {"kind": "unavailable", "reason": "no Mosaic GPU module was lowered"}
   try:

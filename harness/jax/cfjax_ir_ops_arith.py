@@ -1,0 +1,181 @@
+"""jax-ir ops of the `arith` dialect: integer constants, arithmetic, comparisons and casts.
+
+Integers are held unsigned, masked to the result type's width; the signed ops reinterpret them.
+Registers into cfjax_ir_core.OPS: arith.constant, addi, subi, muli, andi, ori, xori, shli, shrui,
+divui, remui, divsi, remsi, minui, maxui, cmpi, select, index_cast, index_castui, extui, extsi,
+trunci. The integer ops are also the llvm dialect's (cfjax_ir_ops_llvm).
+"""
+
+from __future__ import annotations
+
+import re
+
+from cfjax_ir_core import lift, register, signed, width
+from cfjax_ir_extract import Unsupported
+
+
+def _tdiv(x, y):
+  """Integer division rounding toward zero (LLVM's sdiv)."""
+  q = abs(x) // abs(y)
+  return q if (x >= 0) == (y >= 0) else -q
+
+
+def _w(op):
+  return width(op.results[0].type)
+
+
+def _div(f):
+  def g(a, b):
+    if b == 0:
+      raise Unsupported("division by zero")
+    return f(a, b)
+  return g
+
+
+@register("arith.constant")
+def constant(comp, op, ins, outs):
+  v = op.attributes["value"]
+  s = str(v)
+  if s in ("true", "false"):
+    return comp.const(outs, 1 if s == "true" else 0)
+  m = re.fullmatch(r"(-?\d+) : (\w+)", s)
+  if m is None:
+    m2 = re.fullmatch(r"(-?[\d.e+-]+) : f\d+", s)
+    if m2 is not None:
+      return comp.const(outs, float(m2.group(1)))
+    raise Unsupported(f"op arith.constant {s[:40]}")
+  w = width(m.group(2))
+  return comp.const(outs, int(m.group(1)) & ((1 << w) - 1))
+
+
+@register("arith.addi")
+def addi(comp, op, ins, outs):
+  mask = (1 << _w(op)) - 1
+  return comp.binary(ins, outs, lambda a, b: (a + b) & mask)
+
+
+@register("arith.subi")
+def subi(comp, op, ins, outs):
+  mask = (1 << _w(op)) - 1
+  return comp.binary(ins, outs, lambda a, b: (a - b) & mask)
+
+
+@register("arith.muli")
+def muli(comp, op, ins, outs):
+  mask = (1 << _w(op)) - 1
+  return comp.binary(ins, outs, lambda a, b: (a * b) & mask)
+
+
+@register("arith.andi")
+def andi(comp, op, ins, outs):
+  return comp.binary(ins, outs, lambda a, b: a & b)
+
+
+@register("arith.ori")
+def ori(comp, op, ins, outs):
+  return comp.binary(ins, outs, lambda a, b: a | b)
+
+
+@register("arith.xori")
+def xori(comp, op, ins, outs):
+  return comp.binary(ins, outs, lambda a, b: a ^ b)
+
+
+@register("arith.shli")
+def shli(comp, op, ins, outs):
+  w = _w(op)
+  return comp.binary(ins, outs, lambda a, b: (a << b) & ((1 << w) - 1) if b < w else 0)
+
+
+@register("arith.shrui")
+def shrui(comp, op, ins, outs):
+  return comp.binary(ins, outs, lambda a, b: a >> b)
+
+
+@register("arith.divui")
+def divui(comp, op, ins, outs):
+  return comp.binary(ins, outs, _div(lambda a, b: a // b))
+
+
+@register("arith.remui")
+def remui(comp, op, ins, outs):
+  return comp.binary(ins, outs, _div(lambda a, b: a % b))
+
+
+@register("arith.divsi")
+def divsi(comp, op, ins, outs):
+  w = _w(op)
+  return comp.binary(ins, outs, _div(
+      lambda a, b: _tdiv(signed(a, w), signed(b, w)) & ((1 << w) - 1)))
+
+
+@register("arith.remsi")
+def remsi(comp, op, ins, outs):
+  w = _w(op)
+
+  def rem(a, b):
+    x, y = signed(a, w), signed(b, w)
+    return (x - _tdiv(x, y) * y) & ((1 << w) - 1)
+  return comp.binary(ins, outs, _div(rem))
+
+
+@register("arith.minui")
+def minui(comp, op, ins, outs):
+  return comp.binary(ins, outs, min)
+
+
+@register("arith.maxui")
+def maxui(comp, op, ins, outs):
+  return comp.binary(ins, outs, max)
+
+
+@register("arith.cmpi")
+def cmpi(comp, op, ins, outs):
+  pred = str(op.attributes["predicate"]).split(":")[0].strip()
+  w = width(op.operands[0].type)
+  code = int(pred)
+  fs = {0: lambda a, b: a == b, 1: lambda a, b: a != b,
+        2: lambda a, b: signed(a, w) < signed(b, w), 3: lambda a, b: signed(a, w) <= signed(b, w),
+        4: lambda a, b: signed(a, w) > signed(b, w), 5: lambda a, b: signed(a, w) >= signed(b, w),
+        6: lambda a, b: a < b, 7: lambda a, b: a <= b, 8: lambda a, b: a > b, 9: lambda a, b: a >= b}
+  f = fs[code]
+  return comp.binary(ins, outs, lambda a, b: 1 if f(a, b) else 0)
+
+
+@register("arith.select")
+def select(comp, op, ins, outs):
+  c, a, b, o = ins[0], ins[1], ins[2], outs[0]
+
+  def step(th):
+    env = th.env
+    env[o] = lift(lambda x, y, z: y if x else z, env[c], env[a], env[b])
+  return comp.simple(step)
+
+
+@register("arith.index_cast")
+def index_cast(comp, op, ins, outs):
+  wi, wo = width(op.operands[0].type), _w(op)
+  return comp.unary(ins, outs, lambda a: signed(a, wi) & ((1 << wo) - 1))
+
+
+@register("arith.index_castui")
+def index_castui(comp, op, ins, outs):
+  wo = _w(op)
+  return comp.unary(ins, outs, lambda a: a & ((1 << wo) - 1))
+
+
+@register("arith.extui")
+def extui(comp, op, ins, outs):
+  return comp.unary(ins, outs, lambda a: a)
+
+
+@register("arith.extsi")
+def extsi(comp, op, ins, outs):
+  wi, wo = width(op.operands[0].type), _w(op)
+  return comp.unary(ins, outs, lambda a: signed(a, wi) & ((1 << wo) - 1))
+
+
+@register("arith.trunci")
+def trunci(comp, op, ins, outs):
+  wo = _w(op)
+  return comp.unary(ins, outs, lambda a: a & ((1 << wo) - 1))

@@ -1,0 +1,148 @@
+"""jax-ir ops of the `nvvm` dialect: warp-level ops (elect.sync, shfl.sync idx), fences (no
+effect: every copy completes at issue), mbarriers (init, arrive.expect_tx, try_wait.parity, which
+records the wait) and the TMA tensor load (through cfjax_ir_tma).
+Registers into cfjax_ir_core.OPS: nvvm.elect.sync, shfl.sync, fence.proxy, tcgen05.fence,
+wgmma.fence.aligned, cp.async.bulk.commit.group, cp.async.bulk.wait_group, mbarrier.init,
+mbarrier.arrive.expect_tx, mbarrier.try_wait.parity, cp.async.bulk.tensor.shared.cluster.global.
+The same effects written as inline PTX are cfjax_ir_ops_ptx's.
+"""
+
+from __future__ import annotations
+
+import cfjax_ir_tma
+from cfjax_ir_core import LANES, LV, Mbarrier, attrs, ints, lane, lift, loc_label, register, signed, uniform
+from cfjax_ir_extract import Undefined, Unsupported
+
+
+@register("nvvm.elect.sync")
+def elect_sync(comp, op, ins, outs):
+  o = outs[0]
+
+  def step(th):
+    mask = th.mask
+    out = [0] * LANES
+    for w in range(0, LANES, 32):
+      for i in range(w, w + 32):
+        if mask is None or mask[i]:
+          out[i] = 1
+          break
+    th.env[o] = LV(out)
+  return comp.simple(step)
+
+
+@register("nvvm.shfl.sync")
+def shfl_sync(comp, op, ins, outs):
+  kind = str(op.attributes["kind"])
+  if "idx" not in kind:
+    raise Unsupported(f"op nvvm.shfl.sync {kind}")
+  val, src, o = ins[1], ins[2], outs[0]
+
+  def step(th):
+    v, s = th.env[val], th.env[src]
+    th.env[o] = lift(lambda i, s_: lane(v, (i // 32) * 32 + (s_ & 31)), LV(range(LANES)), s)
+  return comp.simple(step)
+
+
+@register("nvvm.fence.proxy", "nvvm.tcgen05.fence", "nvvm.wgmma.fence.aligned",
+          "nvvm.cp.async.bulk.commit.group")
+def fence(comp, op, ins, outs):
+  return None
+
+
+@register("nvvm.cp.async.bulk.wait_group")
+def cp_async_bulk_wait_group(comp, op, ins, outs):
+  return None  # copies complete at issue time (docs/outcome-format.md, execution model)
+
+
+@register("nvvm.mbarrier.init")
+def mbarrier_init(comp, op, ins, outs):
+  pred = ins[2] if len(ins) > 2 else None
+  p, c = ins[0], ins[1]
+  mach = comp.m
+
+  def step(th):
+    for i in comp.pred_lanes(th, pred):
+      r, off = mach.smem_of(th.cta, lane(th.env[p], i))
+      count = lane(th.env[c], i)
+      if not 1 <= count <= (1 << 20) - 1:
+        raise Undefined("mbarrier_init_count",
+                        f"mbarrier.init with an arrival count of {count} (the range is 1 to 2^20 - 1)")
+      mach.bars[r][off] = Mbarrier(count)
+  return comp.simple(step)
+
+
+@register("nvvm.mbarrier.arrive.expect_tx")
+def mbarrier_arrive_expect_tx(comp, op, ins, outs):
+  pred = ins[2] if len(ins) > 2 else None
+  p, n = ins[0], ins[1]
+  mach = comp.m
+
+  def step(th):
+    for i in comp.pred_lanes(th, pred):
+      mach.bar(th.cta, lane(th.env[p], i)).arrive(1, signed(lane(th.env[n], i), 32))
+    for o in outs:
+      th.env[o] = 0
+  return comp.simple(step)
+
+
+@register("nvvm.mbarrier.try_wait.parity")
+def mbarrier_try_wait_parity(comp, op, ins, outs):
+  p, par = ins[0], ins[1]
+  label = loc_label(str(op.location), comp.m.label_re)
+  mach = comp.m
+
+  def step(th):
+    addr = uniform(th.env[p], "wait address")
+    parity = uniform(th.env[par], "wait parity") & 1
+    r, off = mach.smem_of(th.cta, addr)
+    b = mach.bar(th.cta, addr)
+    name = mach.barrier_name(r, off)
+    # The phase the program waits for: its own count of waits on this barrier (Pallas flips a
+    # parity bit per wait), advanced to the parity the instruction tests.
+    key = (th.wg, r, off)
+    phase = mach.wait_counts.get(key, 0)
+    if (phase & 1) != parity:
+      phase += 1
+    mach.wait_counts[key] = phase + 1
+    rec = None
+    if label is not None and label < len(mach.op_paths):
+      rec = {"thread": th.wg, "op": mach.op_paths[label], "barrier": name, "phase": max(phase, 0),
+             "completed": False}
+      mach.waits[th.cta].append(rec)
+    while (b.phase & 1) == parity:
+      yield
+    if rec is not None:
+      rec["completed"] = True
+  step.gen = True
+  return step
+
+
+@register("nvvm.cp.async.bulk.tensor.shared.cluster.global")
+def cp_async_bulk_tensor_shared_cluster_global(comp, op, ins, outs):
+  n_attr = attrs(op)
+  seg = ints(n_attr["operandSegmentSizes"])
+  names = ["dst", "desc", "coords", "bar", "im2col", "mask", "cache", "pred"]
+  if len(seg) != len(names):
+    raise Unsupported("op nvvm.cp.async.bulk.tensor.shared.cluster.global (operand layout)")
+  parts, k = {}, 0
+  for nm, c in zip(names, seg):
+    parts[nm] = ins[k:k + c]
+    k += c
+  if parts["im2col"] or parts["cache"]:
+    raise Unsupported("op nvvm.cp.async.bulk.tensor.shared.cluster.global (im2col/cache hint)")
+  for extra in n_attr:
+    if extra not in ("operandSegmentSizes", "mode", "isCTAOnly", "group"):
+      raise Unsupported(f"op nvvm.cp.async.bulk.tensor attribute {extra}")
+  if "group" in n_attr:
+    raise Unsupported("op nvvm.cp.async.bulk.tensor cta_group")
+  mask = parts["mask"][0] if parts["mask"] else None
+  pred = parts["pred"][0] if parts["pred"] else None
+  mach = comp.m
+
+  def step(th):
+    for i in comp.pred_lanes(th, pred):
+      get = lambda s: lane(th.env[s], i)  # noqa: E731
+      m = get(mask) if mask is not None else None
+      cfjax_ir_tma.tma_load(mach, th.cta, get(parts["dst"][0]), get(parts["desc"][0]),
+                            [get(c) for c in parts["coords"]], get(parts["bar"][0]), m, bar_local=True)
+  return comp.simple(step)
