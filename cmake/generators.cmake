@@ -59,7 +59,7 @@ if(COLLFUZZ_BUILD_TESTS)
   collfuzz_add_gtest(collfuzz_slow_pool_tests
     SOURCES tests/generators/slow_sampling_test.cpp tests/generators/slow_pool_test.cpp
             tests/generators/signature_rule_test.cpp tests/generators/root_cause_test.cpp
-            tests/generators/health_rules_test.cpp
+            tests/generators/health_rules_test.cpp tests/generators/finding_repro_test.cpp
     LIBS collfuzz_campaign)
   # sweep: 100,000 cases x 2 profiles x 2 JAX releases; 10 s in the release build, 7 minutes
   # under ASan, where it adds nothing the release run does not check (ci/test runs it once).

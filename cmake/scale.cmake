@@ -34,6 +34,7 @@ if(COLLFUZZ_BUILD_TESTS AND COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)
     harness/campaign/findings_store.cpp
     harness/campaign/shard.cpp
     harness/campaign/worker.cpp
+    harness/executors/gpu_presence.cpp
     harness/executors/jax_python.cpp
     harness/executors/sim_executor.cpp
     harness/runner/repro_script.cpp

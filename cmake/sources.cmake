@@ -109,6 +109,8 @@ add_library(collfuzz_runner STATIC
   harness/runner/case_runner.cpp
   harness/runner/element_values.cpp
   harness/runner/outcome_text.cpp
+  harness/runner/profile_acceptance.cpp
+  harness/runner/freeze.cpp
   harness/runner/replay.cpp
   harness/runner/repro_script.cpp
   harness/runner/kernel_import.cpp
@@ -120,6 +122,7 @@ add_executable(collfuzz
   harness/cli/cmd_common.cpp
   harness/cli/cmd_explain.cpp
   harness/cli/cmd_import.cpp
+  harness/cli/cmd_freeze.cpp
   harness/cli/cmd_replay.cpp
   harness/cli/cmd_repro.cpp
   harness/cli/cmd_rules.cpp

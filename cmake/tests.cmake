@@ -58,6 +58,9 @@ add_test(NAME cli_import
 add_test(NAME cli_scratch_shapes
          COMMAND ${CMAKE_COMMAND} -DCOLLFUZZ=$<TARGET_FILE:collfuzz> -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
                  -P ${CMAKE_SOURCE_DIR}/tests/cli/scratch_shapes_test.cmake)
+add_test(NAME cli_freeze
+         COMMAND ${CMAKE_COMMAND} -DCOLLFUZZ=$<TARGET_FILE:collfuzz> -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
+                 -P ${CMAKE_SOURCE_DIR}/tests/cli/freeze_test.cmake)
 # The two below check the Python side (the CLI is cli_import's): the release build only, so that
 # ci/test does not spend their time again under the sanitizers.
 if(NOT CMAKE_BUILD_TYPE STREQUAL "Debug")

@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "harness/executors/gpu_presence.h"
 #include "harness/runner/atomic_file.h"
 #include "harness/runner/repro_script.h"
 
@@ -10,13 +11,17 @@ namespace collfuzz::campaign {
 namespace {
 
 ReproMode mode_of_signature(const std::string& signature) {
-  const std::string executor = signature.substr(signature.rfind(':') + 1);
-  if (executor == "jax-interpret") return ReproMode::kInterpret;
-  if (executor == "jax-lower") return ReproMode::kLower;
-  return ReproMode::kGpu;
+  return repro_mode_for(signature.substr(signature.rfind(':') + 1), no_gpu_reason().empty());
 }
 
 }  // namespace
+
+ReproMode repro_mode_for(const std::string& executor, bool machine_has_gpu) {
+  if (executor == "jax-interpret") return ReproMode::kInterpret;
+  if (executor == "jax-lower" || executor == "jax-ir") return ReproMode::kLower;
+  if (executor == "jax-gpu" || executor == "cuda") return ReproMode::kGpu;
+  return machine_has_gpu ? ReproMode::kGpu : ReproMode::kInterpret;
+}
 
 void write_finding_repro(const std::filesystem::path& dir, const std::string& stem,
                          const std::string& signature, const Case& c) {

@@ -11,6 +11,7 @@
 #include "harness/core/terminal_text.h"
 #include "harness/runner/case_runner.h"
 #include "harness/runner/outcome_text.h"
+#include "harness/runner/profile_acceptance.h"
 #include "harness/runner/replay.h"
 #include "oracles/reference/reference.h"
 
@@ -43,6 +44,7 @@ int cmd_run(const Flags& flags, const std::vector<std::string>& cases) {
     const Profile profile = parse_profile_flag(flags.profile, c.target.profile);
     const Case judged = with_jax_flag(c, jax);
     const Outcome predicted = predict(judged, profile).outcome;
+    const std::vector<ProfileAcceptance> profiles = predict_each_profile(judged);
     CaseReport report = runner.run(c, &expect, shown_file);
     counts.add(report);
     if (flags.json) {
@@ -50,7 +52,8 @@ int cmd_run(const Flags& flags, const std::vector<std::string>& cases) {
                        {"file", shown_file},
                        {"collfuzz", collfuzz_version_line()},
                        {"jax", to_string(judged.target.jax)},
-                       {"reference", outcome_to_json(predicted)}};
+                       {"reference", outcome_to_json(predicted)},
+                       {"profiles", profiles_to_json(profiles)}};
       nlohmann::json ex = nlohmann::json::array();
       for (const auto& r : report.results) {
         nlohmann::json vj{
@@ -71,6 +74,8 @@ int cmd_run(const Flags& flags, const std::vector<std::string>& cases) {
     } else {
       std::cout << "== " << terminal_text(c.name) << " (" << terminal_text(shown_file) << "), JAX "
                 << to_string(judged.target.jax) << ", " << collfuzz_version_line() << "\n"
+                << "each profile, as the reference predicts:\n"
+                << describe_profiles(profiles) << to_string(profile) << ": "
                 << describe_outcome(predicted, &judged);
       for (const auto& r : report.results) {
         if (const std::string v = executor_versions(r.outcome); !v.empty())

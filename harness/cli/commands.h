@@ -22,6 +22,8 @@ int cmd_report(const Flags& flags, const std::string& dir);
 int cmd_repro(const Flags& flags, const std::vector<std::string>& paths);
 // FILE.py[:NAME] (docs/python.md).
 int cmd_import(const Flags& flags, const std::string& spec);
+// Writes the reference's prediction into each case's expect (docs/cli.md, collfuzz freeze).
+int cmd_freeze(const Flags& flags, const std::vector<std::string>& paths);
 
 // Shared helpers.
 ExecutorOptions executor_options(const Flags& flags);

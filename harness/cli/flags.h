@@ -22,6 +22,7 @@ enum Command : unsigned {
   kReport = 1u << 7,
   kRepro = 1u << 8,
   kImport = 1u << 9,
+  kFreeze = 1u << 10,
 };
 
 struct Flags {

@@ -82,20 +82,27 @@ int main(int argc, char** argv) {
   import_cmd->add_option("kernel", one_case, "FILE.py or FILE.py:NAME")->required();
   add_flags(*import_cmd, kImport, flags);
 
+  auto* freeze = app.add_subcommand(
+      "freeze",
+      "Write the reference's prediction into each case's expect (for its JAX release, or --jax), "
+      "so that imported kernels and generated cases become regression cases that replay compares");
+  freeze->add_option("cases", cases, "case files or directories")->required();
+  add_flags(*freeze, kFreeze, flags);
+
   // A first word that is not a flag names the subcommand: an unknown one is said as such (CLI11
   // would answer "A subcommand is required"). Only the first word: a top-level option's value
   // is not a subcommand.
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
     for (const CLI::App* sub :
-         {run, replay, explain, rules, gen, fuzz, merge, report, repro, import_cmd})
+         {run, replay, explain, rules, gen, fuzz, merge, report, repro, import_cmd, freeze})
       known = known || sub->check_name(argv[1]);
     if (!known) {
       std::cerr << "collfuzz: error: unknown subcommand '" << terminal_text(argv[1])
                 << "'; subcommands: ";
       const char* separator = "";
       for (const CLI::App* sub :
-           {run, replay, explain, rules, gen, fuzz, merge, report, repro, import_cmd}) {
+           {run, replay, explain, rules, gen, fuzz, merge, report, repro, import_cmd, freeze}) {
         std::cerr << separator << sub->get_name();
         separator = ", ";
       }
@@ -132,6 +139,7 @@ int main(int argc, char** argv) {
     if (*report) return cmd_report(flags, one_case);
     if (*repro) return cmd_repro(flags, cases);
     if (*import_cmd) return cmd_import(flags, one_case);
+    if (*freeze) return cmd_freeze(flags, cases);
   } catch (const InputError& e) {
     std::cerr << "collfuzz: error: " << terminal_lines(e.what()) << "\n";
     return kExitBadInput;

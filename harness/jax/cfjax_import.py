@@ -160,6 +160,15 @@ def import_kernel(file: str, name: str, arch: str, profile: str, jax_pin: str):
     raise ImportRefused(f"{file}: {fn_name}()'s kernel makes {len(calls)} Pallas kernel calls; "
                         "a case is one plgpu.kernel or pl.pallas_call")
   call = calls[0]
+  # An absent operand (`None`, as JAX's shipped matmuls take for a missing bias or scale) is no
+  # input of the kernel: it is passed to the call as given and is not a ref of the case.
+  present = [k for k, a in enumerate(args) if a is not None]
+  for k in present:
+    if not (hasattr(args[k], "shape") and hasattr(args[k], "dtype")):
+      raise ImportRefused(f"{file}: {fn_name}() argument {k} is a {type(args[k]).__name__}; a "
+                          "case's inputs are arrays (or None for an absent operand)")
+  args = [args[k] for k in present]
+  fills = [fills[k] for k in present]
   return imp, build_case(imp, call, args, fills, name or os.path.splitext(os.path.basename(file))[0],
                          arch, profile, jax_pin)
 

@@ -9,7 +9,7 @@ body with the Importer and drops plgpu.kernel's own empty scope (unwrap_kernel_s
 
 from __future__ import annotations
 
-from cfjax_import_values import ImportRefused, Ref, axis_name_json
+from cfjax_import_values import ImportRefused, Ref, axis_name_json, user_line
 
 
 _KERNEL_PRIMS = ("pallas_call", "mpmd_map")
@@ -32,10 +32,6 @@ def find_kernel_eqns(jaxpr, out: list):
         elif isinstance(j, jaxpr_type):
           find_kernel_eqns(j, out)
   return out
-
-
-def _dtype_name(dt) -> str:
-  return str(dt)
 
 
 def infer_fill(arr, dtype: str):
@@ -66,7 +62,9 @@ def _axis_tuple(names):
 def build_case(imp, call, args, fills, name, arch, profile, jax_pin) -> dict:
   """The kernel call's equation `call` and its `args` -> the case; `imp` is the
   cfjax_import.Importer that walks the body."""
-  import numpy as np  # pylint: disable=import-outside-toplevel
+  imp.kernel_line = user_line(call, imp.user_file)
+  if "JAX recorded no source line" in imp.kernel_line:
+    imp.kernel_line = ""
   p = call.params
   if call.primitive.name == "mpmd_map":  # plgpu.kernel
     if len(p["jaxprs"]) != 1:
@@ -129,7 +127,6 @@ def build_case(imp, call, args, fills, name, arch, profile, jax_pin) -> dict:
                         f"{n_out} outputs")
   for k, v in enumerate(invars[:n_in]):
     a = args[k]
-    dtype = _dtype_name(np.dtype(a.dtype)) if not str(a.dtype).startswith("int4") else str(a.dtype)
     dtype = str(a.dtype)
     nm = imp.fresh("in", _clean_name(arg_names, k))
     spec = {"name": nm, "shape": [int(d) for d in a.shape], "dtype": dtype}

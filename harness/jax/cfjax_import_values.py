@@ -20,8 +20,9 @@ class ImportRefused(Exception):
 
 # ---- where an equation comes from
 
-def user_line(eqn, user_file: str) -> str:
-  """'FILE:LINE' of the user's frame that made `eqn` (innermost frame in the user's file)."""
+def user_line(eqn, user_file: str, fallback: str = "") -> str:
+  """'FILE:LINE' of the user's frame that made `eqn` (innermost frame in the user's file); when
+  JAX recorded none, `fallback` (the kernel call's line), else the file itself."""
   try:
     from jax._src import source_info_util  # pylint: disable=import-outside-toplevel
     frames = list(source_info_util.user_frames(eqn.source_info.traceback))
@@ -32,7 +33,9 @@ def user_line(eqn, user_file: str) -> str:
       return f"{frames[0].file_name}:{frames[0].start_line}"
   except Exception:  # pylint: disable=broad-except
     pass
-  return "an unknown line"
+  if fallback:
+    return f"{fallback} (the kernel call: JAX recorded no source line for this equation)"
+  return f"{user_file} (JAX recorded no source line for this equation)"
 
 
 # ---- symbolic values of the kernel body
@@ -100,6 +103,9 @@ class ImporterBase:
 
   def __init__(self, user_file: str):
     self.user_file = user_file
+    # The kernel call's FILE:LINE (set by build_case): where a refusal points when JAX recorded
+    # no source line for the equation refused.
+    self.kernel_line = ""
     self.warnings: list[str] = []
     self.used_names: set[str] = set()
     self.counters: dict[str, int] = {}
@@ -130,7 +136,7 @@ class ImporterBase:
   # -- values
 
   def refuse(self, eqn, what: str):
-    raise ImportRefused(f"{user_line(eqn, self.user_file)}: {what}")
+    raise ImportRefused(f"{user_line(eqn, self.user_file, self.kernel_line)}: {what}")
 
   @staticmethod
   def literal(v):

@@ -45,3 +45,16 @@ expect_exit(0 "completed" ${COLLFUZZ} run "${dir}/case.json")
 # barrier (a non-collective one would be refused) and both waits complete.
 expect_exit(0 "case written to" ${COLLFUZZ} import "${here}/scratch_threads.py" -o "${dir}/threads.json")
 expect_exit(0 "thread 1 waits on bar[0] phase 0 at $.program[0].body[1]: completes" ${COLLFUZZ} run "${dir}/threads.json")
+# A None operand (an absent bias, as JAX's shipped matmuls take): not an input of the case.
+expect_exit(0 "case written to" ${COLLFUZZ} import "${here}/none_operand.py" -o "${dir}/none.json")
+file(READ "${dir}/none.json" none_case)
+string(JSON n_inputs LENGTH "${none_case}" inputs)
+string(JSON fill_value GET "${none_case}" inputs 0 fill value)
+if(NOT n_inputs EQUAL 1 OR NOT fill_value EQUAL 3)
+  message(FATAL_ERROR "a None operand: ${n_inputs} inputs, fill value ${fill_value}: ${none_case}")
+endif()
+# The JAX engineer's loop: an imported kernel has no expect (replay compares nothing); freeze writes
+# the reference's prediction; replay then compares it and passes (docs/cli.md, "collfuzz freeze").
+expect_exit(1 "nothing was compared" ${COLLFUZZ} replay "${dir}/none.json")
+expect_exit(0 "1 frozen" ${COLLFUZZ} freeze "${dir}/none.json")
+expect_exit(0 "2 passed, 0 failed" ${COLLFUZZ} replay "${dir}/none.json" --executors reference,sim)
