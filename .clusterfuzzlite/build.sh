@@ -4,7 +4,7 @@
 # dictionary. The environment is the engine's: $CC, $CXX, $CFLAGS, $CXXFLAGS (sanitizers and
 # coverage), $LIB_FUZZING_ENGINE (e.g. -fsanitize=fuzzer), $OUT; $SRC and $WORK when set.
 # tests/scale/clusterfuzzlite_build_test.sh runs it here under those variables, and so does
-# ci/fuzz-short (the test command), which sets COLLFUZZ_WERROR=ON (warnings are errors; default OFF).
+# ci/fuzz-short without --prebuilt, which sets COLLFUZZ_WERROR=ON (warnings are errors; default OFF).
 src=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 [ -f "$src/CMakeLists.txt" ] || src=$src/collfuzz
 work=${WORK:-$(mktemp -d)}
