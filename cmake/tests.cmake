@@ -17,6 +17,7 @@ collfuzz_add_gtest(collfuzz_hostile_input_tests
 collfuzz_add_gtest(collfuzz_explain_support_tests
   SOURCES tests/runner/explain_support_test.cpp tests/runner/stored_regex_test.cpp
           tests/runner/baseline_lookup_test.cpp tests/runner/known_jax_bugs_test.cpp
+          tests/runner/parallel_replay_test.cpp
   LIBS collfuzz_runner)
 
 collfuzz_add_gtest(collfuzz_reference_tests

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "harness/cli/commands.h"
 #include "harness/core/build_info.h"
@@ -27,11 +28,20 @@ int cmd_replay(const Flags& flags, const std::vector<std::string>& paths) {
     std::cout << baseline_location_line(baseline_at) << "\n";
   if (!baseline_file.empty()) baseline = Baseline::load(baseline_file);
   const auto files = collect_case_files(paths);
-  CaseRunner runner(executors, executor_options(flags), parse_level_flag(flags.level), &baseline);
-  runner.pin_jax(parse_jax_flag(flags.jax));
-  if (!flags.compare_profile.empty())
-    runner.compare_against(parse_profile_flag(flags.compare_profile, Profile::kMosaic));
-  const ReplaySummary summary = replay(files, runner, [&](const CheckResult& c) {
+  // --jobs N: N runners, each with its own executors (JAX worker processes), never more than files.
+  const auto jobs = static_cast<std::size_t>(
+      std::clamp<std::int64_t>(flags.jobs, 1, std::max<std::int64_t>(1, std::ssize(files))));
+  std::vector<std::unique_ptr<CaseRunner>> runners;
+  std::vector<CaseRunner*> runner_ptrs;
+  for (std::size_t j = 0; j < jobs; ++j) {
+    auto& runner = runners.emplace_back(std::make_unique<CaseRunner>(
+        executors, executor_options(flags), parse_level_flag(flags.level), &baseline));
+    runner->pin_jax(parse_jax_flag(flags.jax));
+    if (!flags.compare_profile.empty())
+      runner->compare_against(parse_profile_flag(flags.compare_profile, Profile::kMosaic));
+    runner_ptrs.push_back(runner.get());
+  }
+  const ReplaySummary summary = replay_parallel(files, runner_ptrs, [&](const CheckResult& c) {
     if (c.status == CheckResult::Status::kFail) {
       std::cout << "FAIL " << terminal_text(c.file) << " [" << c.executor
                 << "]: " << terminal_lines(c.message) << "\n"

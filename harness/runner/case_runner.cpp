@@ -41,6 +41,17 @@ void CheckCounts::add(const CaseReport& report) {
   for (const ExecutorResult& r : report.results) count(r.verdict, r.executor);
 }
 
+void CheckCounts::merge(const CheckCounts& other) {
+  passed_ += other.passed_;
+  failed_ += other.failed_;
+  skipped_ += other.skipped_;
+  for (const auto& [name, t] : other.executors_) {
+    Tally& mine = tally(name);
+    mine.ran += t.ran;
+    if (!t.reason.empty()) mine.reason = t.reason;
+  }
+}
+
 std::vector<std::pair<std::string, std::string>> CheckCounts::never_ran() const {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [name, t] : executors_) {

@@ -54,6 +54,8 @@ struct CaseReport {
 class CheckCounts {
  public:
   void add(const CaseReport& report);
+  // Adds another run's counts (cases replayed apart, in file order: `other` came after).
+  void merge(const CheckCounts& other);
 
   int passed() const { return passed_; }
   int failed() const { return failed_; }

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <set>
+#include <thread>
 
 #include "harness/core/build_info.h"
 #include "harness/core/case_json.h"
@@ -153,33 +156,100 @@ std::string executor_versions(const Outcome& o) {
   return out;
 }
 
+namespace {
+
+// One file replayed: its report's checks (or the parse failure), classified into a summary of
+// their own, so that files replayed on different threads can be folded in file order.
+ReplaySummary replay_file(const std::filesystem::path& file, CaseRunner& runner) {
+  ReplaySummary one;
+  try {
+    nlohmann::json expect;
+    const Case c = load_case_file(file, &expect);
+    const CaseReport report = runner.run(c, &expect, file.string());
+    one.counts.add(report);
+    classify(report, one);
+  } catch (const InputError& e) {
+    one.bad_input = true;
+    ++one.failed;
+    one.checks.push_back(CheckResult{file.string(),
+                                     file.stem().string(),
+                                     "parse",
+                                     CheckResult::Status::kFail,
+                                     e.what(),
+                                     "input:bad_case",
+                                     0,
+                                     {},
+                                     "",
+                                     ""});
+  }
+  return one;
+}
+
+void fold(ReplaySummary&& one, ReplaySummary& summary,
+          const std::function<void(const CheckResult&)>& on_check) {
+  summary.passed += one.passed;
+  summary.failed += one.failed;
+  summary.skipped += one.skipped;
+  summary.bad_input = summary.bad_input || one.bad_input;
+  summary.counts.merge(one.counts);
+  for (auto& [executor, versions] : one.executor_versions)
+    summary.executor_versions[executor] = std::move(versions);
+  for (CheckResult& c : one.checks) {
+    on_check(c);
+    summary.checks.push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
 ReplaySummary replay(const std::vector<std::filesystem::path>& files, CaseRunner& runner,
                      const std::function<void(const CheckResult&)>& on_check) {
   ReplaySummary summary;
-  for (const auto& file : files) {
-    const std::size_t before = summary.checks.size();
-    try {
-      nlohmann::json expect;
-      const Case c = load_case_file(file, &expect);
-      const CaseReport report = runner.run(c, &expect, file.string());
-      summary.counts.add(report);
-      classify(report, summary);
-    } catch (const InputError& e) {
-      summary.bad_input = true;
-      ++summary.failed;
-      summary.checks.push_back(CheckResult{file.string(),
-                                           file.stem().string(),
-                                           "parse",
-                                           CheckResult::Status::kFail,
-                                           e.what(),
-                                           "input:bad_case",
-                                           0,
-                                           {},
-                                           "",
-                                           ""});
+  for (const auto& file : files) fold(replay_file(file, runner), summary, on_check);
+  return summary;
+}
+
+ReplaySummary replay_parallel(const std::vector<std::filesystem::path>& files,
+                              const std::vector<CaseRunner*>& runners,
+                              const std::function<void(const CheckResult&)>& on_check) {
+  if (runners.size() <= 1 || files.size() <= 1) return replay(files, *runners.at(0), on_check);
+  ReplaySummary summary;
+  std::mutex mutex;
+  std::vector<std::optional<ReplaySummary>> done(files.size());
+  std::size_t next_file = 0;    // the next file a thread takes
+  std::size_t next_report = 0;  // the first file not yet folded into `summary`
+  std::exception_ptr failure;   // the first internal error; the other threads stop taking files
+  auto work = [&](CaseRunner& runner) {
+    for (;;) {
+      std::size_t i = 0;
+      {
+        const std::lock_guard lock(mutex);
+        if (failure || next_file == files.size()) return;
+        i = next_file++;
+      }
+      std::optional<ReplaySummary> one;
+      try {
+        one = replay_file(files[i], runner);
+      } catch (...) {
+        const std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+        return;
+      }
+      const std::lock_guard lock(mutex);
+      done[i] = std::move(one);
+      while (next_report < files.size() && done[next_report]) {
+        fold(std::move(*done[next_report]), summary, on_check);
+        done[next_report].reset();
+        ++next_report;
+      }
     }
-    for (std::size_t i = before; i < summary.checks.size(); ++i) on_check(summary.checks[i]);
+  };
+  {
+    std::vector<std::jthread> threads;
+    threads.reserve(runners.size());
+    for (CaseRunner* r : runners) threads.emplace_back(work, std::ref(*r));
   }
+  if (failure) std::rethrow_exception(failure);
   return summary;
 }
 

@@ -53,6 +53,14 @@ void classify(const CaseReport& report, ReplaySummary& summary);
 ReplaySummary replay(const std::vector<std::filesystem::path>& files, CaseRunner& runner,
                      const std::function<void(const CheckResult&)>& on_check);
 
+// The same with `runners.size()` cases at once, each runner (and its executors: a JAX worker
+// process each) on its own thread. The summary, and the order of `on_check` calls, are those of
+// the sequential replay: checks are reported in file order, each file as soon as it and every file
+// before it are done.
+ReplaySummary replay_parallel(const std::vector<std::filesystem::path>& files,
+                              const std::vector<CaseRunner*>& runners,
+                              const std::function<void(const CheckResult&)>& on_check);
+
 void write_junit(const ReplaySummary& summary, const std::filesystem::path& file);
 // "jax 0.12.0.1, jaxlib 0.12.0.1" from an executor outcome's info; empty without versions.
 std::string executor_versions(const Outcome& o);
