@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 import cfjax_case
+import cfjax_device_fault
 import cfjax_fill
 from cfjax_case import Case, CaseError
 from cfjax_stage import Stage, lowering_stage, unwrap  # noqa: F401  (unwrap: re-exported)
@@ -225,10 +226,32 @@ class Executor:
 
   # -- per mode
 
+  def _device_arch(self) -> str | None:
+    """The arch of the GPU that gpu mode compiles for ("sm_90a" on an H200), None if unknown."""
+    if not hasattr(self, "_device_arch_cache"):
+      arch = None
+      try:
+        cc = str(self.jax.devices("cuda")[0].compute_capability)
+        major, minor = (int(v) for v in cc.split(".")[:2])
+        arch = next((a for a, v in ARCH_VERSION.items() if v == (major, minor)), f"sm_{major}{minor}")
+      except Exception:  # pylint: disable=broad-except
+        pass
+      self._device_arch_cache = arch
+    return self._device_arch_cache
+
   def run(self, case_json: Any) -> dict:
     start = time.monotonic()
     try:
       case = Case.from_json(case_json)
+      # gpu mode compiles for the device it has: a case for another arch is not run there (as the
+      # cuda executor does), or an sm_80 case would be held against the sm_80 reference while
+      # the H200 compiles it for sm_90a (the first GPU run's campaign reported such false findings).
+      device_arch = self._device_arch() if self.mode == "gpu" else None
+      if device_arch is not None and case.target["arch"] != device_arch:
+        return {"kind": "unavailable",
+                "reason": f"the case targets {case.target['arch']}; this device is {device_arch} "
+                          "(jax-gpu compiles for the device it has)",
+                "info": dict(self.info)}
       with self._x64(case), self._arch(case):
         if self.mode == "interpret":
           out = self._run_interpret(case)
@@ -405,6 +428,12 @@ class Executor:
       results = compiled(*args)
       results = [np.asarray(r) for r in self.jax.tree.leaves(results)][:len(case.outputs)]
     except Exception as e:  # pylint: disable=broad-except
+      # A device fault loses the process's CUDA context (cfjax_device_fault): a crash of this
+      # case, and a fresh process for the next, instead of 50 cases failing after it.
+      if cfjax_device_fault.is_sticky(str(e)) or not cfjax_device_fault.context_alive(self.jax):
+        self.exit_after_answer = True
+        if cfjax_device_fault.is_sticky(str(e)):
+          return cfjax_device_fault.fault_outcome(e)
       raise Stage("launch", e) from e
     ctas = []
     for rank, coords in enumerate(case.mesh.cta_coords()):
