@@ -16,6 +16,10 @@ add_library(collfuzz_report STATIC
 target_link_libraries(collfuzz_report PUBLIC collfuzz_campaign PRIVATE collfuzz_warnings)
 target_sources(collfuzz PRIVATE harness/cli/cmd_merge.cpp harness/cli/cmd_report.cpp)
 target_link_libraries(collfuzz PRIVATE collfuzz_report)
+if(COLLFUZZ_BUILD_TESTS)
+  collfuzz_add_gtest(collfuzz_svg_chart_tests SOURCES tests/scale/svg_chart_test.cpp
+                     LIBS collfuzz_report)
+endif()
 
 # The shard-union test with findings: the campaign's workers against a mutant simulator.
 if(COLLFUZZ_BUILD_TESTS AND COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)

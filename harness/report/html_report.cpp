@@ -32,6 +32,37 @@ std::string field(const json& j, const char* key) {
   return j.is_object() && j.contains(key) ? str(j[key]) : "-";
 }
 
+// A JSON value as a collapsible block: its summary says what it holds, the body is indented JSON
+// that wraps inside the page.
+std::string json_block(const std::string& label, const json& v) {
+  if (label == "-") return json_block("", v);  // field() of an absent key
+  std::string what;
+  if (v.is_object()) {
+    std::string keys;
+    for (const auto& [k, x] : v.items()) {
+      if (keys.size() > 60) {
+        keys += ", ...";
+        break;
+      }
+      keys += (keys.empty() ? "" : ", ") + k;
+    }
+    what = std::to_string(v.size()) + (v.size() == 1 ? " field" : " fields") +
+           (keys.empty() ? "" : ": " + keys);
+  } else if (v.is_array()) {
+    what = std::to_string(v.size()) + (v.size() == 1 ? " item" : " items");
+  } else {
+    what = "JSON";
+  }
+  return "<details class=\"json\"><summary>" +
+         esc(label.empty() ? what : label + " (" + what + ")") + "</summary><pre>" +
+         esc(v.dump(1)) + "</pre></details>";
+}
+
+// A table in a container of its own that scrolls sideways if the table is wider than the page.
+std::string scrolling(const std::string& table) {
+  return "<div class=\"scroll\">" + table + "</div>";
+}
+
 std::string read_text(const std::filesystem::path& f) {
   std::ifstream in(f, std::ios::binary);
   std::ostringstream s;
@@ -99,6 +130,9 @@ std::string summary_table(const json& s) {
   const auto row = [&](const std::string& k, const std::string& v) {
     h += "<tr><th>" + esc(k) + "</th><td>" + esc(v) + "</td></tr>";
   };
+  const auto json_row = [&](const std::string& k, const json& v) {
+    h += "<tr><th>" + esc(k) + "</th><td>" + json_block("", v) + "</td></tr>";
+  };
   row("seed", field(s, "seed"));
   std::string ex;
   if (s.contains("executors") && s["executors"].is_array())
@@ -117,9 +151,12 @@ std::string summary_table(const json& s) {
       "runs", "problems",  "this_run", "budget"};
   for (const auto& [k, v] : s.items()) {
     if (shown.count(k)) continue;
-    row(k, v.is_object() || v.is_array() ? v.dump() : str(v));
+    if (v.is_object() || v.is_array())
+      json_row(k, v);
+    else
+      row(k, str(v));
   }
-  return h + "</table>";
+  return scrolling(h + "</table>");
 }
 
 std::string outcome_mix(const json& cov) {
@@ -173,7 +210,8 @@ std::string coverage_heat_map(const json& s) {
 std::string shard_breakdown(const json& s) {
   if (!s.contains("runs") || !s["runs"].is_array()) return "";
   std::string h =
-      "<h2>Runs merged (per shard)</h2><table><tr><th>run</th><th>host</th><th>shard</th>"
+      "<h2>Runs merged (per shard)</h2><div "
+      "class=\"scroll\"><table><tr><th>run</th><th>host</th><th>shard</th>"
       "<th>seed</th><th>cases</th><th>cases/s</th><th>rules hit</th><th>findings</th>"
       "<th>provenance</th></tr>";
   std::vector<Bar> bars;
@@ -184,16 +222,20 @@ std::string shard_breakdown(const json& s) {
     const std::string shard = r.contains("shard") && r["shard"].is_object()
                                   ? field(r["shard"], "index") + "/" + field(r["shard"], "count")
                                   : "-";
+    // Scalars as key=value, an object or array as a collapsible JSON block.
     std::string extra;
     for (const auto& [k, v] : r.items()) {
-      if (!shown.count(k))
-        extra += k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()) + " ";
+      if (shown.count(k)) continue;
+      if (v.is_object() || v.is_array())
+        extra += json_block(k, v);
+      else
+        extra += "<span class=\"pv\">" + esc(k + "=" + str(v)) + "</span> ";
     }
     h += "<tr><td>" + esc(field(r, "dir")) + "</td><td>" + esc(field(r, "host")) + "</td><td>" +
          esc(shard) + "</td><td>" + esc(field(r, "seed")) + "</td><td>" + esc(field(r, "cases")) +
          "</td><td>" + esc(field(r, "cases_per_second")) + "</td><td>" +
          esc(field(r, "rules_hit")) + "</td><td>" + esc(field(r, "findings")) +
-         "</td><td class=\"small\">" + esc(extra) + "</td></tr>";
+         "</td><td class=\"small prov\">" + extra + "</td></tr>";
     Bar b{"shard " + shard, {}};
     if (r.contains("outcome_kinds") && r["outcome_kinds"].is_object()) {
       std::map<std::string, double> kinds;
@@ -204,7 +246,7 @@ std::string shard_breakdown(const json& s) {
     }
     bars.push_back(std::move(b));
   }
-  h += "</table>";
+  h += "</table></div>";
   h += stacked_bars("Outcome mix per shard (both profiles)", bars);
   return h;
 }
@@ -244,16 +286,19 @@ std::string finding_groups(const json& s, const std::filesystem::path& dir,
         for (const auto& m : o["mismatches"])
           h += "<li><code>" + esc(field(m, "signature")) + "</code>: " + esc(field(m, "detail")) +
                "</li>";
-      h += "</ul><table class=\"outcomes\"><tr><th>side</th><th>outcome</th></tr>";
+      h += "</ul><div class=\"scroll\"><table "
+           "class=\"outcomes\"><tr><th>side</th><th>outcome</th></tr>";
       if (o.contains("reference") && o["reference"].is_object())
         for (const auto& [p, out] : o["reference"].items())
-          h += "<tr><td>reference (" + esc(p) + ")</td><td><pre>" + esc(out.dump(1)) +
-               "</pre></td></tr>";
+          h += "<tr><td>reference (" + esc(p) + ")</td><td>" + json_block(field(out, "kind"), out) +
+               "</td></tr>";
       if (o.contains("executors") && o["executors"].is_array())
         for (const auto& e : o["executors"])
-          h += "<tr><td>" + esc(field(e, "executor")) + "</td><td><pre>" +
-               esc(e.contains("outcome") ? e["outcome"].dump(1) : "-") + "</pre></td></tr>";
-      h += "</table><details><summary>Case file</summary><pre>" +
+          h += "<tr><td>" + esc(field(e, "executor")) + "</td><td>" +
+               (e.contains("outcome") ? json_block(field(e["outcome"], "kind"), e["outcome"])
+                                      : std::string("-")) +
+               "</td></tr>";
+      h += "</table></div><details><summary>Case file</summary><pre>" +
            esc(read_text(it->second->case_file)) + "</pre></details>";
       if (it->second->python_file) {
         h += "<details open><summary>Python reproducer (" +
@@ -267,11 +312,18 @@ std::string finding_groups(const json& s, const std::filesystem::path& dir,
   return h;
 }
 
+// Nothing may be wider than the page: long tokens (signatures, paths, JSON) break anywhere, a
+// table or chart wider than the page scrolls inside its own container.
 const char* const kStyle = R"(
 body{font-family:sans-serif;margin:2em;max-width:1100px;color:#222}
+h1,h2,h3,h4,p,li,summary,code{overflow-wrap:anywhere}td,th{overflow-wrap:break-word}
+table.kv td,td.prov,table.outcomes td+td{overflow-wrap:anywhere}
+.scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;
-text-align:left;vertical-align:top}pre{white-space:pre-wrap;max-height:24em;overflow:auto;
-background:#f6f6f6;padding:6px;margin:0}.small{font-size:80%}.warn{color:#a00}
+text-align:left;vertical-align:top}pre{white-space:pre-wrap;overflow-wrap:anywhere;
+max-height:24em;overflow:auto;background:#f6f6f6;padding:6px;margin:0}
+details.json summary{cursor:pointer;color:#444;font-size:90%}.prov .pv{display:block}
+.small{font-size:80%}.warn{color:#a00}
 .group{border-left:4px solid #d62728;padding-left:1em;margin:1em 0}svg.chart{display:block;
 margin:1em 0}#status{color:#888;font-size:80%})";
 
@@ -325,7 +377,7 @@ std::string html_report(const std::filesystem::path& dir, std::vector<std::strin
                     "rules", t.executor_rules);
   }
   h += "<h2>Outcome mix</h2>" + outcome_mix(s["coverage"]);
-  h += "<h2>Rule coverage</h2>" + coverage_heat_map(s);
+  h += "<h2>Rule coverage</h2>" + scrolling(coverage_heat_map(s));
   if (merged) h += shard_breakdown(s);
   h += finding_groups(s, dir, run);
   if (!run.problems.empty()) {

@@ -3,8 +3,14 @@
 # fields holding HTML) is written as report.html and loaded in headless Chromium; the test checks
 # that every chart rendered (the page's own check writes "charts-ok N" into the DOM), that the
 # console shows no error, that the screenshot is not blank, that the page loads nothing from the
-# network, and that user strings are escaped. Exit 77 (ctest: skipped) without Chromium.
+# network, and that user strings are escaped. The shard runs are made to look like a campaign with
+# several executors (sim, jax-interpret, jax-ir: their summary, timeline and provenance), and the
+# page's layout is measured in Chromium at a 1280 px window (report_layout_check.js, injected into a
+# copy of the page): nothing wider than the viewport, legends inside their charts, JSON in
+# <details>. Exit 77 (ctest: skipped) without Chromium.
 # Usage: report_browser_test.sh <collfuzz> <collfuzz_shard_mutant> [screenshot to keep]
+# (with the third argument, the 1280 px screenshot is kept there, and the page with every <details>
+# open beside it as NAME-expanded.png)
 set -u
 collfuzz=$1
 mutant=$2
@@ -18,6 +24,33 @@ fail() { echo "FAIL: $*"; exit 1; }
 for i in 0 1 2 3; do
   "$mutant" 3 predicate_ignored "$i/4" 250 2 "$work/runs/shard-$i" > /dev/null || fail "run $i"
 done
+# A campaign with several executors, as `collfuzz fuzz --executors sim,jax-interpret,jax-ir` on a
+# JAX machine writes it: the executors and per-executor timeline entries, and its provenance.
+python3 - "$work"/runs/shard-* << 'PY'
+import json, os, sys
+extra = {"jax-interpret": 0.61, "jax-ir": 0.37}
+for d in sys.argv[1:]:
+    s = json.load(open(os.path.join(d, "summary.json")))
+    s["executors"] = ["sim"] + list(extra)
+    s["versions"] = {"jax": "0.12.0.1", "jaxlib": "0.12.0.1", "python": "3.12.3 (main, Nov  6 2025, 13:44:16) [GCC 13.2.0]",
+                     "python_executable": "/home/runner/work/collfuzz/collfuzz/.venv-jax-0.12.0.1/bin/python3.12",
+                     "collfuzz": "322cb1c0e7d6f2f7b1b5d8a0c4e7c1a2b3d4e5f6-dirty"}
+    s["command"] = ("collfuzz fuzz --executors sim,jax-interpret,jax-ir --python "
+                    "/home/runner/work/collfuzz/collfuzz/.venv-jax-0.12.0.1/bin/python3.12 --seed 3 "
+                    "--shard 0/4 --seconds 3600 --jobs 16 --known-bugs ci/known-jax-bugs.json --out " + d)
+    json.dump(s, open(os.path.join(d, "summary.json"), "w"))
+    lines = [json.loads(l) for l in open(os.path.join(d, "timeline.jsonl")) if l.strip()]
+    for l in lines:
+        l["executors"] = s["executors"]
+        sim = l.get("per_executor", {}).get("sim")
+        if sim:
+            for name, f in extra.items():
+                l["per_executor"][name] = {k: (v * f if isinstance(v, float) else int(v * f))
+                                           for k, v in sim.items()}
+    with open(os.path.join(d, "timeline.jsonl"), "w") as f:
+        f.writelines(json.dumps(l) + "\n" for l in lines)
+PY
+[ $? -eq 0 ] || fail "making the runs look like a several-executor campaign"
 # Hostile strings: a reproducer and a provenance field with markup.
 first=$(ls "$work"/runs/shard-0/findings/*.outcomes.json | head -1)
 case_file=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['case_file'])" "$first")
@@ -45,9 +78,40 @@ charts=$(grep -o 'charts-ok [0-9]*' "$work/dom.html" | awk '{print $2}')
 [ "$charts" -ge 7 ] || fail "only $charts charts rendered (5 and the 2 per-executor ones)"
 grep -q "<title>pwned" "$work/dom.html" && fail "a script from a user string ran"
 if grep -E "Uncaught|CONSOLE\(|console.*[Ee]rror" "$work/console.log"; then fail "console errors"; fi
-timeout 120 "$browser" "${flags[@]}" --hide-scrollbars --window-size=1200,1800 \
+timeout 120 "$browser" "${flags[@]}" --hide-scrollbars --window-size=1280,1800 \
   --screenshot="$work/shot.png" "file://$page" > /dev/null 2>&1
 [ -s "$work/shot.png" ] || fail "no screenshot"
 python3 "$here/png_variance.py" "$work/shot.png" || fail "the screenshot is blank"
-[ -n "$keep" ] && cp "$work/shot.png" "$keep"
-echo "ok: $charts charts rendered, no console errors, screenshot not blank, strings escaped"
+
+# The layout, measured by Chromium at a 1280 px window: the check script goes into a copy of the
+# page (the page's CSP allows inline scripts) and writes what it found into <pre id="layout">.
+checked=$work/checked.html
+python3 - "$page" "$here/report_layout_check.js" "$checked" << 'PY'
+import sys
+page, script = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+assert page.count("</body>") == 1
+open(sys.argv[3], "w").write(page.replace("</body>", "<script>\n" + script + "</script></body>"))
+PY
+timeout 120 "$browser" "${flags[@]}" --window-size=1280,900 --dump-dom "file://$checked" \
+  > "$work/checked-dom.html" 2> /dev/null
+layout=$(python3 - "$work/checked-dom.html" << 'PY'
+import html, re, sys
+m = re.findall(r'<pre id="layout">(.*?)</pre>', open(sys.argv[1]).read(), re.S)
+print(html.unescape(m[-1]) if m else "layout-missing: the check script did not run")
+PY
+)
+if [ -n "$keep" ]; then
+  cp "$work/shot.png" "$keep"
+  timeout 120 "$browser" "${flags[@]}" --hide-scrollbars --window-size=1280,6000 \
+    --screenshot="${keep%.png}-expanded.png" "file://$checked" > /dev/null 2>&1
+fi
+echo "$layout" | head -1
+case $layout in layout-ok*) ;; *) echo "$layout" | tail -n +2; fail "the layout check at 1280 px";; esac
+width=$(echo "$layout" | head -1 | grep -o 'width=[0-9]*' | cut -d= -f2)
+legends=$(echo "$layout" | head -1 | grep -o 'legends=[0-9]*' | cut -d= -f2)
+blobs=$(echo "$layout" | head -1 | grep -o 'json=[0-9]*' | cut -d= -f2)
+[ "${width:-0}" -eq 1280 ] || fail "the window was $width px wide, not 1280"
+[ "${legends:-0}" -ge 6 ] || fail "only $legends chart legends measured (4 line charts, 2 bar charts)"
+[ "${blobs:-0}" -ge 4 ] || fail "only $blobs JSON blocks found (provenance and outcomes)"
+echo "ok: $charts charts rendered, no console errors, screenshot not blank, strings escaped," \
+  "layout at 1280 px: $legends legends inside their charts, $blobs JSON blocks in <details>"
