@@ -376,7 +376,8 @@ def _emit_output_check(E, k: int, spec: dict, rec: dict, inputs: list) -> int:
     E(f"  # {skipped} written element(s) hold SMEM that no copy wrote: collfuzz predicts its")
     E("  # sentinel 0xA5, JAX leaves it uninitialised; not compared.")
   if ne == 0:
-    E(f"  # no element of {name} is written: nothing to compare")
+    E(f"  # no element of {name} is predicted: no copy wrote one, or collfuzz's reference leaves")
+    E("  # every written one undefined (racy writers); nothing to compare")
     return 0
   if ne < n - skipped:
     E(f"  # {n - skipped - ne} element(s) are not compared (not in `at`): no copy wrote them, or")
@@ -417,7 +418,9 @@ def _emit_output_check(E, k: int, spec: dict, rec: dict, inputs: list) -> int:
   whole = ne == n
   at = "" if whole else f", at={ranges_src(ranges)}"
   reshape = f".reshape({shape_src(spec['shape'])})" if whole else ""
-  if len(parts) == 1 and parts[0][1] is None:
+  if len(parts) == 1 and parts[0][1] is not None:
+    E(f"  {var} = {parts[0][0][0]}.astype({dtype}){reshape}  # {parts[0][1]}")
+  elif len(parts) == 1:
     lines = parts[0][0]
     E(f"  {var} = {lines[0]}" + ("" if len(lines) > 1 else f".astype({dtype}){reshape}"))
     for line in lines[1:-1]:
