@@ -297,7 +297,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
   // Each finding's script, run once beside the workers and at the end (finding_repro_run.h),
   // within the budget plus its grace.
   FindingReproRunner repro(dir.findings(), JaxPython::resolve(o.executor_options.python, "").python,
-                           o.executor_options.log_dir, o.shrink);
+                           o.executor_options.log_dir, o.shrink, o.run_scripts);
   std::optional<std::chrono::steady_clock::time_point> repro_until;
   if (deadline) {
     repro_until = *deadline + std::chrono::duration_cast<std::chrono::steady_clock::duration>(

@@ -109,11 +109,12 @@ nlohmann::json classify_script_run(int wait_status, const std::string& stderr_te
 }
 
 FindingReproRunner::FindingReproRunner(std::filesystem::path findings_dir, std::string python,
-                                       std::filesystem::path log_dir, bool shrink)
+                                       std::filesystem::path log_dir, bool shrink, bool enabled)
     : dir_(std::move(findings_dir)),
       python_(std::move(python)),
       log_dir_(std::move(log_dir)),
-      shrink_(shrink) {}
+      shrink_(shrink),
+      enabled_(enabled) {}
 
 FindingReproRunner::~FindingReproRunner() {
   if (running_) running_->child.stop();
@@ -254,6 +255,7 @@ void FindingReproRunner::poll(std::optional<Clock::time_point> until) {
 }
 
 void FindingReproRunner::step(std::optional<Clock::time_point> until) {
+  if (!enabled_) return;
   poll(until);
   if (running_) return;
   const auto now = Clock::now();
@@ -264,6 +266,12 @@ void FindingReproRunner::step(std::optional<Clock::time_point> until) {
 }
 
 void FindingReproRunner::finish(std::optional<Clock::time_point> until, bool interrupted) {
+  if (!enabled_) {
+    // No script digest: a later session that runs scripts runs these.
+    for (const auto& stem : pending(/*final_only=*/false))
+      record(stem, {{"reproduced", "skipped"}, {"why", "not run: --no-script-runs"}});
+    return;
+  }
   while (true) {
     poll(until);
     if (running_) {

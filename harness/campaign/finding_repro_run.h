@@ -43,9 +43,10 @@ class FindingReproRunner {
 
   // `python`: the campaign's JAX Python (--python, else $COLLFUZZ_JAX_PYTHON, else .venv-jax);
   // `log_dir`: where each script's stderr goes (LOG_DIR/repro/SIGNATURE.log). `shrink`: whether
-  // the campaign shrinks findings (without it every written finding is final).
+  // the campaign shrinks findings (without it every written finding is final). `enabled` false
+  // (--no-script-runs): nothing is run, and finish() records each finding as skipped.
   FindingReproRunner(std::filesystem::path findings_dir, std::string python,
-                     std::filesystem::path log_dir, bool shrink);
+                     std::filesystem::path log_dir, bool shrink, bool enabled = true);
   ~FindingReproRunner();
   FindingReproRunner(const FindingReproRunner&) = delete;
   FindingReproRunner& operator=(const FindingReproRunner&) = delete;
@@ -81,6 +82,7 @@ class FindingReproRunner {
   std::string python_;
   std::filesystem::path log_dir_;
   bool shrink_;
+  bool enabled_;
   std::optional<Running> running_;
   Clock::time_point last_scan_{};
   // Findings with a result for their script as it is now (its modification time then).

@@ -50,6 +50,8 @@ FAKE_SCRIPT_MODE=pass run "$work/pass" --cases 60
 check "$work/pass" no "JAX does what collfuzz's reference predicts" || fail "a passing script reproduced its finding"
 FAKE_SCRIPT_MODE=broken run "$work/broken" --cases 60
 check "$work/broken" error "ValueError: fake broken script" || fail "a broken script is not an error"
+FAKE_SCRIPT_MODE=fail run "$work/off" --cases 60 --no-script-runs
+check "$work/off" skipped "not run: --no-script-runs" || fail "--no-script-runs ran the scripts"
 # The budget: a script that never ends is stopped at its end, and the campaign ends within 5 s.
 t0=$(date +%s.%N)
 FAKE_SCRIPT_MODE=sleep run "$work/sleep" --seconds 3
@@ -57,6 +59,8 @@ t1=$(date +%s.%N)
 python3 -c "import sys; w = $t1 - $t0; print(f'campaign wall time {w:.1f} s, budget 3 s'); sys.exit(w > 8.0)" ||
   fail "the campaign ran past its budget plus 5 s"
 check "$work/sleep" "not run" "^time" || fail "a script cut by the budget is not 'not run (time)'"
+grep -q "time: stopped at the budget's end after" "$work/sleep/summary.md" ||
+  fail "the script running at the budget's end was not stopped there"
 # Real JAX runs the scripts, which end in a verdict (none is broken): the fake executor's
 # rejections are not JAX's, so most do not reproduce (one may: JAX's interpret mode names another
 # thread from run to run in some messages, which a script sees as a disagreement).
