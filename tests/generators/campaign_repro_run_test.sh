@@ -48,6 +48,9 @@ FAKE_SCRIPT_MODE=fail run "$work/fail" --cases 60
 check "$work/fail" yes 'expected 2, got 0 .*\[fake\]' || fail "a failing script did not reproduce its finding"
 FAKE_SCRIPT_MODE=pass run "$work/pass" --cases 60
 check "$work/pass" no "JAX does what collfuzz's reference predicts" || fail "a passing script reproduced its finding"
+# replay reads the findings folder's cases, not the scripts' results (*.reproduced.json)
+"$collfuzz" replay "$work/pass/findings" --executors reference > "$work/replay.log" 2>&1
+[ $? -ne 2 ] || { cat "$work/replay.log"; fail "replay of a findings folder took a result for a case"; }
 FAKE_SCRIPT_MODE=broken run "$work/broken" --cases 60
 check "$work/broken" error "ValueError: fake broken script" || fail "a broken script is not an error"
 FAKE_SCRIPT_MODE=fail run "$work/off" --cases 60 --no-script-runs
