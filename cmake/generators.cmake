@@ -29,6 +29,7 @@ add_library(collfuzz_campaign STATIC
   harness/campaign/campaign_lock.cpp
   harness/campaign/campaign_options.cpp
   harness/campaign/finding_repro.cpp
+  harness/campaign/finding_repro_run.cpp
   harness/campaign/campaign_state.cpp
   harness/campaign/campaign_summary.cpp
   harness/campaign/case_check.cpp
@@ -79,6 +80,11 @@ if(COLLFUZZ_BUILD_TESTS)
   add_test(NAME collfuzz_campaign_baseline
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/campaign_baseline_test.sh $<TARGET_FILE:collfuzz>
                    ${CMAKE_SOURCE_DIR})
+  # Each finding's script run once by the campaign (issue 27); skipped (77) without .venv-jax.
+  add_test(NAME collfuzz_campaign_repro_run
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/campaign_repro_run_test.sh $<TARGET_FILE:collfuzz>
+                   ${CMAKE_SOURCE_DIR})
+  set_tests_properties(collfuzz_campaign_repro_run PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
   add_test(NAME collfuzz_campaign_survives_sigkill
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/campaign_kill_test.sh $<TARGET_FILE:collfuzz>)
   collfuzz_add_gtest(collfuzz_property_tests

@@ -15,6 +15,7 @@
 #include "harness/campaign/campaign_summary.h"
 #include "harness/campaign/confirmation.h"
 #include "harness/campaign/crash_report.h"
+#include "harness/campaign/finding_repro_run.h"
 #include "harness/campaign/progress_display.h"
 #include "harness/campaign/shared_memory.h"
 #include "harness/campaign/slow_worker.h"
@@ -23,6 +24,7 @@
 #include "harness/campaign/worker_board.h"
 #include "harness/core/errors.h"
 #include "harness/core/terminal_text.h"
+#include "harness/executors/jax_python.h"
 #include "harness/process/child_process.h"
 #include "harness/runner/atomic_file.h"
 #include "oracles/reference/rules.h"
@@ -292,6 +294,16 @@ int Campaign::run(std::ostream& out, bool terminal) {
     return s;
   };
 
+  // Each finding's script, run once beside the workers and at the end (finding_repro_run.h),
+  // within the budget plus its grace.
+  FindingReproRunner repro(dir.findings(), JaxPython::resolve(o.executor_options.python, "").python,
+                           o.executor_options.log_dir, o.shrink, o.run_scripts);
+  std::optional<std::chrono::steady_clock::time_point> repro_until;
+  if (deadline) {
+    repro_until = *deadline + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(FindingReproRunner::kGraceSeconds));
+  }
+
   auto last_shown = start;
   // At the budget's end a worker finishes its case; one still busy this long after (a slow
   // external executor) is killed: its findings are on disk already, and its state from its last
@@ -410,6 +422,7 @@ int Campaign::run(std::ostream& out, bool terminal) {
       last_shown = std::chrono::steady_clock::now();
     }
     if (!any_running) break;
+    repro.step(g_interrupted ? std::optional(std::chrono::steady_clock::now()) : repro_until);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   for (auto& reporter : reporters) {
@@ -420,6 +433,8 @@ int Campaign::run(std::ostream& out, bool terminal) {
   const ProgressSnapshot last = snapshot();
   progress.finish(last);
   timeline.record(last, true);
+  // The scripts not run yet (after the last snapshot: their time is not the loop's).
+  if (disk_full.empty()) repro.finish(repro_until, g_interrupted != 0);
 
   CampaignTotals totals = merge_worker_states(dir, o.jobs);
   totals.worker_crashes += slow_crashes;

@@ -122,6 +122,8 @@ CampaignHunt hunt_in_campaign(Mutant mutant, const CampaignHuntOptions& ho) {
   // Findings are not shrunk: shrinking a JAX finding holds the slow worker for minutes, and a
   // finding the faithful reference has too would delay the hunt by that much.
   o.shrink = false;
+  // A mutant's findings are the mutant's: their JAX scripts would only take a core from the hunt.
+  o.run_scripts = false;
   o.baseline = ho.baseline;
   if (!o.baseline.empty()) {
     const Baseline baseline = Baseline::load(o.baseline);

@@ -29,6 +29,8 @@ struct CampaignOptions {
   std::filesystem::path out = "fuzz-out";
   bool resume = false;
   bool shrink = true;
+  // Run each finding's script once (finding_repro_run.h); --no-script-runs: not in this session.
+  bool run_scripts = true;
   DiagnosticLevel level = DiagnosticLevel::kMessage;
   ExecutorOptions executor_options;
   // Worker processes of the slow executors' pool (slow_pool.h); 0: the slow executors run in the

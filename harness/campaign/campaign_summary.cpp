@@ -198,6 +198,28 @@ std::string known_markdown(const nlohmann::json& s) {
   return md;
 }
 
+// Each finding's script, run once by the campaign (finding_repro_run.h): the counts, then one
+// line per finding with why.
+std::string reproduced_markdown(const nlohmann::json& s) {
+  std::map<std::string, int> counts;
+  std::string lines;
+  for (const auto& f : s["findings"]) {
+    if (!f.contains("reproduced")) continue;
+    const std::string status = f.value("reproduced", std::string());
+    ++counts[status];
+    lines += "- `" + f.value("signature", std::string()) + "`: **" + status + "** (" +
+             f.value("reproduced_why", std::string()) + ")\n";
+  }
+  if (counts.empty()) return {};
+  std::string total;
+  for (const auto& [status, n] : counts)
+    total += (total.empty() ? "" : ", ") + status + " " + std::to_string(n);
+  return "## Does each finding's script reproduce it?\n\nEach finding's `SIGNATURE.py`, run once "
+         "by the campaign (yes: its assertion failed, JAX disagrees with collfuzz's reference; "
+         "no: it passed; docs/fuzzing.md): " +
+         total + ".\n\n" + lines + "\n";
+}
+
 std::string flaky_markdown(const nlohmann::json& s) {
   if (!s.contains("flaky") || !s["flaky"].is_array() || s["flaky"].empty()) return {};
   std::map<std::string, std::vector<const nlohmann::json*>> by_signature;
@@ -355,6 +377,15 @@ nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
                         {"found", r.outcomes.value("found", nlohmann::json::object())},
                         {"shrunk", r.outcomes.value("shrunk", false)},
                         {"size", r.outcomes.value("size", nlohmann::json::object())}});
+    // The result of running its script once (finding_repro_run.h).
+    nlohmann::json& entry = findings.back();
+    if (r.reproduced.is_object()) {
+      entry["reproduced"] = r.reproduced.value("reproduced", std::string("error"));
+      entry["reproduced_why"] = r.reproduced.value("why", std::string());
+    } else {
+      entry["reproduced"] = "not run";
+      entry["reproduced_why"] = "no result was recorded (the campaign stopped before it ran)";
+    }
   }
   j["findings"] = findings;
   j["groups"] = finding_groups(findings);
@@ -460,7 +491,7 @@ std::string summary_markdown(const nlohmann::json& s) {
             f["case_file"].get<std::string>() + "](" + f["case_file"].get<std::string>() + ") | " +
             sz + " | " + f["found"].value("case", std::string("-")) + " |\n";
     }
-    md += "\n";
+    md += "\n" + reproduced_markdown(s);
   }
 
   md += "## Outcome kinds\n\n| kind | mosaic | interpret |\n|---|---|---|\n";

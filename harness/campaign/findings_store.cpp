@@ -114,6 +114,18 @@ std::vector<FindingRecord> FindingsStore::load_all() const {
       r.signature = r.outcomes.at("signature").get<std::string>();
       r.case_file = r.outcomes.at("case_file").get<std::string>();
       r.outcomes_file = f.filename().string();
+      const std::string name = r.outcomes_file;
+      const auto reproduced =
+          dir_ /
+          (name.substr(0, name.size() - std::string(".outcomes.json").size()) + ".reproduced.json");
+      std::error_code ec;
+      if (std::filesystem::exists(reproduced, ec)) {
+        try {
+          r.reproduced = load_json_file(reproduced);
+        } catch (const std::exception&) {
+          r.reproduced = {{"reproduced", "error"}, {"why", "its result file is unreadable"}};
+        }
+      }
       out.push_back(std::move(r));
     } catch (const std::exception&) {
       // A file that is not a finding's outcomes: not ours to judge here.

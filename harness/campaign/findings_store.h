@@ -22,6 +22,9 @@ struct FindingRecord {
   std::string case_file;      // relative to the findings directory
   std::string outcomes_file;  // relative to the findings directory
   nlohmann::json outcomes;    // the whole outcomes file
+  // <slug>.reproduced.json: the result of running its script once (finding_repro_run.h); null
+  // when it has none (yet).
+  nlohmann::json reproduced;
 };
 
 class FindingsStore {

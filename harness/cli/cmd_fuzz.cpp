@@ -131,6 +131,7 @@ int cmd_fuzz(const Flags& flags) {
   }
   o.out = flags.out;
   o.slow_jobs = flags.slow_jobs;
+  o.run_scripts = !flags.no_script_runs;
   if (flags.confirm < 0 || flags.confirm > 100)
     throw InputError("--confirm", "expected 0 to 100 reruns");
   o.confirm = flags.confirm;

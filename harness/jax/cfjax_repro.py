@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # pylint: disable=wrong-import-position
 from cfjax_repro_body import Writer, needs_x64  # noqa: E402,F401
-from cfjax_repro_checks import MAX_LITERAL_ELEMENTS, RAISED, emit_checks, emit_raised  # noqa: E402,F401
+from cfjax_repro_checks import CHECK_ARRAY, RAISED, emit_checks, emit_raised, runs  # noqa: E402,F401
 from cfjax_repro_kernel import HELPERS, emit_collfuzz_case, emit_inputs, emit_kernel  # noqa: E402,F401
 from cfjax_repro_modes import DEADLOCK_SECONDS, Request, emit_main  # noqa: E402,F401
 from cfjax_repro_prologue import emit_prologue  # noqa: E402

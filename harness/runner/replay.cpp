@@ -18,7 +18,8 @@ namespace collfuzz {
 
 bool is_case_file_name(const std::filesystem::path& file) {
   const std::string name = file.filename().string();
-  return name.ends_with(".json") && !name.starts_with(".") && !name.ends_with(".outcomes.json");
+  return name.ends_with(".json") && !name.starts_with(".") && !name.ends_with(".outcomes.json") &&
+         !name.ends_with(".reproduced.json");
 }
 
 namespace {

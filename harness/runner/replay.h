@@ -38,8 +38,9 @@ struct ReplaySummary {
 };
 
 // Whether a file found in a directory is a case file: named *.json, not hidden (.*), and not a
-// finding's outcomes (*.outcomes.json), so that `collfuzz replay OUT/findings` replays the
-// findings. A file named on the command line is always read as a case.
+// finding's outcomes (*.outcomes.json) or its script's result (*.reproduced.json), so that
+// `collfuzz replay OUT/findings` replays the findings. A file named on the command line is always
+// read as a case.
 bool is_case_file_name(const std::filesystem::path& file);
 
 // Case files under `paths` (files as given; directories searched recursively for case files,

@@ -15,7 +15,7 @@ namespace collfuzz {
 
 namespace {
 constexpr double kGeneratorSeconds = 60;           // start-up (numpy) plus one case
-constexpr std::size_t kMaxScriptLine = 64u << 20;  // a script embeds outputs as hex
+constexpr std::size_t kMaxScriptLine = 64u << 20;  // a script spells out every output element
 }  // namespace
 
 const char* to_string(ReproMode m) {

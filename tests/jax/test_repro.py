@@ -62,9 +62,43 @@ class GeneratorTest(unittest.TestCase):
     exp = {"kind": "completed", "outputs": [{"name": "out", "hex": data.hex(), "written": [[0, 3]]}]}
     src = cfjax_repro.generate(request(COPY, exp))
     compile(src, "t.py", "exec")
-    self.assertIn("want = np.array([7, 9])", src)
-    self.assertIn("np.array([0, 2], dtype=np.int64)", src)
+    self.assertIn("out_want = np.array([7, 9]).astype(jnp.int32)", src)
+    self.assertIn("check_array('output out', results[0], out_want, at=np.r_[0:1, 2:3])", src)
     self.assertIn("1 written element(s) hold SMEM that no copy wrote", src)
+    self.assertNotIn("fromhex", src)
+
+  def test_expected_arrays_are_runs_never_hex(self):
+    # 300 elements: an arange, a constant run, a tiled pattern, then literals
+    vals = list(range(1, 101)) + [0] * 100 + [3, 9, 1] * 30 + [5, 2, 8, 6, 4, 7, 1, 9, 0, 3]
+    data = b"".join(int(v).to_bytes(4, "little", signed=True) for v in vals)
+    c = case(COPY)
+    c["outputs"] = [{"name": "out", "shape": [3, 100], "dtype": "int32"}]
+    exp = {"kind": "completed", "outputs": [{"name": "out", "hex": data.hex(), "written": [[0, 300]]}]}
+    src = cfjax_repro.generate({"case": c, "mode": "interpret", "expected": exp})
+    self.assertNotIn("fromhex", src)
+    self.assertIn("np.arange(1, 101),", src)
+    self.assertIn("np.full(100, 0),", src)
+    self.assertIn("np.tile(np.array([3, 9, 1]), 30),", src)
+    self.assertIn("np.array([5, 2, 8, 6, 4, 7, 1, 9, 0, 3]),", src)
+    self.assertIn("]).astype(jnp.int32).reshape((3, 100))", src)
+    self.assertEqual(cfjax_repro.runs([1, 2, 3, 4, 7, 5, 5, 5, 5]),
+                     [("arange", 1, 5, 1), ("list", [7]), ("full", 4, 5)])
+
+  def test_check_array_names_the_first_differing_index(self):
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    ns = {"np": np, "jnp": np}
+    exec(cfjax_repro.CHECK_ARRAY, ns)  # pylint: disable=exec-used
+    got = np.arange(12, dtype=np.int32).reshape(3, 4)
+    ns["check_array"]("out", got, np.arange(12).astype(np.int32).reshape(3, 4))
+    want = np.arange(12).astype(np.int32)
+    want[6] = 60
+    want[9] = 90
+    with self.assertRaisesRegex(AssertionError, r"out\[1, 2\]: expected 60, got 6 \(2 of 12 compared"):
+      ns["check_array"]("out", got, want.reshape(3, 4))
+    # `at`: only those flat indices are compared
+    ns["check_array"]("out", got, np.array([0, 1, 8]).astype(np.int32), at=np.r_[0:2, 8:9])
+    with self.assertRaisesRegex(AssertionError, r"out\[2, 0\]: expected 7, got 8 \(1 of 3"):
+      ns["check_array"]("out", got, np.array([0, 1, 7]).astype(np.int32), at=np.r_[0:2, 8:9])
 
   def test_lower_mode_patches_the_arch_and_keeps_the_call_alive(self):
     c = case(COPY)
