@@ -27,6 +27,13 @@ int cmd_replay(const Flags& flags, const std::vector<std::string>& paths) {
   if (judges_jax || !flags.baseline.empty())
     std::cout << baseline_location_line(baseline_at) << "\n";
   if (!baseline_file.empty()) baseline = Baseline::load(baseline_file);
+  Baseline also_baseline;
+  if (!flags.also_baseline.empty() || !flags.also_junit.empty()) {
+    if (flags.also_compare_profile.empty())
+      throw InputError(flags.also_baseline.empty() ? "--also-junit" : "--also-baseline",
+                       "needs --also-compare-profile");
+  }
+  if (!flags.also_baseline.empty()) also_baseline = Baseline::load(flags.also_baseline);
   const auto files = collect_case_files(paths);
   // --jobs N: N runners, each with its own executors (JAX worker processes), never more than files.
   const auto jobs = static_cast<std::size_t>(
@@ -39,20 +46,28 @@ int cmd_replay(const Flags& flags, const std::vector<std::string>& paths) {
     runner->pin_jax(parse_jax_flag(flags.jax));
     if (!flags.compare_profile.empty())
       runner->compare_against(parse_profile_flag(flags.compare_profile, Profile::kMosaic));
+    if (!flags.also_compare_profile.empty()) {
+      runner->also_compare_against(parse_profile_flag(flags.also_compare_profile, Profile::kMosaic),
+                                   flags.also_baseline.empty() ? nullptr : &also_baseline);
+    }
     runner_ptrs.push_back(runner.get());
   }
   const ReplaySummary summary = replay_parallel(files, runner_ptrs, [&](const CheckResult& c) {
+    const std::string who =
+        c.executor +
+        (c.also_profile.empty() ? "" : " vs " + c.also_profile + " (second comparison)");
     if (c.status == CheckResult::Status::kFail) {
-      std::cout << "FAIL " << terminal_text(c.file) << " [" << c.executor
+      std::cout << "FAIL " << terminal_text(c.file) << " [" << who
                 << "]: " << terminal_lines(c.message) << "\n"
                 << std::flush;
     } else if (flags.verbose) {
       std::cout << (c.status == CheckResult::Status::kPass ? "PASS " : "SKIP ")
-                << terminal_text(c.file) << " [" << c.executor << "]"
+                << terminal_text(c.file) << " [" << who << "]"
                 << (c.message.empty() ? "" : ": " + terminal_lines(c.message)) << "\n";
     }
   });
   if (!flags.junit.empty()) write_junit(summary, flags.junit);
+  if (!flags.also_junit.empty()) write_junit(summary.also_summary(), flags.also_junit);
   if (!flags.json_out.empty()) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& c : summary.checks) {
@@ -87,9 +102,13 @@ int cmd_replay(const Flags& flags, const std::vector<std::string>& paths) {
   }
   for (const std::string& line : unavailable_lines(summary))
     std::cout << terminal_text(line) << "\n";
+  if (!flags.also_compare_profile.empty()) {
+    std::cout << "second comparison (executors against the " << flags.also_compare_profile
+              << " profile's prediction): " << summary_line(summary.also_summary()) << "\n";
+  }
   std::cout << summary_line(summary) << "\n";
   if (summary.bad_input) return kExitBadInput;
-  if (summary.failed) return kExitMismatch;
+  if (summary.failed || summary.also_failed) return kExitMismatch;
   if (nothing_compared && !flags.allow_unavailable) return kExitMismatch;
   return kExitOk;
 }

@@ -183,6 +183,7 @@ CaseReport CaseRunner::run(const Case& original, const nlohmann::json* expect,
   report.file = file;
   report.name = c.name;
   report.reference = reference(c, c.target.profile);
+  if (also_profile_) report.also_profile = to_string(*also_profile_);
   if (check_reference_) {
     if (!expect_skip.empty()) {
       report.stored_skip_reason = expect_skip;
@@ -221,9 +222,18 @@ CaseReport CaseRunner::run(const Case& original, const nlohmann::json* expect,
       }
     }
     r.judged_jax = to_string(against->target.jax);
+    const bool also = also_profile_ && *also_profile_ != compare_profile_.value_or(ex->profile());
     if (r.version_mismatch) {
       r.verdict.executor = ex->name();
       r.verdict.ran = false;
+      if (also) {
+        ExecutorResult a;
+        a.executor = r.executor;
+        a.jax_version = r.jax_version;
+        a.judged_jax = r.judged_jax;
+        a.verdict = r.verdict;
+        report.also.push_back(std::move(a));
+      }
       report.results.push_back(std::move(r));
       continue;
     }
@@ -233,6 +243,20 @@ CaseReport CaseRunner::run(const Case& original, const nlohmann::json* expect,
     if (baseline_) {
       for (const KnownDivergence* d : baseline_->entries(c.name, ex->name()))
         r.known.push_back(d->signature);
+    }
+    if (also) {
+      ExecutorResult a;
+      a.executor = r.executor;
+      a.seconds = r.seconds;
+      a.jax_version = r.jax_version;
+      a.judged_jax = r.judged_jax;
+      a.verdict = compare(*against, reference(*against, *also_profile_), r.outcome, level_);
+      a.verdict.executor = ex->name();
+      if (also_baseline_) {
+        for (const KnownDivergence* d : also_baseline_->entries(c.name, ex->name()))
+          a.known.push_back(d->signature);
+      }
+      report.also.push_back(std::move(a));
     }
     report.results.push_back(std::move(r));
   }

@@ -46,6 +46,11 @@ struct CaseReport {
   std::optional<Verdict> stored;   // reference vs. the case's `expect`, when checked
   std::string stored_skip_reason;  // why the stored expectation was not checked
   std::vector<ExecutorResult> results;
+  // The second comparison (CaseRunner::also_compare_against): the same runs held against another
+  // profile's prediction, for the executors whose own profile is another. Outcomes are not kept
+  // here (results has them); `known` is the second baseline's.
+  std::vector<ExecutorResult> also;
+  std::string also_profile;  // the profile of `also` ("mosaic"), when it is asked for
 };
 
 // What a run compared: each check (an executor's verdict, or the reference against a stored
@@ -86,6 +91,13 @@ class CaseRunner {
 
   // Hold every executor against the reference's prediction for `profile` rather than its own.
   void compare_against(std::optional<Profile> profile) { compare_profile_ = profile; }
+  // Also hold every executor whose own profile is not `profile` against `profile`'s prediction,
+  // with `baseline`'s known divergences (CaseReport::also): one run of JAX's interpret mode then
+  // gives both its own comparison and the one against the compiler.
+  void also_compare_against(Profile profile, const Baseline* baseline) {
+    also_profile_ = profile;
+    also_baseline_ = baseline;
+  }
   // Judge every case by this JAX release (--jax), as if its target.jax named it.
   void pin_jax(std::optional<JaxVersion> v) { jax_override_ = v; }
   ~CaseRunner();
@@ -103,6 +115,8 @@ class CaseRunner {
   DiagnosticLevel level_;
   const Baseline* baseline_;
   std::optional<Profile> compare_profile_;
+  std::optional<Profile> also_profile_;
+  const Baseline* also_baseline_ = nullptr;
   std::optional<JaxVersion> jax_override_;
   const Case* cached_case_ = nullptr;
   std::map<std::pair<Profile, JaxVersion>, Outcome> cache_;

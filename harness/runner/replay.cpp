@@ -71,8 +71,8 @@ namespace {
 
 CheckResult verdict_check(const CaseReport& r, const Verdict& v,
                           const std::vector<std::string>& known, double seconds) {
-  CheckResult c{r.file, r.name, v.executor, CheckResult::Status::kPass, "", "", seconds,
-                {},     "",     ""};
+  CheckResult c{r.file, r.name, v.executor, CheckResult::Status::kPass, "", "", seconds, {},
+                "",     "",     ""};
   if (!v.ran) {
     c.status = CheckResult::Status::kSkip;
     c.message = v.reason;
@@ -134,6 +134,7 @@ void classify(const CaseReport& report, ReplaySummary& summary) {
                      0,
                      {},
                      "",
+                     "",
                      ""});
   }
   for (const ExecutorResult& r : report.results) {
@@ -144,6 +145,26 @@ void classify(const CaseReport& report, ReplaySummary& summary) {
       summary.executor_versions[r.executor] = v;
     push(std::move(c));
   }
+  for (const ExecutorResult& r : report.also) {
+    CheckResult c = verdict_check(report, r.verdict, r.known, r.seconds);
+    c.jax_version = r.jax_version;
+    c.judged_jax = r.judged_jax;
+    c.also_profile = report.also_profile;
+    ++(c.status == CheckResult::Status::kPass   ? summary.also_passed
+       : c.status == CheckResult::Status::kFail ? summary.also_failed
+                                                : summary.also_skipped);
+    summary.also_checks.push_back(std::move(c));
+  }
+}
+
+ReplaySummary ReplaySummary::also_summary() const {
+  ReplaySummary s;
+  s.checks = also_checks;
+  s.passed = also_passed;
+  s.failed = also_failed;
+  s.skipped = also_skipped;
+  s.executor_versions = executor_versions;
+  return s;
 }
 
 std::string executor_versions(const Outcome& o) {
@@ -181,6 +202,7 @@ ReplaySummary replay_file(const std::filesystem::path& file, CaseRunner& runner)
                                      0,
                                      {},
                                      "",
+                                     "",
                                      ""});
   }
   return one;
@@ -198,6 +220,13 @@ void fold(ReplaySummary&& one, ReplaySummary& summary,
   for (CheckResult& c : one.checks) {
     on_check(c);
     summary.checks.push_back(std::move(c));
+  }
+  summary.also_passed += one.also_passed;
+  summary.also_failed += one.also_failed;
+  summary.also_skipped += one.also_skipped;
+  for (CheckResult& c : one.also_checks) {
+    on_check(c);
+    summary.also_checks.push_back(std::move(c));
   }
 }
 

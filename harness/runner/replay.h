@@ -24,6 +24,9 @@ struct CheckResult {
   std::vector<std::string> signatures;  // every unexpected signature (and stale baseline entries)
   std::string jax_version;  // the JAX release the executor runs (its hello), if it has one
   std::string judged_jax;   // the release whose reference judged it
+  // Empty for the replay's own comparison; "mosaic" (the profile) for the second comparison of
+  // --also-compare-profile (CaseReport::also).
+  std::string also_profile;
 };
 
 struct ReplaySummary {
@@ -35,6 +38,13 @@ struct ReplaySummary {
   // Each executor's versions as its outcomes report them ("jax 0.12.0.1, jaxlib 0.12.0.1").
   std::map<std::string, std::string> executor_versions;
   CheckCounts counts;  // of the cases that could be read (their executors, for "nothing compared")
+  // The second comparison's checks (--also-compare-profile), counted apart.
+  std::vector<CheckResult> also_checks;
+  int also_passed = 0;
+  int also_failed = 0;
+  int also_skipped = 0;
+  // The second comparison as a summary of its own (for its JUnit file and closing line).
+  ReplaySummary also_summary() const;
 };
 
 // Whether a file found in a directory is a case file: named *.json, not hidden (.*), and not a

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <memory>
 
+#include "harness/runner/baseline.h"
 #include "harness/runner/case_runner.h"
 #include "harness/runner/replay.h"
 
@@ -96,6 +97,58 @@ TEST(ParallelReplay, MoreRunnersThanFilesIsFine) {
   const ReplayRun r = run_with(files, 4);
   EXPECT_EQ(r.reported.size(), r.summary.checks.size());
   EXPECT_GT(r.summary.passed, 0);
+}
+
+// --also-compare-profile: the same runs held against a second profile, counted apart; the first
+// comparison is what it is without it, and the second baseline's entries make its divergences
+// known (a listed one that no longer happens fails).
+TEST(AlsoCompareProfile, ASecondComparisonFromTheSameRuns) {
+  const std::vector<std::filesystem::path> files = {
+      std::string(COLLFUZZ_SOURCE_DIR) + "/corpus/compile.tmem.pre_blackwell__sm90a.json",
+      std::string(COLLFUZZ_SOURCE_DIR) + "/corpus/mode.plain__two_phases.json"};
+  auto runner = [] {
+    return std::make_unique<CaseRunner>(std::vector<std::string>{"sim"}, ExecutorOptions{},
+                                        DiagnosticLevel::kMessage);
+  };
+  auto plain = runner();
+  const ReplaySummary without = replay(files, *plain, [](const CheckResult&) {});
+  EXPECT_TRUE(without.also_checks.empty());
+
+  auto also = runner();
+  also->also_compare_against(Profile::kInterpret, nullptr);
+  std::vector<std::string> seen;
+  const ReplaySummary with = replay(files, *also, [&](const CheckResult& c) {
+    seen.push_back(c.executor + "|" + c.also_profile);
+  });
+  EXPECT_EQ(with.passed, without.passed);
+  EXPECT_EQ(with.failed, without.failed);
+  ASSERT_EQ(with.also_checks.size(), 2u);  // the sim's profile (mosaic) is not interpret
+  EXPECT_EQ(with.also_checks[0].executor, "sim");
+  EXPECT_EQ(with.also_checks[0].also_profile, "interpret");
+  // Interpret mode has no ptxas: the compiler's refusal of TMEM on sm_90a is a divergence.
+  EXPECT_EQ(with.also_checks[0].status, CheckResult::Status::kFail);
+  EXPECT_EQ(with.also_checks[1].status, CheckResult::Status::kPass);
+  EXPECT_EQ(with.also_failed, 1);
+  EXPECT_EQ(with.also_passed, 1);
+  EXPECT_EQ(with.also_summary().failed, 1);
+  EXPECT_EQ(seen.size(), with.checks.size() + with.also_checks.size());
+
+  // Listed in the second baseline: known, so it passes; the first comparison is unchanged.
+  const auto dir = std::filesystem::temp_directory_path() / "collfuzz_also_compare";
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "baseline.json";
+  std::ofstream(file)
+      << R"({"format": 1, "divergences": [{"case": "compile.tmem.pre_blackwell__sm90a",
+      "executor": "sim", "signature": ")"
+      << with.also_checks[0].signature << R"(", "reason": "test"}]})";
+  const Baseline baseline = Baseline::load(file);
+  auto listed = runner();
+  listed->also_compare_against(Profile::kInterpret, &baseline);
+  const ReplaySummary known = replay(files, *listed, [](const CheckResult&) {});
+  EXPECT_EQ(known.also_failed, 0);
+  EXPECT_EQ(known.also_passed, 2);
+  EXPECT_EQ(known.failed, without.failed);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
