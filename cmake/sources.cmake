@@ -8,9 +8,11 @@ add_library(collfuzz_core STATIC
   harness/core/case_json_writer.cpp
   harness/core/case_parser.cpp
   harness/core/case_parser_copies.cpp
+  harness/core/case_parser_fill.cpp
   harness/core/case_parser_program.cpp
   harness/core/scratch_shapes.cpp
   harness/core/dtype.cpp
+  harness/core/element_value.cpp
   harness/core/fill.cpp
   harness/core/index_json.cpp
   harness/core/jax_version.cpp

@@ -1,6 +1,7 @@
 # Tests of the core, the reference checker, the oracles and the CLI.
 collfuzz_add_gtest(collfuzz_core_tests
   SOURCES tests/core/case_parser_test.cpp tests/core/fill_test.cpp tests/core/outcome_json_test.cpp
+          tests/core/fill_values_test.cpp
           tests/core/allocator_test.cpp tests/core/terminal_text_test.cpp
           tests/core/markup_text_test.cpp
           tests/core/bounded_json_reader_test.cpp tests/core/case_format_extensions_test.cpp

@@ -116,6 +116,8 @@ def canonical(case: dict) -> dict:
     ren[a["name"]] = f"in{k}"
     shapes[f"in{k}"] = a["shape"]
     fill = dict(a.get("fill") or {"pattern": "iota"})
+    if fill.get("pattern") == "arange":
+      fill = {"start": 0, "step": 1, **fill}
     ins.append({"name": f"in{k}", "shape": a["shape"], "dtype": a["dtype"], "fill": fill})
   out["inputs"] = ins
   outs = []

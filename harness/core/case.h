@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -48,13 +49,21 @@ struct Target {
 // ---------------------------------------------------------------------------------------------
 // GMEM arrays
 
-enum class FillPattern : std::uint8_t { kIota, kRandom, kConstant };
+enum class FillPattern : std::uint8_t { kIota, kRandom, kConstant, kArange, kValues };
 
 struct Fill {
   FillPattern pattern = FillPattern::kIota;
   std::uint64_t seed = 0;
   std::int64_t value = 0;  // kConstant
+  std::int64_t start = 0;  // kArange: element i is start + i * step
+  std::int64_t step = 1;
+  // kValues: every element's bit pattern (in the low dtype_bits bits), row-major; shared, so that
+  // copying a case (the shrinker, the campaign) does not copy them.
+  std::shared_ptr<const std::vector<std::uint64_t>> values = nullptr;
 };
+
+// The same contents: every field of the pattern, the values compared element by element.
+bool operator==(const Fill& a, const Fill& b);
 
 struct ArraySpec {
   std::string name;

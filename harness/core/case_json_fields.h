@@ -43,7 +43,9 @@ constexpr std::pair<std::string_view, Profile> kProfiles[] = {{"mosaic", Profile
 constexpr std::pair<std::string_view, FillPattern> kPatterns[] = {
     {"iota", FillPattern::kIota},
     {"random", FillPattern::kRandom},
-    {"constant", FillPattern::kConstant}};
+    {"constant", FillPattern::kConstant},
+    {"arange", FillPattern::kArange},
+    {"values", FillPattern::kValues}};
 constexpr std::pair<std::string_view, AllocKind> kAllocKinds[] = {
     {"smem", AllocKind::kSmem},
     {"barrier", AllocKind::kBarrier},

@@ -3,6 +3,7 @@
 #include "harness/core/case_json.h"
 
 #include "harness/core/case_json_fields.h"
+#include "harness/core/element_value.h"
 #include "harness/core/index_json.h"
 #include "harness/core/jax_version.h"
 #include "harness/core/scratch_shapes.h"
@@ -130,6 +131,25 @@ json op_to_json(const Op& op) {
       op.v);
 }
 
+// An explicit `values` fill's numbers: integers for the integer dtypes, the exact double of each
+// element of a float dtype (nlohmann writes the shortest text that reads back to it).
+json fill_values_to_json(const ArraySpec& a) {
+  json out = json::array();
+  if (!a.fill.values) return out;
+  const DTypeInfo& info = dtype_info(a.dtype);
+  for (const std::uint64_t bits : *a.fill.values) {
+    if (info.is_float) {
+      out.push_back(float_element_value(a.dtype, bits));
+    } else if (!info.is_signed) {
+      out.push_back(bits);
+    } else {
+      const int shift = 64 - info.bits;  // sign-extend the low `bits` bits
+      out.push_back(static_cast<std::int64_t>(bits << shift) >> shift);
+    }
+  }
+  return out;
+}
+
 json body_to_json(const Body& body) {
   json out = json::array();
   for (const auto& op : body) out.push_back(op_to_json(op));
@@ -172,6 +192,11 @@ json case_to_json(const Case& c) {
         e["fill"] = json{{"pattern", name_of(a.fill.pattern, kPatterns)}};
         if (a.fill.pattern == FillPattern::kRandom) e["fill"]["seed"] = a.fill.seed;
         if (a.fill.pattern == FillPattern::kConstant) e["fill"]["value"] = a.fill.value;
+        if (a.fill.pattern == FillPattern::kArange) {
+          e["fill"]["start"] = a.fill.start;
+          e["fill"]["step"] = a.fill.step;
+        }
+        if (a.fill.pattern == FillPattern::kValues) e["fill"]["values"] = fill_values_to_json(a);
       }
       arr.push_back(e);
     }

@@ -128,17 +128,7 @@ void CaseParser::parse_arrays(const json& j, const std::string& path, bool is_in
       throw InputError(p + ".shape", "the arrays of this case exceed the limit of " +
                                          std::to_string(limits::kMaxTotalArrayBytes) + " bytes");
     }
-    if (const json* f = jr::member(j[i], "fill")) {
-      const std::string fp = p + ".fill";
-      jr::object(*f, fp, {"pattern", "seed", "value"});
-      a.fill.pattern = jr::choice(jr::required(*f, fp, "pattern"), fp + ".pattern", kPatterns);
-      if (const json* s = jr::member(*f, "seed"))
-        a.fill.seed = jr::unsigned_integer(*s, fp + ".seed");
-      if (const json* v = jr::member(*f, "value")) {
-        a.fill.value =
-            jr::integer(*v, fp + ".value", -(std::int64_t{1} << 31), (std::int64_t{1} << 31) - 1);
-      }
-    }
+    if (const json* f = jr::member(j[i], "fill")) a.fill = parse_fill(*f, p + ".fill", a);
     out.push_back(std::move(a));
   }
 }

@@ -39,6 +39,8 @@ class CaseParser {
 
   void claim_name(const std::string& name, const std::string& path);
 
+  // An input's `fill`, checked against the array's dtype and shape (case_parser_fill.cpp).
+  static Fill parse_fill(const json& j, const std::string& path, const ArraySpec& a);
   void parse_arrays(const json& j, const std::string& path, bool is_input,
                     std::vector<ArraySpec>& out, std::int64_t& total);
 

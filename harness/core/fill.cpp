@@ -49,9 +49,11 @@ std::uint64_t encode_small_int(DType dtype, std::int64_t v) {
   }
 }
 
+}  // namespace
+
 // The range of small integers each dtype holds exactly (and that survives any executor's
 // conversions): [lo, hi].
-std::pair<std::int64_t, std::int64_t> value_range(DType dtype) {
+std::pair<std::int64_t, std::int64_t> fill_value_range(DType dtype) {
   switch (dtype) {
     case DType::kInt4:
       return {-8, 7};
@@ -79,15 +81,24 @@ std::pair<std::int64_t, std::int64_t> value_range(DType dtype) {
   }
 }
 
-}  // namespace
+bool operator==(const Fill& a, const Fill& b) {
+  if (a.pattern != b.pattern || a.seed != b.seed || a.value != b.value || a.start != b.start ||
+      a.step != b.step)
+    return false;
+  if (a.values == b.values) return true;
+  if (!a.values || !b.values) return false;
+  return *a.values == *b.values;
+}
 
 namespace {
 
 // The fill of one array with its constants worked out once.
 struct Filler {
   explicit Filler(const ArraySpec& a) : a_(a) {
-    std::tie(lo_, hi_) = value_range(a.dtype);
+    std::tie(lo_, hi_) = fill_value_range(a.dtype);
     span_ = hi_ - lo_ + 1;
+    const int width = dtype_bits(a.dtype);
+    mask_ = width == 64 ? ~0ull : ((1ull << width) - 1);
   }
   // Element i's value as a small integer.
   std::int64_t value(std::int64_t i) const {
@@ -107,10 +118,23 @@ struct Filler {
       case FillPattern::kConstant:
         v = a_.fill.value < lo_ ? lo_ : (a_.fill.value > hi_ ? hi_ : a_.fill.value);
         break;
+      case FillPattern::kArange:  // the case reader keeps every element inside [lo, hi]
+        v = a_.fill.start + i * a_.fill.step;
+        break;
+      case FillPattern::kValues:  // bits() reads the stored bit patterns
+        break;
     }
     return v;
   }
-  std::uint64_t bits(std::int64_t i) const { return encode_small_int(a_.dtype, value(i)); }
+  std::uint64_t bits(std::int64_t i) const {
+    if (a_.fill.pattern == FillPattern::kValues) {
+      const auto& v = a_.fill.values;  // the case reader checks there is one per element
+      return v && i < static_cast<std::int64_t>(v->size())
+                 ? (*v)[static_cast<std::size_t>(i)] & mask_
+                 : 0;
+    }
+    return encode_small_int(a_.dtype, value(i));
+  }
 
   // Calls put(i, bits) for every element in order; iota is computed incrementally.
   template <typename Put>
@@ -133,6 +157,7 @@ struct Filler {
   std::int64_t lo_ = 0;
   std::int64_t hi_ = 0;
   std::int64_t span_ = 1;
+  std::uint64_t mask_ = ~0ull;
 };
 
 }  // namespace
@@ -181,7 +206,7 @@ const std::vector<std::uint8_t>& iota_period(DType dtype) {
       ArraySpec a;
       a.dtype = static_cast<DType>(d);
       a.fill.pattern = FillPattern::kIota;
-      const auto [lo, hi] = value_range(a.dtype);
+      const auto [lo, hi] = fill_value_range(a.dtype);
       const std::int64_t span = hi - lo + 1;
       const int bits = dtype_bits(a.dtype);
       if (bits < 8 || span > 65536) continue;
@@ -250,9 +275,8 @@ std::shared_ptr<const std::vector<std::uint8_t>> shared_fill_bytes(const ArraySp
   thread_local std::array<Kept, kKept> kept{};
   thread_local std::size_t next = 0;
   for (const Kept& k : kept) {
-    if (k.bytes && k.dtype == a.dtype && k.fill.pattern == a.fill.pattern &&
-        k.fill.seed == a.fill.seed && k.fill.value == a.fill.value && k.shape == a.shape)
-      return k.bytes;
+    // (a kept `values` fill holds its values alive: equal pointers are equal contents)
+    if (k.bytes && k.dtype == a.dtype && k.fill == a.fill && k.shape == a.shape) return k.bytes;
   }
   auto bytes = std::make_shared<const std::vector<std::uint8_t>>(fill_bytes(a));
   if (static_cast<std::int64_t>(bytes->size()) <= kMaxBytes) {

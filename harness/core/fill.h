@@ -5,11 +5,16 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "harness/core/case.h"
 
 namespace collfuzz {
+
+// The range [lo, hi] of the small integers the recipe fills (iota, random, constant, arange) store
+// in `dtype`, exactly in every executor (docs/case-format.md "Fills").
+std::pair<std::int64_t, std::int64_t> fill_value_range(DType dtype);
 
 // The value of element `i` (row-major) of the array, as the raw bit pattern of its dtype, in the
 // low `dtype_bits` bits.

@@ -29,6 +29,9 @@ inline constexpr std::int64_t kMaxAbsIndexValue = std::int64_t{1} << 31;
 inline constexpr int kMaxNameLength = 64;
 inline constexpr int kMaxCaseNameLength = 200;
 inline constexpr int kMaxCondDepth = 8;
+// Elements of one input's explicit `values` fill (what `collfuzz import` stores for an argument
+// that is no recipe fill, such as a jax.random array).
+inline constexpr std::int64_t kMaxFillValues = 65536;
 
 // The JSON reader (bounded_json_reader.h), for every JSON input: case, outcome, baseline and
 // campaign state files, and executor answer lines. Checked while reading, so a hostile input costs

@@ -1,7 +1,8 @@
 """Array contents for the JAX executor: input fills, byte packing and digests.
 
 This reimplements harness/core/fill.cpp bit for bit (docs/case-format.md "Fills" is normative):
-element i (row-major) holds a small integer v, stored exactly in the dtype. Memory is packed
+element i (row-major) of a recipe fill (iota, random, constant, arange) holds a small integer v,
+stored exactly in the dtype; an explicit `values` fill holds the numbers it lists. Memory is packed
 row-major and little-endian; int4/uint4 hold two elements per byte, the lower-indexed element in
 the low nibble.
 
@@ -24,6 +25,9 @@ DTYPE_BITS = {
     "float8_e4m3fn": 8, "float8_e5m2": 8, "bfloat16": 16, "float16": 16,
     "float32": 32, "float64": 64,
 }
+
+# Elements of one explicit `values` fill (harness/core/limits.h kMaxFillValues).
+MAX_FILL_VALUES = 65536
 
 _FLOATS = {"float8_e4m3fn", "float8_e5m2", "bfloat16", "float16", "float32", "float64"}
 
@@ -91,7 +95,27 @@ def fill_values(fill: dict | None, dtype: str, n: int) -> np.ndarray:
   if pattern == "constant":
     value = int(fill.get("value", 0))
     return np.full(n, min(max(value, lo), hi), dtype=np.int64)
+  if pattern == "arange":  # the case reader keeps every element inside [lo, hi]
+    start, step = int(fill.get("start", 0)), int(fill.get("step", 1))
+    return start + step * np.arange(n, dtype=np.int64)
+  if pattern == "values":
+    raise ValueError("an explicit values fill holds numbers, not small integers: use fill_array")
   raise ValueError(f"unknown fill pattern {pattern!r}")
+
+
+def explicit_array(values, dtype: str, shape) -> np.ndarray:
+  """An explicit `values` fill: the numbers (row-major), each exactly a value of `dtype`."""
+  shape = tuple(int(d) for d in shape)
+  n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+  if len(values) != n:
+    raise ValueError(f"a values fill of {len(values)} numbers for {n} elements")
+  if dtype in _FLOATS:
+    arr = np.asarray(values, dtype=np.float64).astype(numpy_dtype(dtype))
+  elif dtype in ("int4", "uint4"):
+    arr = np.asarray(values, dtype=np.int8 if dtype == "int4" else np.uint8).astype(numpy_dtype(dtype))
+  else:
+    arr = np.asarray(values, dtype=np.dtype(dtype))
+  return arr.reshape(shape)
 
 
 def numpy_dtype(dtype: str) -> np.dtype:
@@ -118,7 +142,10 @@ def fill_array(spec: dict) -> np.ndarray:
   """The contents of a GMEM input: a numpy array of its dtype and shape."""
   shape = tuple(int(d) for d in spec["shape"])
   n = int(np.prod(shape, dtype=np.int64)) if shape else 1
-  v = fill_values(spec.get("fill"), spec["dtype"], n)
+  fill = spec.get("fill") or {"pattern": "iota"}
+  if fill.get("pattern") == "values":
+    return explicit_array(fill.get("values", []), spec["dtype"], shape)
+  v = fill_values(fill, spec["dtype"], n)
   return values_to_array(v, spec["dtype"], shape)
 
 

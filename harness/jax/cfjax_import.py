@@ -19,8 +19,10 @@ found in the jaxpr, and its body's equations are walked: `run_scoped` (its alloc
 and comparisons that indices and conditions are made of. Anything else is refused with the
 primitive's name and the user's source line (the equation's source_info), exit code 2.
 
-Fills: an argument whose values are a collfuzz fill (iota, or a constant) gets it; otherwise the
-fill given in `fills`, else the case's default (iota) with a warning.
+Fills: an argument gets a fill holding exactly its elements (cfjax_import_kernel.infer_fill):
+iota, a constant or an arange where its numbers are one, else an explicit `values` fill of its
+numbers; the fill given in `fills` wins; past 65,536 elements (or with NaN or infinities) and no
+recipe fill, the case's default (iota) with a warning.
 
 Where it lives: this file is the core (the entry points, the jaxpr walk and its dispatch table
 primitive -> handler); each primitive family is a module of its own, a mixin of Importer:

@@ -9,6 +9,8 @@ body with the Importer and drops plgpu.kernel's own empty scope (unwrap_kernel_s
 
 from __future__ import annotations
 
+import math
+
 from cfjax_import_values import ImportRefused, Ref, axis_name_json, user_line
 
 
@@ -35,24 +37,66 @@ def find_kernel_eqns(jaxpr, out: list):
 
 
 def infer_fill(arr, dtype: str):
-  """A collfuzz fill whose values `arr` holds, or None."""
+  """(fill, None): a collfuzz fill whose elements equal `arr`'s bit for bit, the recipe ones
+  first (iota, constant, arange; reshaped arrays too, as fills are row-major), else an explicit
+  `values` fill; or (None, why not): an array that cannot be read, of a dtype collfuzz lacks, with
+  NaN or infinities (JSON has no numbers for them), or past cfjax_fill.MAX_FILL_VALUES elements."""
   import numpy as np  # pylint: disable=import-outside-toplevel
   import cfjax_fill  # pylint: disable=import-outside-toplevel
+  if dtype not in cfjax_fill.DTYPE_BITS:
+    return None, f"is of dtype {dtype}, which a case cannot hold"
   try:
-    a = np.asarray(arr)
+    a = np.asarray(arr).astype(cfjax_fill.numpy_dtype(dtype), copy=False)
   except Exception:  # pylint: disable=broad-except
-    return None
-  if dtype not in cfjax_fill.DTYPE_BITS or a.size == 0:
-    return None
-  want = cfjax_fill.fill_array({"shape": list(a.shape), "dtype": dtype,
-                                "fill": {"pattern": "iota"}})
-  if np.array_equal(np.asarray(want).astype(np.float64), a.astype(np.float64)):
-    return {"pattern": "iota"}
-  flat = a.reshape(-1).astype(np.float64)
+    return None, "holds values that cannot be read"
+  if a.size == 0:
+    return None, "is empty"
+  spec = {"shape": list(a.shape), "dtype": dtype}
+  have = cfjax_fill.pack(a, dtype)
+
+  def same(fill):
+    try:
+      return cfjax_fill.pack(cfjax_fill.fill_array(dict(spec, fill=fill)), dtype) == have
+    except (ValueError, OverflowError):
+      return False
+
+  if same({"pattern": "iota"}):
+    return {"pattern": "iota"}, None
+  flat = a.reshape(-1)
+  is_float = dtype in cfjax_fill._FLOATS  # pylint: disable=protected-access
+  if is_float and not np.all(np.isfinite(flat.astype(np.float64))):
+    return None, "holds NaN or infinities, which a case's JSON cannot write"
   lo, hi = cfjax_fill.value_range(dtype)
-  if np.all(flat == flat[0]) and float(flat[0]).is_integer() and lo <= flat[0] <= hi:
-    return {"pattern": "constant", "value": int(flat[0])}
-  return None
+
+  def small(x):  # the element as a small integer of the fill range, or None
+    v = float(x) if is_float else int(x)
+    if is_float and not v.is_integer():
+      return None
+    v = int(v)
+    return v if lo <= v <= hi else None
+
+  first = small(flat[0])
+  if first is not None:
+    if same({"pattern": "constant", "value": first}):
+      return {"pattern": "constant", "value": first}, None
+    second = small(flat[1]) if flat.size > 1 else None
+    if second is not None:
+      fill = {"pattern": "arange", "start": first, "step": second - first}
+      if small(flat[-1]) is not None and same(fill):
+        return fill, None
+  if flat.size > cfjax_fill.MAX_FILL_VALUES:
+    return None, (f"has {flat.size} elements, more than the {cfjax_fill.MAX_FILL_VALUES} an "
+                  "explicit values fill holds, and is no recipe fill (iota, constant, arange)")
+  if is_float:
+    values = []
+    for x in flat.astype(np.float64).tolist():
+      values.append(int(x) if x.is_integer() and not (x == 0 and math.copysign(1, x) < 0) else x)
+  else:
+    values = [int(x) for x in flat.tolist()]
+  fill = {"pattern": "values", "values": values}
+  if not same(fill):  # pragma: no cover (every finite value of the dtype is a float64)
+    return None, "holds values a values fill does not reproduce"
+  return fill, None
 
 
 def _axis_tuple(names):
@@ -130,11 +174,10 @@ def build_case(imp, call, args, fills, name, arch, profile, jax_pin) -> dict:
     dtype = str(a.dtype)
     nm = imp.fresh("in", _clean_name(arg_names, k))
     spec = {"name": nm, "shape": [int(d) for d in a.shape], "dtype": dtype}
-    fill = fills[k] if fills[k] is not None else infer_fill(a, dtype)
+    fill, why = (fills[k], None) if fills[k] is not None else infer_fill(a, dtype)
     if fill is None:
       if not isinstance(a, jax_ShapeDtypeStruct()):
-        imp.warnings.append(f"input {k} ({nm}) holds values that are not a collfuzz fill; "
-                            "the case fills it with iota")
+        imp.warnings.append(f"input {k} ({nm}) {why}; the case fills it with iota")
       fill = {"pattern": "iota"}
     spec["fill"] = fill
     inputs.append(spec)

@@ -80,20 +80,50 @@ def emit_inputs(E, r):
   else:
     E("  return [")
     for a in inputs:
-      fill = a.get("fill") or {"pattern": "iota"}
-      lo, hi = cfjax_fill.value_range(a["dtype"])
-      n = math.prod(int(d) for d in a["shape"])
-      pattern = fill.get("pattern", "iota")
-      extra = ""
-      if pattern == "random":
-        extra = f", pattern='random', seed={int(fill.get('seed', 0)) & ((1 << 64) - 1)}"
-      elif pattern == "constant":
-        extra = f", pattern='constant', value={int(fill.get('value', 0))}"
-      elif pattern != "iota":
-        raise Unsupported(f"fill pattern {pattern!r}")
-      E(f"      as_array(fill_values({n}, {lo}, {hi}{extra}), {dtype_src(a['dtype'])}, "
-        f"{shape_src(a['shape'])}),  # {a['name']}")
+      E(f"      {input_src(a)},  # {a['name']}")
     E("  ]")
+
+
+def input_src(a: dict) -> str:
+  """The expression make_inputs() builds one input with: `jnp.arange(...)` for an arange fill,
+  the listed numbers for an explicit values fill, collfuzz's fill arithmetic for the others."""
+  fill = a.get("fill") or {"pattern": "iota"}
+  dtype, shape = dtype_src(a["dtype"]), shape_src(a["shape"])
+  n = math.prod(int(d) for d in a["shape"])
+  pattern = fill.get("pattern", "iota")
+  if pattern == "arange":
+    start, step = int(fill.get("start", 0)), int(fill.get("step", 1))
+    if step == 0 or n == 1:
+      return f"jnp.full({shape}, {start}, dtype={dtype})"
+    stop = start + step * (n - 1) + (1 if step > 0 else -1)  # inside the dtype, unlike start + n*step
+    return f"jnp.arange({start}, {stop}, {step}, dtype={dtype}).reshape({shape})"
+  if pattern == "values":
+    return f"explicit_values({_values_src(fill.get('values', []))}, {dtype}, {shape})"
+  lo, hi = cfjax_fill.value_range(a["dtype"])
+  extra = ""
+  if pattern == "random":
+    extra = f", pattern='random', seed={int(fill.get('seed', 0)) & ((1 << 64) - 1)}"
+  elif pattern == "constant":
+    extra = f", pattern='constant', value={int(fill.get('value', 0))}"
+  elif pattern != "iota":
+    raise Unsupported(f"fill pattern {pattern!r}")
+  return f"as_array(fill_values({n}, {lo}, {hi}{extra}), {dtype}, {shape})"
+
+
+def _values_src(values: list) -> str:
+  """The numbers of a values fill as a list literal, wrapped at about 100 columns."""
+  lines, line = [], []
+  width = 0
+  for v in values:
+    t = repr(v)
+    if line and width + len(t) + 2 > 88:
+      lines.append(", ".join(line))
+      line, width = [], 0
+    line.append(t)
+    width += len(t) + 2
+  if line:
+    lines.append(", ".join(line))
+  return "[\n          " + ",\n          ".join(lines) + "]" if len(lines) > 1 else "[" + "".join(lines) + "]"
 
 
 HELPERS = '''
@@ -124,12 +154,27 @@ def as_array(v, dtype, shape):
   else:
     v = v.astype(dtype)  # wraps modulo 2^bits
   return jnp.asarray(v.reshape(shape))
+
+
+def explicit_values(values, dtype, shape):
+  """An explicit `values` fill: the numbers the kernel was called with, row-major, each exactly
+  a value of `dtype`."""
+  dtype = jnp.dtype(dtype)
+  if jnp.issubdtype(dtype, jnp.floating):
+    v = np.asarray(values, dtype=np.float64)
+  elif dtype in (jnp.dtype(jnp.int4), jnp.dtype(jnp.uint4)):
+    v = np.asarray(values, dtype=np.int8 if dtype == jnp.dtype(jnp.int4) else np.uint8)
+  else:
+    v = np.asarray(values, dtype=dtype)
+  return jnp.asarray(v.astype(dtype).reshape(shape))
 '''
 
 
 def emit_collfuzz_case(E, grid: list, inputs: list, x64: bool):
   """`collfuzz import THIS_FILE.py` reads the case back through this function (docs/python.md)."""
-  fills = [a.get("fill") or {"pattern": "iota"} for a in inputs]
+  # A values fill is inferred back from make_inputs()'s array (the same numbers), not repeated.
+  fills = [None if (a.get("fill") or {}).get("pattern") == "values" else
+           (a.get("fill") or {"pattern": "iota"}) for a in inputs]
   E("def collfuzz_case():")
   E('  """For `collfuzz import THIS_FILE.py`: the kernel, its arguments and their collfuzz fills."""')
   if x64:

@@ -17,7 +17,12 @@ std::string contents_key(const ArraySpec& a) {
   const auto put = [&](auto v) { key.append(reinterpret_cast<const char*>(&v), sizeof(v)); };
   put(a.fill.seed);
   put(a.fill.value);
+  put(a.fill.start);
+  put(a.fill.step);
   for (const std::int64_t d : a.shape) put(d);
+  if (a.fill.pattern == FillPattern::kValues && a.fill.values) {
+    for (const std::uint64_t v : *a.fill.values) put(v);  // at most limits::kMaxFillValues
+  }
   return key;
 }
 

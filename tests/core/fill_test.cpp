@@ -73,13 +73,21 @@ namespace {
 // fill_bytes (incremental) and fill_element_bits (closed form) agree for every dtype and pattern.
 TEST(Fill, BulkAndPerElementAgree) {
   for (const auto& info : all_dtypes()) {
-    for (auto pattern : {FillPattern::kIota, FillPattern::kRandom, FillPattern::kConstant}) {
+    for (auto pattern : {FillPattern::kIota, FillPattern::kRandom, FillPattern::kConstant,
+                         FillPattern::kArange, FillPattern::kValues}) {
       ArraySpec a;
       a.shape = {70000};
       a.dtype = info.dtype;
       a.fill.pattern = pattern;
       a.fill.seed = 3;
       a.fill.value = -5;
+      a.fill.start = fill_value_range(info.dtype).first;  // the whole range, then past it
+      a.fill.step = 0;
+      if (pattern == FillPattern::kValues) {
+        std::vector<std::uint64_t> v(70000);
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = splitmix64(i);
+        a.fill.values = std::make_shared<const std::vector<std::uint64_t>>(std::move(v));
+      }
       const auto bytes = fill_bytes(a);
       for (std::int64_t i = 0; i < 70000; i += 97) {
         ASSERT_EQ(load_element(bytes, a.dtype, i), fill_element_bits(a, i))

@@ -1,9 +1,13 @@
 // Regenerates tests/jax/fill_reference.txt from the C++ fills (harness/core/fill.cpp):
 //   g++ -std=c++20 -I. tests/jax/fill_reference.cpp harness/core/fill.cpp harness/core/dtype.cpp \
-//       -o /tmp/fill_reference && /tmp/fill_reference
-// (then prepend the header line). tests/jax/test_adapter.py checks the Python fills against it.
+//       harness/core/element_value.cpp -o /tmp/fill_reference && /tmp/fill_reference
+// (then prepend the header line). The arange and values lines end with the array's spec as JSON.
+// tests/jax/test_adapter.py checks the Python fills against it.
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include "harness/core/element_value.h"
 #include "harness/core/fill.h"
 namespace collfuzz {
 std::int64_t element_count(const Shape& s) {
@@ -63,4 +67,49 @@ int main() {
   std::printf("float8_e5m2 iota600 ");
   for (auto c : b) std::printf("%02x", c);
   std::printf("\n");
+  // arange over most of each dtype's fill range, and explicit values from spread bit patterns
+  for (auto n : names) {
+    ArraySpec r;
+    r.name = "x";
+    r.shape = {2, 4};
+    r.dtype = *parse_dtype(n);
+    const auto [lo, hi] = fill_value_range(r.dtype);
+    r.fill.pattern = FillPattern::kArange;
+    r.fill.start = hi - 1;
+    r.fill.step = -((hi - lo - 2) / 7);
+    std::printf("%s arange ", n);
+    for (auto c : fill_bytes(r)) std::printf("%02x", c);
+    std::printf(
+        " {\"shape\":[2,4],\"fill\":{\"pattern\":\"arange\",\"start\":%lld,\"step\":%lld}}\n",
+        static_cast<long long>(r.fill.start), static_cast<long long>(r.fill.step));
+    const DTypeInfo& info = dtype_info(r.dtype);
+    const int bits = info.bits;
+    std::vector<std::uint64_t> v;
+    std::string text;
+    for (std::uint64_t k = 0; v.size() < 37; ++k) {
+      std::uint64_t x = splitmix64(k);
+      if (bits < 64) x &= (1ull << bits) - 1;
+      char buf[64];
+      if (info.is_float) {
+        const double d = float_element_value(r.dtype, x);
+        if (!std::isfinite(d)) continue;
+        std::snprintf(buf, sizeof buf, "%.17g", d);
+      } else if (info.is_signed) {
+        const int shift = 64 - bits;
+        std::snprintf(buf, sizeof buf, "%lld",
+                      static_cast<long long>(static_cast<std::int64_t>(x << shift) >> shift));
+      } else {
+        std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(x));
+      }
+      text += (text.empty() ? "" : ",") + std::string(buf);
+      v.push_back(x);
+    }
+    r.shape = {37};
+    r.fill.pattern = FillPattern::kValues;
+    r.fill.values = std::make_shared<const std::vector<std::uint64_t>>(v);
+    std::printf("%s values ", n);
+    for (auto c : fill_bytes(r)) std::printf("%02x", c);
+    std::printf(" {\"shape\":[37],\"fill\":{\"pattern\":\"values\",\"values\":[%s]}}\n",
+                text.c_str());
+  }
 }

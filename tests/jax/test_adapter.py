@@ -84,14 +84,28 @@ class FillTest(unittest.TestCase):
       for line in f:
         if line.startswith("#") or not line.strip():
           continue
-        dtype, tag, want = line.split()
-        if tag == "iota600":
+        dtype, tag, want, *spec_json = line.split()
+        if spec_json:  # arange and values: the array's shape and fill as JSON
+          spec = dict(json.loads(spec_json[0]), dtype=dtype)
+        elif tag == "iota600":
           spec = {"shape": [600], "dtype": dtype}
         else:
           spec = {"shape": [37], "dtype": dtype, "fill": FILL_TAGS[tag]}
         self.assertEqual(cfjax_fill.fill_bytes(spec).hex(), want, f"{dtype} {tag}")
         n += 1
-    self.assertEqual(n, 115)
+    self.assertEqual(n, 115 + 2 * 16)
+
+  def test_arange_and_values_arrays(self):
+    # arange: jnp.arange's numbers (0 included, unlike iota); values: exactly the listed numbers
+    a = cfjax_fill.fill_array({"shape": [2, 3], "dtype": "float32",
+                               "fill": {"pattern": "arange", "start": 0, "step": 1}})
+    self.assertEqual(a.tolist(), [[0, 1, 2], [3, 4, 5]])
+    v = cfjax_fill.fill_array({"shape": [3], "dtype": "bfloat16",
+                               "fill": {"pattern": "values", "values": [0.5, -0.0, 3]}})
+    self.assertEqual(cfjax_fill.pack(v, "bfloat16").hex(), "003f00804040")
+    with self.assertRaises(ValueError):
+      cfjax_fill.fill_array({"shape": [3], "dtype": "int8",
+                             "fill": {"pattern": "values", "values": [1, 2]}})
 
   def test_doc_examples(self):
     # iota: 1, 2, 3, ...; 0 is skipped; int8 wraps to -128 after 127.

@@ -4,9 +4,9 @@ tests/pallas/mosaic_gpu_test.py::PallasCallTest.test_collective_copy_gmem_to_sme
 A cluster of 2 CTAs; each multicasts x (f32[128]) over the cluster axis into a scratch SMEM buffer,
 waits on a 0-d barrier, and writes the buffer to its own row of y. The test asserts
 y == stack([x, x]); `collfuzz import` keeps the kernel, the hand-written case
-(../collective_copy_gmem_to_smem.json) the assertion. Differences from the test: the input is
-collfuzz's iota fill (1..128) where the test has arange (0..127); Warpgroup lowering semantics
-(plgpu.kernel's default) where the test class sets its own.
+(../collective_copy_gmem_to_smem.json) the assertion. The input is the test's jnp.arange(128),
+which the import keeps as an arange fill (0..127). Difference from the test: Warpgroup lowering
+semantics (plgpu.kernel's default) where the test class sets its own.
 """
 import jax
 from jax import lax
@@ -28,5 +28,5 @@ def collfuzz_case():
       cluster=(2,),
       cluster_names=("cluster",),
   )
-  x = jnp.arange(1, 129, dtype=jnp.float32)
+  x = jnp.arange(128, dtype=jnp.float32)
   return kernel, [x]
