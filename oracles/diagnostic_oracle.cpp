@@ -1,4 +1,5 @@
 // The diagnostic oracle: do the two outcomes agree on rejecting the case, and on how?
+#include <algorithm>
 #include <regex>
 
 #include "harness/core/message_regex.h"
@@ -51,6 +52,28 @@ std::string describe(const Outcome& o) {
          (d.rule.empty() ? "" : " [" + d.rule + "]");
 }
 
+std::string or_alternatives(const Diagnostic& e) {
+  if (e.alternatives.empty()) return "";
+  return " (or one of the " + std::to_string(e.alternatives.size()) +
+         " other interleavings' errors)";
+}
+
+// Whether `a` is one of the diagnostics `e` lists as another interleaving's (Diagnostic::
+// alternatives): the same exception and rule (as named or matched), and, at kMessage or for an
+// alternative without a rule, the same message with its process-specific parts masked.
+bool matches_alternative(const Diagnostic& e, const Diagnostic& a, const std::string& act_rule,
+                         DiagnosticLevel level) {
+  if (e.alternatives.empty()) return false;
+  const std::string am = normalize_message(a.message);
+  return std::any_of(e.alternatives.begin(), e.alternatives.end(),
+                     [&](const DiagnosticAlternative& alt) {
+                       if (alt.exception != a.exception) return false;
+                       if (!alt.rule.empty() && alt.rule != act_rule) return false;
+                       if (level == DiagnosticLevel::kRule && !alt.rule.empty()) return true;
+                       return normalize_message(alt.message) == am;
+                     });
+}
+
 }  // namespace
 
 void diagnostic_oracle(const Outcome& expected, const Outcome& actual, DiagnosticLevel level,
@@ -85,6 +108,13 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
   if (level == DiagnosticLevel::kVerdict) return;
   const Diagnostic& e = *expected.diagnostic;
   const Diagnostic& a = *actual.diagnostic;
+  if (matches_alternative(e, a, act_rule, level)) {
+    // Another interleaving's error (Diagnostic::alternatives): as right as the canonical one.
+    if (!stage_admits(e.stage, a.stage)) {
+      add(v, "stage", exp_rule, "expected stage " + e.stage + ", got " + a.stage);
+    }
+    return;
+  }
   if (exp_rule.empty() && !e.message_regex.empty() && exp_rule != act_rule) {
     // A stored regex that the predicted diagnostic does not fit (complete_stored_rule).
     add(v, "rule", exp_rule,
@@ -94,8 +124,8 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
   }
   if (exp_rule != act_rule) {
     add(v, "rule", exp_rule,
-        "expected rule " + exp_rule + ", got " + (act_rule.empty() ? "(no rule)" : act_rule) +
-            ": " + describe(actual));
+        "expected rule " + exp_rule + or_alternatives(e) + ", got " +
+            (act_rule.empty() ? "(no rule)" : act_rule) + ": " + describe(actual));
     return;
   }
   if (e.exception != a.exception) {
@@ -122,7 +152,8 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
   const bool same = contains ? am.find(em) != std::string::npos : am == em;
   if (!same) {
     add(v, "message", exp_rule,
-        "expected message \"" + e.message + "\"; got \"" + a.message + "\"");
+        "expected message \"" + e.message + "\"" + or_alternatives(e) + "; got \"" + a.message +
+            "\"");
     return;
   }
   if (!stage_admits(e.stage, a.stage)) {

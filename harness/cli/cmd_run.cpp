@@ -43,7 +43,9 @@ int cmd_run(const Flags& flags, const std::vector<std::string>& cases) {
     const std::string shown_file = file == "-" ? kStdinName : file;
     const Profile profile = parse_profile_flag(flags.profile, c.target.profile);
     const Case judged = with_jax_flag(c, jax);
-    const Outcome predicted = predict(judged, profile).outcome;
+    Outcome predicted = predict(judged, profile).outcome;
+    // Shown with the errors other interleavings raise instead (docs/outcome-format.md).
+    add_interleaving_alternatives(judged, predicted);
     const std::vector<ProfileAcceptance> profiles = predict_each_profile(judged);
     CaseReport report = runner.run(c, &expect, shown_file);
     counts.add(report);

@@ -2,6 +2,7 @@
 // hostile case file is refused with a message instead of exhausting memory (docs/case-format.md).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace collfuzz::limits {
@@ -40,5 +41,7 @@ inline constexpr std::int64_t kMaxJsonBytes = std::int64_t{64} << 20;  // a file
 inline constexpr int kMaxJsonDepth = 64;                               // nested arrays/objects
 inline constexpr std::int64_t kMaxJsonElements = 1'000'000;            // values, all levels
 inline constexpr std::int64_t kMaxJsonStringBytes = std::int64_t{32} << 20;  // one string or key
+// A diagnostic's alternatives (Diagnostic::alternatives): the reference lists at most this many.
+inline constexpr std::size_t kMaxDiagnosticAlternatives = 4096;
 
 }  // namespace collfuzz::limits

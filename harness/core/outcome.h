@@ -27,6 +27,16 @@ enum class OutcomeKind : std::uint8_t {
 const char* to_string(OutcomeKind k);
 std::optional<OutcomeKind> parse_outcome_kind(std::string_view s);
 
+// Another run-time error that an interleaving of interpret mode's threads other than the
+// reference's canonical schedule raises first (oracles/reference/interleavings.h).
+struct DiagnosticAlternative {
+  std::string rule;
+  std::string exception;
+  std::string message;
+  std::string op;
+  bool operator==(const DiagnosticAlternative&) const = default;
+};
+
 struct Diagnostic {
   std::string stage;      // mesh, trace, interpret, estimate, module, lower, dialect, launch, run
   std::string exception;  // Python exception class, e.g. ValueError; `abort` for a process abort
@@ -36,6 +46,10 @@ struct Diagnostic {
   // A stored expectation only: instead of `message`, a regular expression searched in the
   // message (message_regex.h); `message` is then empty.
   std::string message_regex = {};
+  // The same stage's other diagnostics that the program may raise instead, depending on how its
+  // threads interleave (a racy use of a barrier in interpret mode): the diagnostic oracle accepts
+  // any of them. The reference fills them in; a stored expectation lists them only by hand.
+  std::vector<DiagnosticAlternative> alternatives = {};
 };
 
 struct WaitRecord {

@@ -5,6 +5,7 @@
 #include "harness/core/errors.h"
 #include "harness/core/fill.h"
 #include "harness/core/json_reader.h"
+#include "harness/core/limits.h"
 #include "harness/core/message_regex.h"
 #include "harness/core/ndarray.h"
 
@@ -209,6 +210,16 @@ json outcome_to_json(const Outcome& o, bool with_bytes) {
     }
     if (!d.rule.empty()) out["diagnostic"]["rule"] = d.rule;
     if (!d.op.empty()) out["diagnostic"]["op"] = d.op;
+    if (!d.alternatives.empty()) {
+      json alts = json::array();
+      for (const DiagnosticAlternative& a : d.alternatives) {
+        json aj{{"exception", a.exception}, {"message", a.message}};
+        if (!a.rule.empty()) aj["rule"] = a.rule;
+        if (!a.op.empty()) aj["op"] = a.op;
+        alts.push_back(std::move(aj));
+      }
+      out["diagnostic"]["alternatives"] = std::move(alts);
+    }
   }
   if (o.undefined) out["undefined"] = undefined_record_to_json(*o.undefined);
   if (!o.ctas.empty()) {
@@ -308,7 +319,8 @@ Outcome outcome_from_json(const json& j, const Case& c, const std::string& path)
   }
   if (const json* d = jr::member(j, "diagnostic")) {
     const std::string dp = path + ".diagnostic";
-    jr::object(*d, dp, {"stage", "exception", "message", "message_regex", "rule", "op"});
+    jr::object(*d, dp,
+               {"stage", "exception", "message", "message_regex", "rule", "op", "alternatives"});
     Diagnostic diag;
     // The stage may be left out (an expectation a JAX author writes: exception and message), or
     // be a JAX stage (stage_names.h).
@@ -326,6 +338,20 @@ Outcome outcome_from_json(const json& j, const Case& c, const std::string& path)
     }
     if (const json* r = jr::member(*d, "rule")) diag.rule = jr::string(*r, dp + ".rule", 128);
     if (const json* op = jr::member(*d, "op")) diag.op = jr::string(*op, dp + ".op", 512);
+    if (const json* alts = jr::member(*d, "alternatives")) {
+      jr::array(*alts, dp + ".alternatives", limits::kMaxDiagnosticAlternatives);
+      for (std::size_t i = 0; i < alts->size(); ++i) {
+        const std::string ap = jr::index_path(dp + ".alternatives", i);
+        const json& aj = (*alts)[i];
+        jr::object(aj, ap, {"exception", "message", "rule", "op"});
+        DiagnosticAlternative a;
+        a.exception = jr::string(jr::required(aj, ap, "exception"), ap + ".exception", 128);
+        a.message = jr::string(jr::required(aj, ap, "message"), ap + ".message", 1 << 16);
+        if (const json* r = jr::member(aj, "rule")) a.rule = jr::string(*r, ap + ".rule", 128);
+        if (const json* op = jr::member(aj, "op")) a.op = jr::string(*op, ap + ".op", 512);
+        diag.alternatives.push_back(std::move(a));
+      }
+    }
     o.diagnostic = diag;
   }
   if (o.kind == OutcomeKind::kRejected && !o.diagnostic) {

@@ -24,6 +24,20 @@ std::string describe_outcome(const Outcome& o, const Case* c) {
     out += "  " + t(d.exception) + " at stage " + t(d.stage) +
            (d.rule.empty() ? "" : " [" + t(d.rule) + "]") + (d.op.empty() ? "" : " in " + t(d.op)) +
            "\n    " + lines(d.message) + "\n";
+    // Other interleavings' errors (Diagnostic::alternatives), a few of them.
+    constexpr std::size_t kShown = 4;
+    if (!d.alternatives.empty()) {
+      out += "  or, under other interleavings of its threads, one of " +
+             std::to_string(d.alternatives.size()) + " other errors:\n";
+    }
+    for (std::size_t i = 0; i < d.alternatives.size() && i < kShown; ++i) {
+      const DiagnosticAlternative& a = d.alternatives[i];
+      out += "    " + (a.rule.empty() ? "" : "[" + t(a.rule) + "] ") + lines(a.message) + "\n";
+    }
+    if (d.alternatives.size() > kShown) {
+      out += "    ... and " + std::to_string(d.alternatives.size() - kShown) +
+             " more (--json lists them)\n";
+    }
   }
   if (o.undefined) {
     const UndefinedRecord& u = *o.undefined;

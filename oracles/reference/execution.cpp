@@ -5,6 +5,8 @@
 
 #include "oracles/reference/execution.h"
 
+#include <random>
+
 #include "oracles/reference/execution_model.h"
 
 namespace collfuzz::ref::exec {
@@ -43,7 +45,7 @@ bool eval_cond(const Cond& c, const MeshFacts& mesh, std::int64_t rank, std::int
   return false;
 }
 
-Outcome Execution::run() {
+Outcome Execution::run(std::vector<std::size_t>* thread_steps) {
   layout();
   const std::int64_t nctas = mesh_.num_ctas();
   ctas_.resize(static_cast<std::size_t>(nctas));
@@ -77,14 +79,20 @@ Outcome Execution::run() {
       threads_.push_back(std::move(th));
     }
   }
+  if (thread_steps) {
+    for (const Thread& th : threads_) {
+      if (!schedule_.only_rank || th.rank == *schedule_.only_rank)
+        thread_steps->push_back(th.steps.size());
+    }
+  }
   schedule();
   return outcome();
 }
 
-bool Execution::advance(Thread& th) {
+bool Execution::advance(Thread& th, std::size_t stop) {
   bool progressed = false;
   bool first_try = !blocked_.count(&th);
-  while (!th.finished()) {
+  while (!th.finished() && th.pc < stop) {
     const Step& st = th.steps[th.pc];
     switch (st.kind) {
       case Step::Kind::kBlockSync:
@@ -134,10 +142,48 @@ bool Execution::advance(Thread& th) {
 }
 
 void Execution::schedule() {
+  std::vector<Thread*> order;
+  for (Thread& th : threads_) {
+    if (!schedule_.only_rank || th.rank == *schedule_.only_rank) order.push_back(&th);
+  }
+  if (order.empty()) return;
+  // The preempted thread is named by its position before the rotation.
+  Thread* preempted = schedule_.preempt && schedule_.preempt->first < order.size()
+                          ? order[schedule_.preempt->first]
+                          : nullptr;
+  std::rotate(order.begin(),
+              order.begin() + static_cast<std::ptrdiff_t>(schedule_.rotate % order.size()),
+              order.end());
+  if (schedule_.random_seed) {
+    schedule_randomly(order, *schedule_.random_seed);
+    return;
+  }
   bool progress = true;
   while (progress) {
     progress = false;
-    for (Thread& th : threads_) progress = advance(th) || progress;
+    for (Thread* th : order) {
+      if (th == preempted) {
+        const std::size_t stop = schedule_.preempt->second;
+        const bool moved = advance(*th, stop);
+        progress = progress || moved;
+        if (th->pc >= stop) preempted = nullptr;  // the preemption happened: run freely after
+        continue;
+      }
+      progress = advance(*th) || progress;
+    }
+  }
+}
+
+void Execution::schedule_randomly(const std::vector<Thread*>& order, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Thread*> movable = order;
+  for (;;) {
+    std::erase_if(movable, [](const Thread* th) { return th->finished(); });
+    std::shuffle(movable.begin(), movable.end(), rng);
+    // One step of the first thread (in this turn's random order) that can take one.
+    const auto moved = std::find_if(movable.begin(), movable.end(),
+                                    [&](Thread* th) { return advance(*th, th->pc + 1); });
+    if (moved == movable.end()) return;
   }
 }
 
@@ -201,6 +247,8 @@ Outcome Execution::outcome() {
 
 namespace collfuzz::ref {
 
-Outcome execute(Checker& ck) { return exec::Execution(ck).run(); }
+Outcome execute(Checker& ck, const Schedule& schedule, std::vector<std::size_t>* thread_steps) {
+  return exec::Execution(ck, schedule).run(thread_steps);
+}
 
 }  // namespace collfuzz::ref

@@ -212,7 +212,8 @@ bool Execution::barrier_wait(Thread& th, const Op& op, const BarrierUse& use, bo
     passes = barrier(th.rank, use.alloc, idx).parity_wait_passes(phase % 2);
   } else {
     const auto violation =
-        ibarrier(th.rank, use.alloc, idx).wait(thread_repr(th.rank, th.index), passes, phase);
+        ibarrier(th.rank, use.alloc, idx)
+            .wait(thread_repr(th.rank, th.index), passes, phase, /*resumed=*/!first_try);
     if (violation) raise(*violation, op.path);
   }
   if (first_try) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -22,6 +23,7 @@
 #include "oracles/reference/barrier_model.h"
 #include "oracles/reference/checker.h"
 #include "oracles/reference/copy_facts.h"
+#include "oracles/reference/execution.h"
 #include "oracles/reference/interpret_barrier.h"
 #include "oracles/reference/interpret_reallocation.h"
 #include "oracles/reference/output_races.h"
@@ -146,16 +148,21 @@ struct Thread {
 
 class Execution {
  public:
-  explicit Execution(Checker& ck)
-      : ck_(ck), c_(ck.c), mesh_(ck.mesh), mosaic_(ck.profile == Profile::kMosaic) {}
+  explicit Execution(Checker& ck, Schedule schedule = {})
+      : ck_(ck),
+        c_(ck.c),
+        mesh_(ck.mesh),
+        mosaic_(ck.profile == Profile::kMosaic),
+        schedule_(std::move(schedule)) {}
 
-  Outcome run();
+  Outcome run(std::vector<std::size_t>* thread_steps = nullptr);
 
  private:
   Checker& ck_;
   const Case& c_;
   const MeshFacts& mesh_;
   const bool mosaic_;
+  const Schedule schedule_;
 
   std::map<std::string, const Alloc*> allocs_;
   std::map<std::string, std::int64_t> smem_offset_;
@@ -212,8 +219,7 @@ class Execution {
   }
 
   static std::string thread_repr(std::int64_t rank, std::int64_t t) {
-    return "Warpgroup(device_id=0, cluster_id=0, block_id=" + std::to_string(rank) +
-           ", warpgroup_id=" + std::to_string(t) + ")";
+    return interpret_thread_repr(rank, t);
   }
 
   // Raises interpret mode's run-time error for a barrier invariant violation at `where`.
@@ -347,11 +353,12 @@ class Execution {
 
   // ---- the canonical schedule ----------------------------------------------------------------
 
-  // Runs `th` until it blocks or finishes; returns whether it made progress.
-  bool advance(Thread& th);
+  // Runs `th` until it blocks, finishes or reaches step `stop`; returns whether it made progress.
+  bool advance(Thread& th, std::size_t stop = SIZE_MAX);
   std::set<const Thread*> blocked_;
 
   void schedule();
+  void schedule_randomly(const std::vector<Thread*>& order, std::uint64_t seed);
 
   // ---- the outcome ----------------------------------------------------------------------------
 

@@ -62,9 +62,14 @@ class InterpretBarrier {
     return std::nullopt;
   }
 
-  // A wait by `thread`: nullopt and `passed` false while it must keep waiting.
-  std::optional<Violation> wait(const std::string& thread, bool& passed,
-                                std::int64_t& waited_phase) {
+  // A wait by `thread`: nullopt and `passed` false while it must keep waiting. `resumed`: the
+  // thread is already waiting (an earlier call left `passed` false). JAX checks a wait's invariants
+  // once, on entry to Barrier._wait; a waiter then sleeps in cv.wait() with the phase it read and
+  // wakes to pass however many phases completed meanwhile ("This is fine: if it caused us to miss
+  // a phase we'll catch it the next time we wait or on deallocation"), so a resumed wait raises
+  // nothing. Its thread's entry is unchanged while it sleeps: only the thread itself writes it.
+  std::optional<Violation> wait(const std::string& thread, bool& passed, std::int64_t& waited_phase,
+                                bool resumed = false) {
     passed = false;
     std::int64_t last = 0;
     bool known = false;
@@ -74,10 +79,10 @@ class InterpretBarrier {
         known = true;
       }
     }
-    if (!known && phase_ > 1)
+    if (!resumed && !known && phase_ > 1)
       return Violation{Violation::Kind::kFirstWaitLate, thread, 0, phase_, 0};
     waited_phase = last;
-    if (last <= phase_ - 2)
+    if (!resumed && last <= phase_ - 2)
       return Violation{Violation::Kind::kWaitLate, thread, last, phase_, last + 1};
     if (last == phase_) return std::nullopt;  // phase `last` has not completed yet
     passed = true;

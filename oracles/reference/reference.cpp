@@ -9,6 +9,7 @@
 #include "harness/core/warp_map.h"
 
 #include "oracles/reference/execution.h"
+#include "oracles/reference/interleavings.h"
 #include "oracles/reference/rule_families.h"
 #include "oracles/reference/undefined_runs.h"
 
@@ -45,6 +46,18 @@ Prediction predict(const Case& original, Profile profile, bool explain) {
   }
   p.outcome.info["rules_jax_version"] = to_string(c.target.jax);
   return p;
+}
+
+bool add_interleaving_alternatives(const Case& original, Outcome& predicted) {
+  if (predicted.kind != OutcomeKind::kRejected || !predicted.diagnostic ||
+      !predicted.diagnostic->alternatives.empty() || predicted.profile != Profile::kInterpret)
+    return false;
+  std::optional<Case> expanded;
+  if (has_warp_map(original.program)) expanded = expand_warp_maps(original);
+  const Case& c = expanded ? *expanded : original;
+  predicted.diagnostic->alternatives =
+      ref::interleaving_alternatives(c, predicted.profile, *predicted.diagnostic);
+  return true;
 }
 
 }  // namespace collfuzz

@@ -17,6 +17,13 @@ struct Prediction {
 
 Prediction predict(const Case& c, Profile profile, bool explain = false);
 
+// For an interpret-mode prediction of `c` that raises a run-time barrier error: fills the
+// diagnostic's alternatives, the errors other interleavings of its threads raise first
+// (oracles/reference/interleavings.h). Up to 1024 executions, so predict() leaves them out:
+// compare() adds them when an executor's error is not the canonical one, `collfuzz run` to show
+// them. Returns false, changing nothing, for any other prediction or one that has them.
+bool add_interleaving_alternatives(const Case& c, Outcome& predicted);
+
 // The JAX version whose behaviour the rule table follows.
 // The release a case is judged by when nothing pins one (harness/core/jax_version.h).
 inline constexpr const char* kRulesJaxVersion = "0.11.2";
