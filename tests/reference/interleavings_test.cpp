@@ -53,9 +53,9 @@ json first_wait_late_race(int ctas) {
   }
   json loop = {{"op", "loop"},
                {"trip_count", 3},
-               {"body", {when({{"axis", "wg"}, {"eq", 0}}, {copy()}), wait()}}};
-  json c = make_case(mesh, {smem("dst", {8, 16}), barrier("bar")}, {loop}, {8, 16}, "float32",
-                     "sm_90a", "lane", "interpret");
+               {"body", {when({{"axis", "wg"}, {"eq", 0}}, json::array({copy()})), wait()}}};
+  json c = make_case(mesh, {smem("dst", {8, 16}), barrier("bar")}, json::array({loop}), {8, 16},
+                     "float32", "sm_90a", "lane", "interpret");
   c["program"][0]["collective_axes"] = {"wg"};  // one barrier for both threads
   return c;
 }

@@ -14,8 +14,10 @@ json scoped(json axes, json allocs, json body = json::array()) {
   return s;
 }
 
+// `with_program(c, {op})`: a braced list of one json is a copy of that json under clang (CWG
+// 2137) and an array of one element under GCC; the program is an array either way.
 json with_program(json j, json program) {
-  j["program"] = program;
+  j["program"] = program.is_array() ? program : json::array({program});
   return j;
 }
 
