@@ -160,6 +160,34 @@ Verdict CaseRunner::check_stored(const Case& c, const nlohmann::json& expect,
   return out;
 }
 
+namespace {
+
+// The signatures `baseline` lists as expected divergences of `executor` on `case_name`.
+std::vector<std::string> known_signatures(const Baseline* baseline, const std::string& case_name,
+                                          const std::string& executor) {
+  std::vector<std::string> known;
+  if (!baseline) return known;
+  for (const KnownDivergence* d : baseline->entries(case_name, executor))
+    known.push_back(d->signature);
+  return known;
+}
+
+// The second comparison's result for the run `r` (CaseReport::also): its verdict and known list,
+// the run's executor, time and JAX releases; the outcome stays in `r`.
+ExecutorResult also_result(const ExecutorResult& r, Verdict verdict,
+                           std::vector<std::string> known) {
+  ExecutorResult a;
+  a.executor = r.executor;
+  a.seconds = r.seconds;
+  a.jax_version = r.jax_version;
+  a.judged_jax = r.judged_jax;
+  a.verdict = std::move(verdict);
+  a.known = std::move(known);
+  return a;
+}
+
+}  // namespace
+
 CaseReport CaseRunner::run(const Case& original, const nlohmann::json* expect,
                            const std::string& file) {
   cached_case_ = nullptr;
@@ -226,37 +254,19 @@ CaseReport CaseRunner::run(const Case& original, const nlohmann::json* expect,
     if (r.version_mismatch) {
       r.verdict.executor = ex->name();
       r.verdict.ran = false;
-      if (also) {
-        ExecutorResult a;
-        a.executor = r.executor;
-        a.jax_version = r.jax_version;
-        a.judged_jax = r.judged_jax;
-        a.verdict = r.verdict;
-        report.also.push_back(std::move(a));
-      }
+      if (also) report.also.push_back(also_result(r, r.verdict, {}));
       report.results.push_back(std::move(r));
       continue;
     }
     r.verdict = compare(*against, reference(*against, compare_profile_.value_or(ex->profile())),
                         r.outcome, level_);
     r.verdict.executor = ex->name();
-    if (baseline_) {
-      for (const KnownDivergence* d : baseline_->entries(c.name, ex->name()))
-        r.known.push_back(d->signature);
-    }
+    r.known = known_signatures(baseline_, c.name, ex->name());
     if (also) {
-      ExecutorResult a;
-      a.executor = r.executor;
-      a.seconds = r.seconds;
-      a.jax_version = r.jax_version;
-      a.judged_jax = r.judged_jax;
-      a.verdict = compare(*against, reference(*against, *also_profile_), r.outcome, level_);
-      a.verdict.executor = ex->name();
-      if (also_baseline_) {
-        for (const KnownDivergence* d : also_baseline_->entries(c.name, ex->name()))
-          a.known.push_back(d->signature);
-      }
-      report.also.push_back(std::move(a));
+      Verdict v = compare(*against, reference(*against, *also_profile_), r.outcome, level_);
+      v.executor = ex->name();
+      report.also.push_back(
+          also_result(r, std::move(v), known_signatures(also_baseline_, c.name, ex->name())));
     }
     report.results.push_back(std::move(r));
   }

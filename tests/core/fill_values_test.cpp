@@ -107,15 +107,6 @@ json case_with_fill(const std::string& dtype, json shape, json fill) {
   return j;
 }
 
-std::string error_path(const json& j) {
-  try {
-    case_from_json(j);
-  } catch (const InputError& e) {
-    return e.path();
-  }
-  return "";
-}
-
 TEST(FillJson, ArangeAndValuesParseAndRoundTrip) {
   const json ar =
       case_with_fill("int8", {2, 4}, {{"pattern", "arange"}, {"start", -4}, {"step", 3}});
@@ -153,39 +144,49 @@ TEST(FillJson, ArangeAndValuesParseAndRoundTrip) {
 TEST(FillJson, BadFillsNameTheirField) {
   const std::string f = "$.inputs[0].fill";
   // arange past the fill range of the dtype (int8: [-128, 127]; float32: [-2047, 2047])
-  EXPECT_EQ(error_path(case_with_fill("int8", {200}, {{"pattern", "arange"}})), f + ".step");
-  EXPECT_EQ(error_path(case_with_fill("float32", {4}, {{"pattern", "arange"}, {"start", 3000}})),
+  EXPECT_EQ(testing::error_path_of(case_with_fill("int8", {200}, {{"pattern", "arange"}})),
+            f + ".step");
+  EXPECT_EQ(testing::error_path_of(
+                case_with_fill("float32", {4}, {{"pattern", "arange"}, {"start", 3000}})),
             f + ".start");
-  EXPECT_EQ(error_path(case_with_fill("int8", {4}, {{"pattern", "arange"}, {"step", 1.5}})),
+  EXPECT_EQ(
+      testing::error_path_of(case_with_fill("int8", {4}, {{"pattern", "arange"}, {"step", 1.5}})),
+      f + ".step");
+  EXPECT_EQ(testing::error_path_of(case_with_fill("int8", {4}, {{"pattern", "iota"}, {"step", 1}})),
             f + ".step");
-  EXPECT_EQ(error_path(case_with_fill("int8", {4}, {{"pattern", "iota"}, {"step", 1}})),
-            f + ".step");
-  EXPECT_EQ(error_path(case_with_fill("int8", {4}, {{"pattern", "arange"}, {"values", {1}}})),
-            f + ".values");
+  EXPECT_EQ(
+      testing::error_path_of(case_with_fill("int8", {4}, {{"pattern", "arange"}, {"values", {1}}})),
+      f + ".values");
   // values: missing, of the wrong length, too many, the wrong type, inexact, out of range
-  EXPECT_EQ(error_path(case_with_fill("int8", {2}, {{"pattern", "values"}})), f + ".values");
-  EXPECT_EQ(error_path(case_with_fill("int8", {2}, {{"pattern", "values"}, {"values", {1}}})),
+  EXPECT_EQ(testing::error_path_of(case_with_fill("int8", {2}, {{"pattern", "values"}})),
             f + ".values");
-  EXPECT_EQ(error_path(case_with_fill("int8", {3}, {{"pattern", "values"}, {"values", 1}})),
-            f + ".values");
+  EXPECT_EQ(
+      testing::error_path_of(case_with_fill("int8", {2}, {{"pattern", "values"}, {"values", {1}}})),
+      f + ".values");
+  EXPECT_EQ(
+      testing::error_path_of(case_with_fill("int8", {3}, {{"pattern", "values"}, {"values", 1}})),
+      f + ".values");
   json many = json::array();
   for (int i = 0; i < 65537; ++i) many.push_back(0);
-  EXPECT_EQ(error_path(case_with_fill("int8", {65537}, {{"pattern", "values"}, {"values", many}})),
+  EXPECT_EQ(testing::error_path_of(
+                case_with_fill("int8", {65537}, {{"pattern", "values"}, {"values", many}})),
             f + ".values");
-  EXPECT_EQ(
-      error_path(case_with_fill("float32", {2}, {{"pattern", "values"}, {"values", {1, "2"}}})),
-      f + ".values[1]");
-  EXPECT_EQ(
-      error_path(case_with_fill("float32", {2}, {{"pattern", "values"}, {"values", {1, 0.1}}})),
-      f + ".values[1]");
-  EXPECT_EQ(
-      error_path(case_with_fill("bfloat16", {2}, {{"pattern", "values"}, {"values", {257, 1}}})),
-      f + ".values[0]");
-  EXPECT_EQ(error_path(case_with_fill("int8", {2}, {{"pattern", "values"}, {"values", {1, 128}}})),
+  EXPECT_EQ(testing::error_path_of(
+                case_with_fill("float32", {2}, {{"pattern", "values"}, {"values", {1, "2"}}})),
             f + ".values[1]");
-  EXPECT_EQ(error_path(case_with_fill("int32", {2}, {{"pattern", "values"}, {"values", {1, 2.5}}})),
+  EXPECT_EQ(testing::error_path_of(
+                case_with_fill("float32", {2}, {{"pattern", "values"}, {"values", {1, 0.1}}})),
             f + ".values[1]");
-  EXPECT_EQ(error_path(
+  EXPECT_EQ(testing::error_path_of(
+                case_with_fill("bfloat16", {2}, {{"pattern", "values"}, {"values", {257, 1}}})),
+            f + ".values[0]");
+  EXPECT_EQ(testing::error_path_of(
+                case_with_fill("int8", {2}, {{"pattern", "values"}, {"values", {1, 128}}})),
+            f + ".values[1]");
+  EXPECT_EQ(testing::error_path_of(
+                case_with_fill("int32", {2}, {{"pattern", "values"}, {"values", {1, 2.5}}})),
+            f + ".values[1]");
+  EXPECT_EQ(testing::error_path_of(
                 case_with_fill("float32", {2}, {{"pattern", "values"}, {"values", {16777217, 1}}})),
             f + ".values[0]");
 }

@@ -40,4 +40,14 @@ inline std::string error_of(const nlohmann::json& j) {
   return "";
 }
 
+// The JSON path the reader names when it refuses `j` ("" when it reads it).
+inline std::string error_path_of(const nlohmann::json& j) {
+  try {
+    case_from_json(j);
+  } catch (const InputError& e) {
+    return e.path();
+  }
+  return "";
+}
+
 }  // namespace collfuzz::testing
