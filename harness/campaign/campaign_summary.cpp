@@ -198,6 +198,20 @@ std::string known_markdown(const nlohmann::json& s) {
   return md;
 }
 
+}  // namespace
+
+void set_reproduced(nlohmann::json& entry, const nlohmann::json& reproduced) {
+  if (reproduced.is_object()) {
+    entry["reproduced"] = reproduced.value("reproduced", std::string("error"));
+    entry["reproduced_why"] = reproduced.value("why", std::string());
+  } else {
+    entry["reproduced"] = "not run";
+    entry["reproduced_why"] = "no result was recorded (the campaign stopped before it ran)";
+  }
+}
+
+namespace {
+
 // Each finding's script, run once by the campaign (finding_repro_run.h): the counts, then one
 // line per finding with why.
 std::string reproduced_markdown(const nlohmann::json& s) {
@@ -378,14 +392,7 @@ nlohmann::json summary_json(const CampaignOptions& o, const CampaignTotals& t,
                         {"shrunk", r.outcomes.value("shrunk", false)},
                         {"size", r.outcomes.value("size", nlohmann::json::object())}});
     // The result of running its script once (finding_repro_run.h).
-    nlohmann::json& entry = findings.back();
-    if (r.reproduced.is_object()) {
-      entry["reproduced"] = r.reproduced.value("reproduced", std::string("error"));
-      entry["reproduced_why"] = r.reproduced.value("why", std::string());
-    } else {
-      entry["reproduced"] = "not run";
-      entry["reproduced_why"] = "no result was recorded (the campaign stopped before it ran)";
-    }
+    set_reproduced(findings.back(), r.reproduced);
   }
   j["findings"] = findings;
   j["groups"] = finding_groups(findings);

@@ -58,6 +58,11 @@ std::string summary_markdown(const nlohmann::json& summary);
 // per group, its signatures, their occurrences, and its smallest case.
 nlohmann::json finding_groups(const nlohmann::json& findings);
 
+// Sets a summary's finding entry's `reproduced` and `reproduced_why` from its
+// SIGNATURE.reproduced.json (finding_repro_run.h); null: "not run". Shared by the campaign's
+// summary and `collfuzz merge`.
+void set_reproduced(nlohmann::json& entry, const nlohmann::json& reproduced);
+
 // Writes both files atomically; returns the summary.
 nlohmann::json write_summary(const CampaignDirectory& dir, const CampaignOptions& o,
                              const CampaignTotals& t, const std::vector<FindingRecord>& findings);

@@ -275,6 +275,9 @@ std::string finding_groups(const json& s, const std::filesystem::path& dir,
            esc(field(size, "elements")) + " elements" +
            (f.value("shrunk", false) ? "" : ", not shrunk") + "), found as " +
            esc(f.contains("found") ? field(f["found"], "case") : "-") + "</p>";
+      if (f.contains("reproduced"))
+        h += "<p>Its repro script, run once by the campaign: <b>" + esc(field(f, "reproduced")) +
+             "</b> (" + esc(field(f, "reproduced_why")) + ")</p>";
       const auto it = files.find(sig);
       if (it == files.end()) {
         h += "<p class=\"warn\">Its files are not in " + esc(dir.string()) + ".</p></div>";

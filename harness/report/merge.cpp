@@ -220,6 +220,11 @@ MergeResult merge_runs(const std::vector<std::filesystem::path>& inputs,
       write_file_atomically(findings_dir / f.python_file->filename(), read_all(*f.python_file));
       written.insert(f.python_file->filename().string());
     }
+    if (f.reproduced_file) {
+      write_file_atomically(findings_dir / f.reproduced_file->filename(),
+                            read_all(*f.reproduced_file));
+      written.insert(f.reproduced_file->filename().string());
+    }
     nlohmann::json entry = {{"signature", f.signature},
                             {"case_file", "findings/" + case_name},
                             {"outcomes_file", "findings/" + outcomes_name},
@@ -229,6 +234,7 @@ MergeResult merge_runs(const std::vector<std::filesystem::path>& inputs,
                             {"shrunk", f.outcomes.value("shrunk", false)},
                             {"size", f.outcomes.value("size", nlohmann::json::object())}};
     entry["group"] = f.group;
+    campaign::set_reproduced(entry, f.reproduced);
     findings.push_back(std::move(entry));
   }
   for (const auto& e : std::filesystem::directory_iterator(findings_dir, ec)) {

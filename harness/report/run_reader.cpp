@@ -88,6 +88,22 @@ RunDirectory read_run_directory(const std::filesystem::path& dir) {
     auto py = ff.case_file;
     py.replace_extension(".py");
     if (std::filesystem::exists(py)) ff.python_file = py;
+    const std::string outcomes_name = f.filename().string();
+    const auto reproduced =
+        f.parent_path() /
+        (outcomes_name.substr(0, outcomes_name.size() - std::string(".outcomes.json").size()) +
+         ".reproduced.json");
+    if (std::filesystem::exists(reproduced)) {
+      std::string reproduced_error;
+      if (auto r = read_json_file(reproduced, reproduced_error); r && r->is_object()) {
+        ff.reproduced_file = reproduced;
+        ff.reproduced = std::move(*r);
+      } else {
+        run.problems.push_back(reproduced.string() + ": " +
+                               (r ? std::string("not an object") : reproduced_error));
+        ff.reproduced = {{"reproduced", "error"}, {"why", "its result file is unreadable"}};
+      }
+    }
     ff.ops = size_field(*o, "ops");
     ff.ctas = size_field(*o, "ctas");
     ff.elements = size_field(*o, "elements");

@@ -19,6 +19,10 @@ struct FindingFiles {
   std::filesystem::path outcomes_file;
   std::filesystem::path case_file;
   std::optional<std::filesystem::path> python_file;  // a reproducer beside the case, when present
+  // SIGNATURE.reproduced.json beside the outcomes (the campaign ran the script once,
+  // finding_repro_run.h): its file and content; null when the campaign recorded none.
+  std::optional<std::filesystem::path> reproduced_file;
+  nlohmann::json reproduced;
   nlohmann::json outcomes;
   std::int64_t ops = 0, ctas = 0, elements = 0;  // the case's size ("size" of the outcomes)
 };

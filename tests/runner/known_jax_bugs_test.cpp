@@ -38,6 +38,19 @@ TEST(KnownJaxBugs, TheShippedListMatchesTheDocumentedBugs) {
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->id, "sm80_cp_async_transfer_size");
   EXPECT_EQ(b->jax, (std::vector<std::string>{"0.11.2", "0.12.0.1"}));
+  // The cluster-launch-control bug, as jax-lower reports it (its script,
+  // corpus-jax-probes/jax-bugs/clc_uint32_result_verification_error.py, shows the message).
+  b = bugs.match("jax-lower",
+                 "got VerificationError at verify: Pallas encountered an internal verification "
+                 "error. Please file a bug at https://github.com/jax-ml/jax/issues/new/choose. "
+                 "Error details: 'mosaic_gpu.try_cluster_cancel' op operand #0 must be 1D memref "
+                 "of 8-bit signless integer values, but got 'memref<4xi32, "
+                 "#gpu.address_space<workgroup>>'");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->id, "clc_uint32_result_verification_error");
+  EXPECT_EQ(bugs.match("jax-interpret", "'mosaic_gpu.try_cluster_cancel' op operand #0 must be 1D "
+                                        "memref of 8-bit"),
+            nullptr);
 }
 
 TEST(KnownJaxBugs, OnlyOnTheListedExecutorsAndMessages) {

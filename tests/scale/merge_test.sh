@@ -18,9 +18,17 @@ python3 - "$work/runs/s0/summary.json" << 'PY'
 import json, sys
 s = json.load(open(sys.argv[1])); s["collfuzz_version"] = "test-9.9 <b>"; json.dump(s, open(sys.argv[1], "w"))
 PY
+# The result of running a finding's script (SIGNATURE.reproduced.json, as a campaign writes it)
+# is carried into the merged summary, its markdown and its report, with its file.
+first_outcomes=$(ls "$work"/runs/s0/findings/*.outcomes.json | head -1)
+[ -n "$first_outcomes" ] || fail "run 0 made no finding"
+reproduced_file=${first_outcomes%.outcomes.json}.reproduced.json
+echo '{"reproduced": "yes", "why": "planted: the script raised AssertionError", "mode": "interpret"}' > "$reproduced_file"
+reproduced_sig=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['signature'])" "$first_outcomes")
 
 "$collfuzz" merge "$work/runs/s0" "$work/runs/s1" --into "$work/m" > "$work/m.log" 2>&1
 rc=$?
+export REPRODUCED_SIG="$reproduced_sig"
 [ "$rc" -le 1 ] || { cat "$work/m.log"; fail "merge exited $rc"; }
 python3 - "$work" << 'PY' || exit 1
 import json, sys, pathlib
@@ -64,6 +72,16 @@ for name, g in groups.items():
 if not 1 <= len(groups) < len(m["findings"]): err.append(f"{len(groups)} groups for {len(m['findings'])} findings of one planted bug")
 if any(r.get("groups", 0) > r["findings"] for r in m["runs"]): err.append("a run record counts more groups than findings")
 if "## Root-cause groups" not in (w / "m/summary.md").read_text(): err.append("summary.md lacks the groups")
+import os
+rsig = os.environ["REPRODUCED_SIG"]
+for f in m["findings"]:
+    want = "yes" if f["signature"] == rsig else None
+    got = f.get("reproduced")
+    if want and (got != "yes" or "planted" not in f.get("reproduced_why", "")): err.append(f"{rsig}: reproduced {got!r}, not carried")
+    if want and not (w / "m" / f["outcomes_file"].replace(".outcomes.json", ".reproduced.json")).exists(): err.append("the reproduced file was not copied")
+    if not got: err.append(f"{f['signature']}: no reproduced status")
+if "planted: the script raised AssertionError" not in md: err.append("summary.md lacks the reproduced line")
+if "Its repro script, run once by the campaign: <b>yes</b>" not in (w / "m/report.html").read_text(): err.append("report.html lacks the reproduced status")
 if err: print("FAIL:", err); sys.exit(1)
 print(f"ok: merged {len(m['runs'])} runs, {m['cases']} cases, {len(m['findings'])} findings in {len(m['groups'])} groups")
 PY
