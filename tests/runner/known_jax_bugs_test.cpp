@@ -48,8 +48,9 @@ TEST(KnownJaxBugs, TheShippedListMatchesTheDocumentedBugs) {
                  "#gpu.address_space<workgroup>>'");
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->id, "clc_uint32_result_verification_error");
-  EXPECT_EQ(bugs.match("jax-interpret", "'mosaic_gpu.try_cluster_cancel' op operand #0 must be 1D "
-                                        "memref of 8-bit"),
+  EXPECT_EQ(bugs.match("jax-interpret",
+                       "'mosaic_gpu.try_cluster_cancel' op operand #0 must be 1D "
+                       "memref of 8-bit"),
             nullptr);
 }
 
