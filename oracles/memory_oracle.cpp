@@ -147,12 +147,14 @@ Verdict compare(const Case& c, const Outcome& expected, const Outcome& actual,
   const Verdict before = v;
   diagnostic_oracle(expected, actual, level, v);
   if (v.mismatches.size() > before.mismatches.size() && expected.executor == "reference" &&
-      actual.kind == OutcomeKind::kRejected) {
-    // The reference's error differs from the executor's: where other interleavings of interpret
-    // mode's threads raise other errors, the executor's may be one of them.
+      (actual.kind == OutcomeKind::kRejected || actual.kind == OutcomeKind::kCompleted)) {
+    // The reference's error differs from the executor's, or the executor completed: where other
+    // interleavings of interpret mode's threads raise other errors, or none, the executor's
+    // outcome may be one of theirs.
     Outcome with_alternatives = expected;
     if (add_interleaving_alternatives(c, with_alternatives) &&
-        !with_alternatives.diagnostic->alternatives.empty()) {
+        (!with_alternatives.diagnostic->alternatives.empty() ||
+         with_alternatives.diagnostic->may_complete)) {
       v = before;
       diagnostic_oracle(with_alternatives, actual, level, v);
     }

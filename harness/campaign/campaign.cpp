@@ -308,7 +308,12 @@ int Campaign::run(std::ostream& out, bool terminal) {
   // At the budget's end a worker finishes its case; one still busy this long after (a slow
   // external executor) is killed: its findings are on disk already, and its state from its last
   // save (at most a second old) resumes it.
+  // A slow worker keeps no state and writes a finding as found before it shrinks it, so one
+  // still in a JAX run is stopped after kSlowStopGrace: what it loses is that run (and a
+  // candidate still being confirmed), and the campaign ends within its budget plus a few
+  // seconds instead of waiting on interpret mode.
   constexpr auto kStopGrace = std::chrono::seconds(10);
+  constexpr auto kSlowStopGrace = std::chrono::seconds(2);
   std::optional<std::chrono::steady_clock::time_point> stop_since;
   while (true) {
     if (g_interrupted || (deadline && std::chrono::steady_clock::now() >= *deadline))
@@ -331,8 +336,8 @@ int Campaign::run(std::ostream& out, bool terminal) {
           p.child.signal_group(SIGKILL);
           p.killed_for_hang = true;
         }
-        if (stop_since && now - *stop_since > kStopGrace && !p.killed_for_hang &&
-            !p.killed_at_stop) {
+        if (stop_since && now - *stop_since > (w >= o.jobs ? kSlowStopGrace : kStopGrace) &&
+            !p.killed_for_hang && !p.killed_at_stop) {
           p.child.signal_group(SIGKILL);
           p.killed_at_stop = true;
         }

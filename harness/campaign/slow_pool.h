@@ -58,6 +58,8 @@ struct SlowWorkerStats {
   std::atomic<std::int64_t> crashes[kSlowMaxExecutors] = {};      // threw or crashed
   std::atomic<std::int64_t> stalls[kSlowMaxExecutors] = {};       // runs of kStallSeconds or more
   std::atomic<std::int64_t> longest_ms[kSlowMaxExecutors] = {};
+  std::atomic<std::int64_t> busy_ms[kSlowMaxExecutors] = {};  // the seconds its runs took, all
+  std::atomic<std::int64_t> started_ns{0};                    // when the worker started (steady ns)
   // What it is running now: executor k + 1 (0: none), the case index, since when (steady ns).
   std::atomic<std::int32_t> busy_executor{0};
   std::atomic<std::uint64_t> busy_index{0};

@@ -8,8 +8,10 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <unordered_map>
 
 #include "harness/campaign/case_check.h"
 #include "harness/campaign/findings_store.h"
@@ -22,6 +24,10 @@ namespace collfuzz::campaign {
 
 std::filesystem::path unavailable_log(const std::filesystem::path& out, std::int64_t worker) {
   return out / ("slow-unavailable-" + std::to_string(worker) + ".tsv");
+}
+
+std::filesystem::path stall_log(const std::filesystem::path& out, std::int64_t worker) {
+  return out / ("slow-stalls-" + std::to_string(worker) + ".tsv");
 }
 
 bool uses_slow_pool(const CampaignOptions& o) {
@@ -65,22 +71,51 @@ unsigned slow_profiles(const CampaignOptions& o) {
 
 void offer_to_pool(WorkerConfig& config, const CampaignOptions& o, SlowQueue& queue) {
   const unsigned profiles = slow_profiles(o);
+  // The profiles that only slow executors check (interpret, when jax-interpret is the only
+  // executor of it): the fast loop predicts nothing for them. One case in kProbeEvery of those
+  // whose target names such a profile is predicted here, its rule counted in the worker's
+  // coverage (so that the profile's column of the summary counts the cases the reference
+  // predicted for it), and offered whatever the queue's state while its key (profile, outcome
+  // kind, rule) has been offered fewer than kRareOffers times by this worker: a rare rule's
+  // cases reach the pool instead of waiting for one of the few sampled offers.
+  unsigned fast = 0;
+  for (const auto& name : o.executors) {
+    if (!is_slow_executor(name))
+      fast |= 1u << static_cast<int>(make_executor(name, o.executor_options)->profile());
+  }
+  const unsigned probed = profiles & ~fast;
   const std::int64_t every = std::max<std::int64_t>(1, o.offer_every);
   const std::uint64_t salt = sampling_salt("slow-pool");
-  config.after_case = [&queue, profiles, every, salt](std::uint64_t index, const Case& c) {
-    if (!sampled_case(index, salt, every) || !pool_wants_offer(queue, index)) return;
+  const std::uint64_t probe_salt = sampling_salt("slow-pool-probe");
+  auto offered_keys = std::make_shared<std::unordered_map<std::uint64_t, std::int64_t>>();
+  config.after_case = [&queue, profiles, probed, every, salt, probe_salt, offered_keys](
+                          std::uint64_t index, const Case& c, generators::RuleCoverage* coverage) {
+    const bool probe = ((probed >> static_cast<int>(c.target.profile)) & 1) != 0 &&
+                       sampled_case(index, probe_salt, kProbeEvery);
+    const bool sampled = sampled_case(index, salt, every);
+    if (!probe && !sampled) return;
+    const bool wanted = sampled && pool_wants_offer(queue, index);
+    if (!probe && !wanted) return;
     std::uint64_t klass[2] = {0, 0};
     std::uint64_t key[2] = {0, 0};
+    bool rare = false;
     for (int p = 0; p < 2; ++p) {
       if (!((profiles >> p) & 1)) continue;
       try {
         const Outcome predicted = predict(c, Profile(p)).outcome;
         klass[p] = behaviour_class(c, predicted);
         key[p] = behaviour_key(predicted);
+        if (probe && ((probed >> p) & 1)) {
+          if (coverage) coverage->record(Profile(p), predicted);
+          if ((*offered_keys)[key[p]] < kRareOffers) rare = true;
+        }
       } catch (const std::exception&) {
         return;  // the fast worker reports the reference's exception itself
       }
     }
+    if (!wanted && !rare) return;
+    for (int p = 0; p < 2; ++p)
+      if ((probed >> p) & 1 && key[p] != 0) ++(*offered_keys)[key[p]];
     offer_candidate(queue, index, klass[0], klass[1], key[0], key[1]);
   };
 }
@@ -115,6 +150,9 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
   }
   FindingsStore store(findings);
   SlowWorkerStats& stats = queue.workers[s];
+  stats.started_ns.store(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now().time_since_epoch())
+                             .count());
   WorkerConfig config;
   config.seed = o.seed;
   config.worker = o.jobs + s;
@@ -193,9 +231,18 @@ int run_slow_worker(const CampaignOptions& o, std::int64_t s,
       reasons << check.executors()[k]->name() << '\t' << why.substr(0, 160) << '\n';
     }
     if (outcome->kind == OutcomeKind::kCrash) stats.crashes[k].fetch_add(1);
-    if (seconds >= kStallSeconds) stats.stalls[k].fetch_add(1);
+    if (seconds >= kStallSeconds) {
+      stats.stalls[k].fetch_add(1);
+      // Which case stalled and how it ended, one line a stall (stall_log): replay it with
+      // `collfuzz gen --seed S --first INDEX --count 1`.
+      std::ofstream stalls(stall_log(findings.parent_path(), s), std::ios::app);
+      const std::string why = outcome->reason.substr(0, outcome->reason.find('\n'));
+      stalls << check.executors()[k]->name() << '\t' << current << '\t' << seconds << '\t'
+             << to_string(outcome->kind) << '\t' << why.substr(0, 200) << '\n';
+    }
     const auto ms = static_cast<std::int64_t>(seconds * 1000);
     if (ms > stats.longest_ms[k].load()) stats.longest_ms[k].store(ms);
+    stats.busy_ms[k].fetch_add(ms);
   });
   // No case limit and no saved state: the pool runs what the fast workers offer.
   Worker worker(config, check, &store, nullptr, &board.slots[o.jobs + s], &board.stop);
@@ -263,6 +310,19 @@ std::string write_slow_pool_report(const std::filesystem::path& out, const Campa
       e["longest_run_seconds"] = static_cast<double>(st.longest_ms[k].load()) / 1000.0;
       e["unavailable"] = st.unavailable[k].load();
       e["crashes"] = st.crashes[k].load();
+      // Its speed: cases/s over the worker's life (what the campaign got from it), cases/s while
+      // it ran (its own rate, as a replay of the same cases would run them back to back), and its
+      // share of the worker's time. docs/fuzzing.md compares them with the replay rate.
+      const double busy_total = static_cast<double>(st.busy_ms[k].load()) / 1000.0;
+      const double life = st.started_ns.load() > 0
+                              ? static_cast<double>(steady_ns() - st.started_ns.load()) / 1e9
+                              : 0.0;
+      const auto runs = static_cast<double>(st.runs[k].load());
+      e["busy_seconds"] = busy_total;
+      e["worker_seconds"] = life;
+      e["cases_per_second"] = life > 0 ? runs / life : 0.0;
+      e["own_cases_per_second"] = busy_total > 0 ? runs / busy_total : 0.0;
+      e["time_share"] = life > 0 ? busy_total / life : 0.0;
       // A run still going when the worker was stopped (or killed at the budget's end).
       std::int64_t stalls = st.stalls[k].load();
       if (st.busy_executor.load() == static_cast<std::int32_t>(k) + 1) {

@@ -33,16 +33,25 @@ std::vector<std::unique_ptr<Executor>> worker_executors(const CampaignOptions& o
 unsigned slow_profiles(const CampaignOptions& o);
 
 // Makes a fast worker offer one case in o.offer_every (by a hash of its index) to the pool, with
-// the class of the reference's prediction for each slow profile.
+// the class of the reference's prediction for each slow profile; and cases of rare keys of the
+// profiles only slow executors check (kProbeEvery, kRareOffers).
 void offer_to_pool(WorkerConfig& config, const CampaignOptions& o, SlowQueue& queue);
 
 // The niceness a slow worker adds to itself (its executors inherit it).
 inline constexpr int kSlowPoolNice = 4;
+// offer_to_pool's probe of the profiles only slow executors check: one case in kProbeEvery of
+// those whose target names the profile is predicted for it, and offered while its key has been
+// offered fewer than kRareOffers times.
+inline constexpr std::int64_t kProbeEvery = 4;
+inline constexpr std::int64_t kRareOffers = 8;
 
 // The body of slow worker `s` (board slot o.jobs + s).
 // OUT/slow-unavailable-N.tsv: slow worker N's unavailable runs, one "executor<TAB>reason" line
 // each.
 std::filesystem::path unavailable_log(const std::filesystem::path& out, std::int64_t worker);
+// OUT/slow-stalls-N.tsv: slow worker N's runs of kStallSeconds or more, one
+// "executor<TAB>case index<TAB>seconds<TAB>outcome kind<TAB>reason" line each.
+std::filesystem::path stall_log(const std::filesystem::path& out, std::int64_t worker);
 
 int run_slow_worker(const CampaignOptions& o, std::int64_t s,
                     const std::optional<std::chrono::steady_clock::time_point>& deadline,

@@ -178,7 +178,8 @@ WorkerState Worker::run(WorkerState state) {
         check_.mismatches(c, slot_ ? &slot_->coverage : &state.coverage,
                           config_.next_index ? std::nullopt : std::optional<std::uint64_t>(index),
                           config_.only_executor, true);
-    if (config_.after_case) config_.after_case(index, c);
+    if (config_.after_case)
+      config_.after_case(index, c, slot_ ? &slot_->coverage : &state.coverage);
     for (const auto& [reason, n] : check_.take_unavailable()) state.unavailable[reason] += n;
     for (const auto& [executor, n] : check_.take_runs()) state.runs[executor] += n;
     const double t = since(started_);

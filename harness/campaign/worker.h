@@ -49,7 +49,10 @@ struct WorkerConfig {
   // every executor of the check.
   const std::string* only_executor = nullptr;
   // Called after each case is checked (a fast worker offers it to the slow pool).
-  std::function<void(std::uint64_t index, const Case& c)> after_case;
+  // `coverage` is the worker's own tally, for predictions made there (the pool's offers predict
+  // the profiles only slow executors check: docs/fuzzing.md "The slow executors' pool").
+  std::function<void(std::uint64_t index, const Case& c, generators::RuleCoverage* coverage)>
+      after_case;
 };
 
 struct FindingEvent {

@@ -220,6 +220,7 @@ json outcome_to_json(const Outcome& o, bool with_bytes) {
       }
       out["diagnostic"]["alternatives"] = std::move(alts);
     }
+    if (d.may_complete) out["diagnostic"]["may_complete"] = true;
   }
   if (o.undefined) out["undefined"] = undefined_record_to_json(*o.undefined);
   if (!o.ctas.empty()) {
@@ -320,7 +321,8 @@ Outcome outcome_from_json(const json& j, const Case& c, const std::string& path)
   if (const json* d = jr::member(j, "diagnostic")) {
     const std::string dp = path + ".diagnostic";
     jr::object(*d, dp,
-               {"stage", "exception", "message", "message_regex", "rule", "op", "alternatives"});
+               {"stage", "exception", "message", "message_regex", "rule", "op", "alternatives",
+                "may_complete"});
     Diagnostic diag;
     // The stage may be left out (an expectation a JAX author writes: exception and message), or
     // be a JAX stage (stage_names.h).
@@ -352,6 +354,8 @@ Outcome outcome_from_json(const json& j, const Case& c, const std::string& path)
         diag.alternatives.push_back(std::move(a));
       }
     }
+    if (const json* mc = jr::member(*d, "may_complete"))
+      diag.may_complete = jr::boolean(*mc, dp + ".may_complete");
     o.diagnostic = diag;
   }
   if (o.kind == OutcomeKind::kRejected && !o.diagnostic) {

@@ -116,6 +116,11 @@ def diagnostic_outcome(stage: str, exc: BaseException, op: str | None,
 # reported as a hang (outcome `timeout`) at once instead of after the harness's --timeout (which
 # kills and restarts the whole process, JAX's import included).
 HANG_SECONDS = float(os.environ.get("CFJAX_HANG_SECONDS", "10"))
+# Seconds without progress after which a kernel whose every running thread is blocked in a
+# barrier wait is a deadlock (_run_watched, cfjax_hooks.every_kernel_thread_waits): interpret
+# mode runs every TMA copy (and its arrival) on the thread that issues it, so when all of them
+# wait nothing can arrive.
+ALL_BLOCKED_SECONDS = float(os.environ.get("CFJAX_ALL_BLOCKED_SECONDS", "1"))
 
 
 class KernelHang(Exception):
@@ -327,7 +332,8 @@ class Executor:
     return out
 
   def _run_watched(self, fn):
-    """fn() on a thread of its own, watched by the deadlock detector (HANG_SECONDS)."""
+    """fn() on a thread of its own, watched by the deadlock detector (HANG_SECONDS; and
+    ALL_BLOCKED_SECONDS once every running kernel thread is blocked in a barrier wait)."""
     box: dict[str, Any] = {}
 
     def target():
@@ -350,9 +356,11 @@ class Executor:
         continue
       waiting = hooks.blocked_waiters()
       stalled = now - since
-      if (waiting and stalled >= HANG_SECONDS) or stalled >= 2 * HANG_SECONDS:
+      if (waiting and stalled >= HANG_SECONDS) or stalled >= 2 * HANG_SECONDS or \
+          (waiting and stalled >= ALL_BLOCKED_SECONDS and hooks.every_kernel_thread_waits()):
         elsewhere = hooks.threads_stuck_elsewhere()
         dispatching = hooks.threads_in_deallocation_dispatch()  # before the abort changes them
+        in_callback, starved = hooks.threads_in_stuck_dispatch()
         if not waiting and not elsewhere:
           continue  # no kernel thread in interpret-mode code: not a stall of the kernel
         hooks.abort_blocked()
@@ -366,13 +374,19 @@ class Executor:
                 f"outside a barrier wait, {dispatching} of them in _deallocate_barrier's XLA "
                 "dispatch: JAX's own hang, docs/jax-divergences.md #18)" if dispatching else
                 f"interpret mode stalls ({elsewhere} thread(s) stuck in interpret-mode callbacks "
+                f"outside a barrier wait; {in_callback} thread(s) dispatching an XLA computation "
+                f"from inside a host callback and {starved} Pallas-thread computation(s) that do "
+                "not run: JAX's own hang, docs/jax-divergences.md #18)" if in_callback or starved
+                else
+                f"interpret mode stalls ({elsewhere} thread(s) stuck in interpret-mode callbacks "
                 "outside a barrier wait: JAX's own hang, docs/jax-divergences.md #18, or a kernel "
                 "deadlock)")
         raise KernelHang(
             f"{what}: {waiting} thread(s) blocked on barrier waits and no progress for "
             f"{stalled:.0f} s (collfuzz's interpret-mode deadlock detector, CFJAX_HANG_SECONDS="
-            f"{HANG_SECONDS:g}; twice that when no thread waits on a barrier)",
-            jax_own=bool(elsewhere and dispatching))
+            f"{HANG_SECONDS:g}; twice that when no thread waits on a barrier; "
+            f"CFJAX_ALL_BLOCKED_SECONDS={ALL_BLOCKED_SECONDS:g} when all of them do)",
+            jax_own=bool(elsewhere and (dispatching or in_callback or starved)))
     if "error" in box:
       raise box["error"]
     return box["value"]

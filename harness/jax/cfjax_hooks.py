@@ -82,8 +82,76 @@ def _threads_outside_waits(in_place) -> int:
   return stuck
 
 
+def every_kernel_thread_waits() -> bool:
+  """Whether every running kernel thread is blocked in a barrier wait, or waits for the threads
+  it started (a warp_map's warps), and at least one waits on a barrier. A kernel thread is one
+  that runs a Pallas thread's computation (a `_run_jaxpr` frame of interpret mode's thread_map);
+  interpret mode runs its callbacks, TMA copies and their arrivals included, on that same thread.
+  A thread that finished has no such frame; one that computes or compiles has one and is in no
+  wait. So when this holds and nothing moves, nothing can ever arrive: a deadlock."""
+  import sys  # pylint: disable=import-outside-toplevel
+  kernel, blocked = 0, 0
+  for frame in sys._current_frames().values():  # pylint: disable=protected-access
+    innermost = None  # the innermost thread_map frame: _run_jaxpr or _thread_map_callback
+    in_wait = False
+    f = frame
+    while f is not None:
+      code = f.f_code
+      if code.co_name == "_blocking_wait" and code.co_filename == __file__:
+        in_wait = True
+      elif innermost is None and code.co_name in ("_run_jaxpr", "_thread_map_callback") and \
+          code.co_filename.replace("\\", "/").endswith("interpret/thread_map.py"):
+        innermost = code.co_name
+      f = f.f_back
+    if innermost is None:
+      continue
+    if in_wait:
+      kernel += 1
+      blocked += 1
+    elif innermost == "_run_jaxpr":
+      return False  # a kernel thread that runs, compiles or is stuck outside a wait
+  return blocked > 0 and blocked == kernel
+
+
 def _in_interpret(code) -> bool:
-  return "mosaic_gpu/interpret" in code.co_filename.replace("\\", "/")
+  path = code.co_filename.replace("\\", "/")
+  # Interpret mode's own code, and the thread_map it shares with TPU interpret mode.
+  return "mosaic_gpu/interpret" in path or path.endswith("pallas/mosaic/interpret/thread_map.py")
+
+
+def threads_in_stuck_dispatch() -> tuple[int, int]:
+  """(in callbacks, starved): threads outside a barrier wait stuck in an XLA dispatch (a frame of
+  jax's dispatch.py `apply_primitive` or pxla.py `__call__`) that is newer than a host callback's
+  frame (callback.py), and those whose dispatch is the Pallas thread's own computation
+  (thread_map's `_run_jaxpr`) with no callback inside it, i.e. a computation that does not run.
+  With many Pallas threads interpret mode starves itself: the XLA CPU client does not run those
+  computations while the other threads' callbacks block (docs/jax-divergences.md #18). Seen in
+  `_deallocate_barrier` (indexing a jax.Array), in thread_map's nested `_thread_map_callback`
+  (`jnp.int32(i)` for each warp of a warp_map, JAX 0.11.2), and as warp threads whose
+  computations never start (0.12.0.1). A kernel thread that computes is inside its computation
+  for microseconds between callbacks, never for the detector's seconds."""
+  import sys  # pylint: disable=import-outside-toplevel
+  in_callback, starved = 0, 0
+  for frame in sys._current_frames().values():  # pylint: disable=protected-access
+    dispatch = False
+    f = frame
+    while f is not None:
+      code = f.f_code
+      path = code.co_filename.replace("\\", "/")
+      if code.co_name == "_blocking_wait" and code.co_filename == __file__:
+        break
+      if path.endswith("/dispatch.py") and code.co_name == "apply_primitive" or \
+          path.endswith("/pxla.py") and code.co_name == "__call__":
+        dispatch = True
+      elif path.endswith("/callback.py") and code.co_name in ("io_callback_impl",
+                                                              "_wrapped_callback"):
+        in_callback += dispatch
+        break
+      elif code.co_name == "_run_jaxpr" and path.endswith("interpret/thread_map.py"):
+        starved += dispatch
+        break
+      f = f.f_back
+  return in_callback, starved
 
 
 def threads_stuck_elsewhere() -> int:
@@ -453,5 +521,6 @@ def barrier_summary(rec: Recorder) -> dict[int, list[dict]]:
 
 __all__ = ["Recorder", "install", "active", "reset_interpret_state", "barrier_summary",
            "label_of", "label_of_name_stack", "progress", "blocked_waiters", "abort_blocked",
-           "threads_stuck_elsewhere", "threads_in_deallocation_dispatch"]
+           "threads_stuck_elsewhere", "threads_in_deallocation_dispatch",
+           "every_kernel_thread_waits", "threads_in_stuck_dispatch"]
 _ = Any

@@ -38,6 +38,11 @@ std::string describe_outcome(const Outcome& o, const Case* c) {
       out += "    ... and " + std::to_string(d.alternatives.size() - kShown) +
              " more (--json lists them)\n";
     }
+    if (d.may_complete) {
+      out +=
+          "  or, under an interleaving where every thread keeps up, no error: the kernel may "
+          "complete\n";
+    }
   }
   if (o.undefined) {
     const UndefinedRecord& u = *o.undefined;

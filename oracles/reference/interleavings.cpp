@@ -60,6 +60,21 @@ std::string rename_cta(std::string s, std::int64_t from, std::int64_t to, std::i
   return s;
 }
 
+// Whether a schedule's execution completed: with every CTA, a completed outcome; with one CTA
+// alone (the others never start, so the whole run reads as a deadlock), every wait of that CTA
+// completed.
+bool ran_to_the_end(const Outcome& o, std::optional<std::int64_t> rank) {
+  if (o.kind == OutcomeKind::kCompleted) return true;
+  if (!rank || o.kind != OutcomeKind::kDeadlock) return false;
+  for (const CtaRecord& cta : o.ctas) {
+    if (cta.rank != *rank) continue;
+    for (const WaitRecord& w : cta.waits)
+      if (!w.completed) return false;
+    return true;
+  }
+  return false;
+}
+
 class Explorer {
  public:
   Explorer(const Case& c, Profile profile, const InterleavingBudget& budget)
@@ -67,7 +82,8 @@ class Explorer {
 
   // The errors the schedules of one unit (one CTA, or every thread) raise first, up to `runs`
   // executions.
-  std::vector<Diagnostic> explore(std::optional<std::int64_t> rank, std::size_t runs) {
+  std::vector<Diagnostic> explore(std::optional<std::int64_t> rank, std::size_t runs,
+                                  bool& completed) {
     std::vector<Diagnostic> found;
     std::set<std::pair<std::string, std::string>> seen;
     std::size_t done = 0;
@@ -79,7 +95,7 @@ class Explorer {
       const bool first = steps.empty();
       Checker ck(c_, profile_, nullptr);
       try {
-        execute(ck, s, first ? &steps : nullptr);
+        if (ran_to_the_end(execute(ck, s, first ? &steps : nullptr), rank)) completed = true;
       } catch (const Rejected& r) {
         const Diagnostic& d = r.diagnostic;
         if (d.stage == to_string(Stage::kRun) && seen.emplace(d.rule, d.message).second)
@@ -116,13 +132,18 @@ class Explorer {
 
 std::vector<DiagnosticAlternative> interleaving_alternatives(const Case& c, Profile profile,
                                                              const Diagnostic& canonical,
-                                                             const InterleavingBudget& budget) {
+                                                             const InterleavingBudget& budget,
+                                                             bool* may_complete) {
+  if (may_complete) *may_complete = false;
   if (profile != Profile::kInterpret || !interleaving_dependent(canonical)) return {};
+  bool all_complete = true;
   const MeshFacts mesh(c);
   Explorer explorer(c, profile, budget);
   std::vector<Diagnostic> found;
   if (ctas_share_barriers(c)) {
-    found = explorer.explore(std::nullopt, budget.max_runs);
+    bool completed = false;
+    found = explorer.explore(std::nullopt, budget.max_runs, completed);
+    all_complete = completed;
   } else {
     // One CTA of each kind runs alone; the others of its kind raise the same errors as their own.
     std::map<std::string, std::vector<std::int64_t>> kinds;
@@ -131,7 +152,10 @@ std::vector<DiagnosticAlternative> interleaving_alternatives(const Case& c, Prof
     const std::size_t runs = std::max<std::size_t>(budget.max_runs / kinds.size(), 1);
     for (const auto& [key, ranks] : kinds) {
       const std::int64_t first = ranks.front();
-      for (const Diagnostic& d : explorer.explore(first, runs)) {
+      bool completed = false;
+      const std::vector<Diagnostic> errors = explorer.explore(first, runs, completed);
+      all_complete = all_complete && completed;
+      for (const Diagnostic& d : errors) {
         for (const std::int64_t r : ranks) {
           Diagnostic renamed = d;
           // Only the barrier rules' messages depend on nothing but the steps and the CTA's name.
@@ -142,6 +166,7 @@ std::vector<DiagnosticAlternative> interleaving_alternatives(const Case& c, Prof
       }
     }
   }
+  if (may_complete) *may_complete = all_complete;
   std::vector<DiagnosticAlternative> out;
   std::set<std::tuple<std::string, std::string, std::string>> seen{
       {canonical.rule, canonical.exception, canonical.message}};

@@ -47,8 +47,12 @@ struct InterleavingBudget {
 // `c` is the case as the reference executes it (warp maps expanded); `canonical` is the error
 // its canonical schedule raised, at stage run. Empty for a rule that does not depend on the
 // interleaving (only the run.barrier.* rules are explored).
+// `may_complete`, when given, is set to whether the schedules explored include, for every CTA
+// (or for all threads together where CTAs share barriers), one that raises no error and
+// completes: then the kernel may also complete.
 std::vector<DiagnosticAlternative> interleaving_alternatives(const Case& c, Profile profile,
                                                              const Diagnostic& canonical,
-                                                             const InterleavingBudget& budget = {});
+                                                             const InterleavingBudget& budget = {},
+                                                             bool* may_complete = nullptr);
 
 }  // namespace collfuzz::ref

@@ -55,8 +55,8 @@ bool add_interleaving_alternatives(const Case& original, Outcome& predicted) {
   std::optional<Case> expanded;
   if (has_warp_map(original.program)) expanded = expand_warp_maps(original);
   const Case& c = expanded ? *expanded : original;
-  predicted.diagnostic->alternatives =
-      ref::interleaving_alternatives(c, predicted.profile, *predicted.diagnostic);
+  predicted.diagnostic->alternatives = ref::interleaving_alternatives(
+      c, predicted.profile, *predicted.diagnostic, {}, &predicted.diagnostic->may_complete);
   return true;
 }
 

@@ -20,6 +20,18 @@ assert e["stalls"] >= 1, e
 assert e["longest_run_seconds"] >= 10, e
 assert e["runs"] > 1, e  # restarted after the timeout, it went on
 PY
-grep -Eq "\| 0 \| jax-interpret \| [0-9]+ \| [0-9]+ \| [1-9][0-9]* \| [1-9][0-9]* \|" "$work/out/summary.md" ||
+# worker, executor, runs, cases/s, own cases/s, share, classes, timeouts, stalls
+grep -Eq "\| 0 \| jax-interpret \| [0-9]+ \| [0-9.]+ \| [0-9.]+ \| [0-9]+ % \| [0-9]+ \| [1-9][0-9]* \| [1-9][0-9]* \|" "$work/out/summary.md" ||
   fail "summary.md does not show the timeout and the stall"
+# The stall is named with its case (slow-stalls-0.tsv), and the executor's time is counted: the
+# 11-s timeout alone is more than half of the worker's 20 s.
+grep -Eq "^jax-interpret	[0-9]+	1[0-9.]+	timeout	" "$work/out/slow-stalls-0.tsv" ||
+  fail "slow-stalls-0.tsv does not name the stalled case"
+python3 - "$work/out/summary.json" << 'PY' || fail "the executor's rates and share are not counted"
+import json, sys
+e = json.load(open(sys.argv[1]))["slow_pool"]["workers"][0]["executors"]["jax-interpret"]
+assert e["busy_seconds"] >= 10, e
+assert 0.5 < e["time_share"] <= 1.0, e
+assert e["own_cases_per_second"] >= e["cases_per_second"] > 0, e
+PY
 echo "ok: $(grep -o 'waiting on [^,]*' "$work/log" | tail -1)"

@@ -306,9 +306,52 @@ class InterpretTest(unittest.TestCase):
     self.assertEqual(out["kind"], "timeout", out)
     self.assertIn("deadlock detector", out["reason"])
     self.assertIn("1 thread(s) blocked", out["reason"])
+    # CTA 0 finished: CTA 1's thread is every running kernel thread, so the fast detector
+    # (ALL_BLOCKED_SECONDS) answers, within the HANG_SECONDS of 1 s set here anyway.
     self.assertLess(elapsed, 30)
     self.assertFalse(self.ex.exit_after_answer)
     self.assertEqual(self.ex.run(mc_case())["kind"], "completed")
+
+  def test_a_hang_of_every_thread_is_answered_in_about_a_second(self):
+    """Every thread of the kernel (2 CTAs x 2 Pallas threads) waits on a barrier that nobody
+    arrives at: nothing can ever arrive (interpret mode runs copies on the issuing thread), so the
+    detector answers after ALL_BLOCKED_SECONDS (1 s), not HANG_SECONDS (10 s). The same when
+    some threads finished and every one still running waits (one CTA copies, both wait on a
+    barrier only the first one's copy completes). A campaign's predicted deadlocks cost a second
+    each instead of ten."""
+    import time  # pylint: disable=import-outside-toplevel
+    import cfjax_execute  # pylint: disable=import-outside-toplevel
+    c = {"format": 1, "name": "all_wait",
+         "mesh": {"cluster": [2], "cluster_names": ["x"], "num_threads": 2, "thread_name": "t"},
+         "target": {"arch": "sm_90a", "semantics": "warpgroup", "profile": "interpret"},
+         "inputs": [],
+         "program": [{"op": "run_scoped", "collective_axes": ["t"],
+                      "allocs": [{"name": "bar", "kind": "barrier", "num_arrivals": 2}],
+                      "body": [{"op": "barrier_wait", "barrier": {"alloc": "bar"}}]}]}
+    self.assertEqual(cfjax_execute.HANG_SECONDS, 10.0)
+    self.ex.run(c)  # compiled once: the second run's time is the detector's
+    t0 = time.monotonic()
+    out = self.ex.run(c)
+    elapsed = time.monotonic() - t0
+    self.assertEqual(out["kind"], "timeout", out)
+    self.assertIn("4 thread(s) blocked", out["reason"])
+    self.assertIn("CFJAX_ALL_BLOCKED_SECONDS=1 when all of them do", out["reason"])
+    self.assertLess(elapsed, 8)
+    self.assertEqual(self.ex.run(mc_case())["kind"], "completed")
+    c = mc_case(outputs=[])
+    alloc_body = c["program"][0]["body"]
+    c["program"][0]["body"] = [
+        {"op": "when", "cond": {"axis": "x", "eq": 0}, "body": [
+            {"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "dst"},
+             "barrier": {"alloc": "bar", "index": 0}}]},
+        alloc_body[1]]
+    self.ex.run(c)
+    t0 = time.monotonic()
+    out = self.ex.run(c)
+    elapsed = time.monotonic() - t0
+    self.assertEqual(out["kind"], "timeout", out)
+    self.assertIn("1 thread(s) blocked", out["reason"])
+    self.assertLess(elapsed, 8)
 
   def test_interpret_stage_diagnostic(self):
     c = mc_case(outputs=[], mesh={"num_threads": 2, "thread_name": "t"})
@@ -430,6 +473,26 @@ class ProtocolTest(unittest.TestCase):
     self.assertIn("of them in _deallocate_barrier's XLA dispatch", outcome["reason"])
     self.assertIn("docs/jax-divergences.md #18", outcome["reason"])
     self.assertTrue(response.get("exiting"), response)
+
+  def test_interpreter_hang_in_thread_map_is_named(self):
+    """The same hang of interpret mode in thread_map's nested thread start (8 CTAs x 4 Pallas
+    threads with a warp_map: on 0.11.2 threads sit in `_thread_map_callback` at `jnp.int32(i)`,
+    an XLA dispatch inside a host callback; on 0.12.0.1 the warps' computations never run):
+    `unavailable`, named, not a kernel hang."""
+    with open(os.path.join(ROOT, "corpus-jax-probes", "jax-bugs",
+                           "interpret_warp_map_32_threads_thread_map_hang.json")) as f:
+      case = json.load(f)
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ADAPTER, "collfuzz_jax.py"), "--mode", "interpret"],
+        input=json.dumps({"id": 1, "case": case}) + "\n", capture_output=True, text=True,
+        timeout=120, check=False, env={**os.environ, "CFJAX_HANG_SECONDS": "5"})
+    outcome = [json.loads(l) for l in proc.stdout.splitlines()][1]["outcome"]
+    if outcome["kind"] == "completed":
+      self.skipTest("interpret mode did not stall this time")
+    self.assertEqual(outcome["kind"], "unavailable", outcome)
+    self.assertIn("interpret mode hung itself", outcome["reason"])
+    self.assertRegex(outcome["reason"], r"[1-9][0-9]* thread\(s\) dispatching an XLA computation from "
+                     r"inside a host callback|[1-9][0-9]* Pallas-thread computation\(s\) that do not run")
 
   def test_lower_mode_uses_the_smem_capacity_of_the_cases_arch(self):
     """Mosaic GPU's core._launch takes the capacity from the device (227 KiB when there is none);

@@ -135,6 +135,37 @@ TEST(Interleavings, AThreadThatJoinsLateMayJoinAtAnyPhaseItCanReach) {
   }
 }
 
+Outcome completed_by_jax() {
+  Outcome o;
+  o.kind = OutcomeKind::kCompleted;
+  o.profile = Profile::kInterpret;
+  o.executor = "jax-interpret";
+  return o;
+}
+
+TEST(Interleavings, ASchedulePerCtaThatRaisesNothingLetsTheKernelComplete) {
+  // Thread 1's first wait comes before thread 0's first copy in some schedule: then both keep up
+  // and nothing is raised. JAX 0.11.2 completed the campaign's case (seed 7, 2026-12-04) 5 of 5
+  // times and its script, so the oracle accepts a completed run, and compares no bytes.
+  const Outcome o = explored(first_wait_late_race(2));
+  ASSERT_EQ(o.kind, OutcomeKind::kRejected);
+  EXPECT_TRUE(o.diagnostic->may_complete);
+  const Case c = case_from_json(first_wait_late_race(2));
+  const Outcome expected = predict(c, Profile::kInterpret).outcome;
+  EXPECT_FALSE(expected.diagnostic->may_complete);  // predict() leaves it to compare()
+  const Verdict v = compare(c, expected, completed_by_jax());
+  EXPECT_TRUE(v.mismatches.empty()) << v.mismatches.front().detail;
+  EXPECT_GT(v.compared, 0);
+  // Copy, wait, copy raises dealloc_unobserved under every schedule: a completion is a finding.
+  const Outcome always = explored(copy_wait_copy(4));
+  EXPECT_FALSE(always.diagnostic->may_complete);
+  const Case c2 = case_from_json(copy_wait_copy(4));
+  const Verdict v2 = compare(c2, predict(c2, Profile::kInterpret).outcome, completed_by_jax());
+  ASSERT_EQ(v2.mismatches.size(), 1u);
+  EXPECT_EQ(v2.mismatches[0].signature,
+            "diagnostic:accepted_not_rejected:run.barrier.dealloc_unobserved:jax-interpret");
+}
+
 TEST(Interleavings, AResumedWaitPassesHoweverFarThePhaseMoved) {
   // JAX checks a wait's invariants on entry; a sleeping waiter wakes and passes.
   ref::InterpretBarrier b(1);
@@ -255,6 +286,17 @@ TEST(Interleavings, AlternativesRoundTripThroughJsonAndBadOnesNameTheirPath) {
   bad = j;
   bad["diagnostic"]["alternatives"][0]["when"] = 1;
   EXPECT_THROW((void)outcome_from_json(bad, c, "$"), InputError);
+}
+
+TEST(Interleavings, MayCompleteRoundTripsThroughJson) {
+  Outcome o = rejected("run.barrier.first_wait_late", first_wait_late(0, 3));
+  o.diagnostic->may_complete = true;
+  const Case c = case_from_json(first_wait_late_race(1));
+  const Outcome back = outcome_from_json(outcome_to_json(o), c, "$");
+  ASSERT_TRUE(back.diagnostic);
+  EXPECT_TRUE(back.diagnostic->may_complete);
+  o.diagnostic->may_complete = false;
+  EXPECT_FALSE(outcome_to_json(o)["diagnostic"].contains("may_complete"));
 }
 
 }  // namespace
