@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import math
 from typing import Any, Iterator
 
@@ -280,3 +281,16 @@ def written_ranges(case: Case) -> dict[str, list[list[int]]]:
         if executes(parents, axes):
           ranges[out["name"]].extend(slice_ranges(out["shape"], dst.get("index", []), axes))
   return {k: merge_ranges(v) for k, v in ranges.items()}
+
+
+def grid_reducible(raw: dict) -> bool:
+  """Whether a grid of ones runs the case as its own grid would: no op names a grid axis (as a
+  collective axis, whose size then becomes 1 and changes a partitioned copy's shapes, or in a
+  condition or an index). A 120-s campaign (2026-12-04) found the adapter's grid of ones raising
+  copy.src_shape at trace where JAX, on the case's own grid, raises an interpret-stage error."""
+  names = raw.get("mesh", {}).get("grid_names", [])
+  flat = []
+  for n in names:
+    flat.extend(n if isinstance(n, list) else [n])
+  program = json.dumps(raw.get("program", []))
+  return not any(json.dumps(n) in program for n in flat)

@@ -34,7 +34,7 @@ import numpy as np
 import cfjax_case
 import cfjax_device_fault
 import cfjax_fill
-from cfjax_case import Case, CaseError
+from cfjax_case import Case, CaseError, grid_reducible
 from cfjax_stage import Stage, lowering_stage, unwrap  # noqa: F401  (unwrap: re-exported)
 
 # Up to this many grid points are run as given; a larger grid is run as a grid of ones (after the
@@ -121,6 +121,11 @@ HANG_SECONDS = float(os.environ.get("CFJAX_HANG_SECONDS", "10"))
 # mode runs every TMA copy (and its arrival) on the thread that issues it, so when all of them
 # wait nothing can arrive.
 ALL_BLOCKED_SECONDS = float(os.environ.get("CFJAX_ALL_BLOCKED_SECONDS", "1"))
+# Seconds without progress after which threads stuck in an XLA dispatch from inside a host
+# callback (or Pallas threads whose computation does not run) are interpret mode's own hang
+# (cfjax_hooks.threads_in_stuck_dispatch, docs/jax-divergences.md #18): such a dispatch takes
+# milliseconds when it runs.
+STUCK_DISPATCH_SECONDS = float(os.environ.get("CFJAX_STUCK_DISPATCH_SECONDS", "3"))
 
 
 class KernelHang(Exception):
@@ -286,7 +291,7 @@ class Executor:
     t, traced, args = self._trace(case, self.params)
     points = math.prod(case.mesh.grid) if case.mesh.grid else 1
     full = None  # the kernel with the case's grid, built (not run) for its interpret-stage errors
-    if points > MAX_GRID_POINTS:
+    if points > MAX_GRID_POINTS and grid_reducible(case.raw):
       notes.append(f"grid {list(case.mesh.grid)} traced and built as given, run as a grid of ones")
       full = (t, traced)
       t, traced, args = self._trace(self.tr.reduced_grid_case(case), self.params)
@@ -357,7 +362,9 @@ class Executor:
       waiting = hooks.blocked_waiters()
       stalled = now - since
       if (waiting and stalled >= HANG_SECONDS) or stalled >= 2 * HANG_SECONDS or \
-          (waiting and stalled >= ALL_BLOCKED_SECONDS and hooks.every_kernel_thread_waits()):
+          (waiting and stalled >= ALL_BLOCKED_SECONDS and hooks.every_kernel_thread_waits()) or \
+          (stalled >= STUCK_DISPATCH_SECONDS and
+           (hooks.threads_in_deallocation_dispatch() or any(hooks.threads_in_stuck_dispatch()))):
         elsewhere = hooks.threads_stuck_elsewhere()
         dispatching = hooks.threads_in_deallocation_dispatch()  # before the abort changes them
         in_callback, starved = hooks.threads_in_stuck_dispatch()
@@ -385,7 +392,9 @@ class Executor:
             f"{what}: {waiting} thread(s) blocked on barrier waits and no progress for "
             f"{stalled:.0f} s (collfuzz's interpret-mode deadlock detector, CFJAX_HANG_SECONDS="
             f"{HANG_SECONDS:g}; twice that when no thread waits on a barrier; "
-            f"CFJAX_ALL_BLOCKED_SECONDS={ALL_BLOCKED_SECONDS:g} when all of them do)",
+            f"CFJAX_ALL_BLOCKED_SECONDS={ALL_BLOCKED_SECONDS:g} when all of them do, "
+            f"CFJAX_STUCK_DISPATCH_SECONDS={STUCK_DISPATCH_SECONDS:g} when threads are stuck in "
+            "a dispatch)",
             jax_own=bool(elsewhere and (dispatching or in_callback or starved)))
     if "error" in box:
       raise box["error"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import cfjax_fill
-from cfjax_case import without_scratch_shapes
+from cfjax_case import grid_reducible, without_scratch_shapes
 from cfjax_execute import AOT_SMEM_CAPACITY, ARCH_VERSION, SMEM_CAPACITY
 from cfjax_repro_body import needs_x64
 from cfjax_repro_src import Unsupported
@@ -66,7 +66,7 @@ class Request:
     x64 = needs_x64(case)
     grid = [int(d) for d in mesh.get("grid", [])]
     points = math.prod(grid) if grid else 1
-    reduce_grid = mode == "interpret" and points > 4
+    reduce_grid = mode == "interpret" and points > 4 and grid_reducible(case)
     self.case = case
     self.mode = mode
     self.expected = expected

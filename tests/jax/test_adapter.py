@@ -163,6 +163,41 @@ def _walk_eqns(jaxpr):
           yield from _walk_eqns(inner)
 
 
+class GridReductionTest(unittest.TestCase):
+  """A grid of more than 4 points is run as a grid of ones only when no op names a grid axis: a
+  grid axis's size is part of the semantics (a 120-s campaign, 2026-12-04: PARTITIONED over grid
+  axis gx of size 2 became size 1 and raised copy.src_shape at trace, where JAX on the case's
+  grid raises the scope's interpret-stage error)."""
+
+  CASE = {"format": 1, "name": "grid_axis_collective",
+          "mesh": {"grid": [2, 3], "grid_names": ["gx", "gy"]},
+          "target": {"arch": "sm_90a", "semantics": "warpgroup", "profile": "interpret"},
+          "inputs": [{"name": "in0", "shape": [2], "dtype": "float32"}],
+          "program": [{"op": "run_scoped", "collective_axes": ["unknown_axis"],
+                       "allocs": [{"name": "dst0", "kind": "smem", "shape": [1], "dtype": "float32"},
+                                  {"name": "bar0", "kind": "barrier", "num_arrivals": 1}],
+                       "body": [{"op": "copy_gmem_to_smem", "src": {"input": "in0"},
+                                 "dst": {"alloc": "dst0"}, "barrier": {"alloc": "bar0", "index": 0},
+                                 "collective_axes": ["gx"], "leader_tracked": {"partitioned": 0}}]}]}
+
+  def test_a_grid_axis_in_the_program_keeps_the_grid(self):
+    from cfjax_case import grid_reducible  # pylint: disable=import-outside-toplevel
+    self.assertFalse(grid_reducible(self.CASE))
+    c = json.loads(json.dumps(self.CASE))
+    c["program"][0]["body"][0]["collective_axes"] = []
+    del c["program"][0]["body"][0]["leader_tracked"]
+    self.assertTrue(grid_reducible(c))
+    self.assertTrue(grid_reducible({"mesh": {}, "program": []}))
+
+  def test_the_executor_reports_the_case_grids_error(self):
+    os.environ["JAX_PLATFORMS"] = "cpu"
+    import cfjax_execute  # pylint: disable=import-outside-toplevel
+    out = cfjax_execute.Executor("interpret").run(self.CASE)
+    self.assertEqual(out["kind"], "rejected", out)
+    self.assertEqual(out["diagnostic"]["stage"], "interpret", out)
+    self.assertIn("Collective axis `unknown_axis` not found", out["diagnostic"]["message"])
+
+
 class TranslateTest(unittest.TestCase):
   """Each op kind becomes the JAX call the case format names (checked on the traced jaxpr)."""
 
@@ -493,6 +528,8 @@ class ProtocolTest(unittest.TestCase):
     self.assertIn("interpret mode hung itself", outcome["reason"])
     self.assertRegex(outcome["reason"], r"[1-9][0-9]* thread\(s\) dispatching an XLA computation from "
                      r"inside a host callback|[1-9][0-9]* Pallas-thread computation\(s\) that do not run")
+    # Called after CFJAX_STUCK_DISPATCH_SECONDS (3), before CFJAX_HANG_SECONDS (5 here).
+    self.assertRegex(outcome["reason"], r"no progress for [34] s")
 
   def test_lower_mode_uses_the_smem_capacity_of_the_cases_arch(self):
     """Mosaic GPU's core._launch takes the capacity from the device (227 KiB when there is none);
