@@ -87,6 +87,8 @@ def every_kernel_thread_waits() -> bool:
   it started (a warp_map's warps), and at least one waits on a barrier. A kernel thread is one
   that runs a Pallas thread's computation (a `_run_jaxpr` frame of interpret mode's thread_map);
   interpret mode runs its callbacks, TMA copies and their arrivals included, on that same thread.
+  A thread blocked in a barrier wait counts as a kernel thread whether thread_map started it or
+  not (a kernel of one Pallas thread in one CTA runs without thread_map).
   A thread that finished has no such frame; one that computes or compiles has one and is in no
   wait. So when this holds and nothing moves, nothing can ever arrive: a deadlock."""
   import sys  # pylint: disable=import-outside-toplevel
@@ -103,9 +105,7 @@ def every_kernel_thread_waits() -> bool:
           code.co_filename.replace("\\", "/").endswith("interpret/thread_map.py"):
         innermost = code.co_name
       f = f.f_back
-    if innermost is None:
-      continue
-    if in_wait:
+    if in_wait:  # a kernel thread, whether thread_map started it or not (one Pallas thread)
       kernel += 1
       blocked += 1
     elif innermost == "_run_jaxpr":
