@@ -32,4 +32,35 @@ Case multicast_tile_case(std::int64_t tile_bytes, std::int64_t ctas) {
   return case_from_json(j);
 }
 
+Case reused_barrier_case(std::int64_t steps, bool as_loop) {
+  const nlohmann::json copy = {{"op", "copy_gmem_to_smem"},
+                               {"src", {{"input", "x"}}},
+                               {"dst", {{"alloc", "dst"}}},
+                               {"barrier", {{"alloc", "bar"}}},
+                               {"collective_axes", "x"}};
+  const nlohmann::json wait = {{"op", "barrier_wait"}, {"barrier", {{"alloc", "bar"}}}};
+  nlohmann::json body = nlohmann::json::array();
+  if (as_loop) {
+    body.push_back({{"op", "loop"}, {"trip_count", steps}, {"body", {copy, wait}}});
+  } else {
+    for (std::int64_t i = 0; i < steps; ++i) {
+      body.push_back(copy);
+      body.push_back(wait);
+    }
+  }
+  const nlohmann::json j = {
+      {"format", 1},
+      {"name", "bench_loop"},
+      {"mesh", {{"cluster", {2}}, {"cluster_names", {"x"}}}},
+      {"target", {{"arch", "sm_90a"}, {"semantics", "lane"}}},
+      {"inputs", {{{"name", "x"}, {"shape", {16, 64}}, {"dtype", "float32"}}}},
+      {"program",
+       {{{"op", "run_scoped"},
+         {"allocs",
+          {{{"name", "dst"}, {"kind", "smem"}, {"shape", {16, 64}}, {"dtype", "float32"}},
+           {{"name", "bar"}, {"kind", "barrier"}}}},
+         {"body", body}}}}};
+  return case_from_json(j);
+}
+
 }  // namespace collfuzz::bench
