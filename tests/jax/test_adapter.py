@@ -59,6 +59,30 @@ def mc_case(**overrides):
   return c
 
 
+def run_jax_bug_case(name):
+  """The interpret-mode adapter's answer to corpus-jax-probes/jax-bugs/NAME, in a process of its
+  own, with the detector at 5 s (1 s can call a stall while 32 threads still compile)."""
+  with open(os.path.join(ROOT, "corpus-jax-probes", "jax-bugs", name)) as f:
+    case = json.load(f)
+  proc = subprocess.run(
+      [sys.executable, os.path.join(ADAPTER, "collfuzz_jax.py"), "--mode", "interpret"],
+      input=json.dumps({"id": 1, "case": case}) + "\n", capture_output=True, text=True,
+      timeout=120, check=False, env={**os.environ, "CFJAX_HANG_SECONDS": "5"})
+  return [json.loads(l) for l in proc.stdout.splitlines()][1]
+
+
+def only_cta0_copies_case():
+  """A wait nobody will complete on CTA 1: only CTA 0 issues the copy (pl.when), both wait."""
+  c = mc_case(outputs=[])
+  alloc_body = c["program"][0]["body"]
+  c["program"][0]["body"] = [
+      {"op": "when", "cond": {"axis": "x", "eq": 0}, "body": [
+          {"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "dst"},
+           "barrier": {"alloc": "bar", "index": 0}}]},
+      alloc_body[1]]
+  return c
+
+
 class UnwrapTest(unittest.TestCase):
 
   def test_callback_error_text(self):
@@ -323,13 +347,7 @@ class InterpretTest(unittest.TestCase):
     of the harness's --timeout), and the same executor then runs the next case."""
     import time  # pylint: disable=import-outside-toplevel
     import cfjax_execute  # pylint: disable=import-outside-toplevel
-    c = mc_case(outputs=[])
-    alloc_body = c["program"][0]["body"]
-    c["program"][0]["body"] = [
-        {"op": "when", "cond": {"axis": "x", "eq": 0}, "body": [
-            {"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "dst"},
-             "barrier": {"alloc": "bar", "index": 0}}]},
-        alloc_body[1]]
+    c = only_cta0_copies_case()
     before = cfjax_execute.HANG_SECONDS
     cfjax_execute.HANG_SECONDS = 1.0
     try:
@@ -373,13 +391,7 @@ class InterpretTest(unittest.TestCase):
     self.assertIn("CFJAX_ALL_BLOCKED_SECONDS=1 when all of them do", out["reason"])
     self.assertLess(elapsed, 8)
     self.assertEqual(self.ex.run(mc_case())["kind"], "completed")
-    c = mc_case(outputs=[])
-    alloc_body = c["program"][0]["body"]
-    c["program"][0]["body"] = [
-        {"op": "when", "cond": {"axis": "x", "eq": 0}, "body": [
-            {"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "dst"},
-             "barrier": {"alloc": "bar", "index": 0}}]},
-        alloc_body[1]]
+    c = only_cta0_copies_case()
     self.ex.run(c)
     t0 = time.monotonic()
     out = self.ex.run(c)
@@ -492,14 +504,7 @@ class ProtocolTest(unittest.TestCase):
     dispatch. The detector (5 s here: 1 s can call a stall while the 32 threads still compile)
     answers `unavailable` (JAX's own hang says nothing of the kernel), names the stall in the
     reason, and the executor exits."""
-    with open(os.path.join(ROOT, "corpus-jax-probes", "jax-bugs",
-                           "interpret_32_threads_dealloc_barrier_hang.json")) as f:
-      case = json.load(f)
-    proc = subprocess.run(
-        [sys.executable, os.path.join(ADAPTER, "collfuzz_jax.py"), "--mode", "interpret"],
-        input=json.dumps({"id": 1, "case": case}) + "\n", capture_output=True, text=True,
-        timeout=120, check=False, env={**os.environ, "CFJAX_HANG_SECONDS": "5"})
-    response = [json.loads(l) for l in proc.stdout.splitlines()][1]
+    response = run_jax_bug_case("interpret_32_threads_dealloc_barrier_hang.json")
     outcome = response["outcome"]
     if outcome["kind"] == "completed":
       self.skipTest("interpret mode did not stall this time (it did in 8 of 9 runs on the 2-core machine)")
@@ -514,14 +519,7 @@ class ProtocolTest(unittest.TestCase):
     threads with a warp_map: on 0.11.2 threads sit in `_thread_map_callback` at `jnp.int32(i)`,
     an XLA dispatch inside a host callback; on 0.12.0.1 the warps' computations never run):
     `unavailable`, named, not a kernel hang."""
-    with open(os.path.join(ROOT, "corpus-jax-probes", "jax-bugs",
-                           "interpret_warp_map_32_threads_thread_map_hang.json")) as f:
-      case = json.load(f)
-    proc = subprocess.run(
-        [sys.executable, os.path.join(ADAPTER, "collfuzz_jax.py"), "--mode", "interpret"],
-        input=json.dumps({"id": 1, "case": case}) + "\n", capture_output=True, text=True,
-        timeout=120, check=False, env={**os.environ, "CFJAX_HANG_SECONDS": "5"})
-    outcome = [json.loads(l) for l in proc.stdout.splitlines()][1]["outcome"]
+    outcome = run_jax_bug_case("interpret_warp_map_32_threads_thread_map_hang.json")["outcome"]
     if outcome["kind"] == "completed":
       self.skipTest("interpret mode did not stall this time")
     self.assertEqual(outcome["kind"], "unavailable", outcome)
