@@ -60,6 +60,9 @@ struct CampaignOptions {
   // --known-bugs (default: ci/known-jax-bugs.json, found as the baseline is): known JAX bugs,
   // matched by executor and message (known_jax_bugs.h); counted as known, never findings.
   std::string known_bugs_file;
+  // --replay-rates: per executor, the cases/s of a `collfuzz replay --json-out` run (compared
+  // cases over their seconds), shown beside the slow pool's rates; empty: not given.
+  std::map<std::string, double> replay_rates;
   std::shared_ptr<const KnownJaxBugs> known_bugs;
   // --jax: every generated case is pinned to this release and judged by its reference; a JAX
   // executor running another release is not compared (a version mismatch). nullopt: unpinned.

@@ -260,16 +260,18 @@ std::string slow_pool_markdown(const nlohmann::json& s) {
   if (!s.contains("slow_pool") || !s["slow_pool"].is_object()) return {};
   const auto& p = s["slow_pool"];
   const auto n = p.value("slow_jobs", std::int64_t{0});
-  std::string md = "\n## Slow executors (pool of " + std::to_string(n) + " worker process" +
-                   (n == 1 ? "" : "es") + ")\n\nA stall is a run of " +
-                   p.value("stall_seconds", nlohmann::json(0)).dump() +
-                   " s or more; classes are the reference's predicted behaviour classes the "
-                   "executor ran (novelty-ranked sampling). cases/s is over the worker's life; "
-                   "own cases/s over the seconds the executor's runs took (the rate a replay of "
-                   "the same cases would have); share is its part of the worker's time.\n\n"
-                   "| worker | executor | runs | cases/s | own cases/s | share | classes covered | "
-                   "timeouts | stalls | longest run (s) | unavailable | crashes |\n"
-                   "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::string md =
+      "\n## Slow executors (pool of " + std::to_string(n) + " worker process" +
+      (n == 1 ? "" : "es") + ")\n\nA stall is a run of " +
+      p.value("stall_seconds", nlohmann::json(0)).dump() +
+      " s or more; classes are the reference's predicted behaviour classes the "
+      "executor ran (novelty-ranked sampling). cases/s is over the worker's life; "
+      "own cases/s over the seconds the executor's runs took (the rate a replay of "
+      "the same cases would have); replay cases/s that of the corpus replay given "
+      "with --replay-rates; share is its part of the worker's time.\n\n"
+      "| worker | executor | runs | cases/s | own cases/s | replay cases/s | share | "
+      "classes covered | timeouts | stalls | longest run (s) | unavailable | crashes |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::size_t w = 0;
   for (const auto& worker : p.value("workers", nlohmann::json::array())) {
     if (worker.contains("executors") && worker["executors"].is_object()) {
@@ -277,10 +279,13 @@ std::string slow_pool_markdown(const nlohmann::json& s) {
         md += "| " + std::to_string(w) + " | " + name + " | " + e["runs"].dump() + " | " +
               fixed(e.value("cases_per_second", 0.0), 2) + " | " +
               fixed(e.value("own_cases_per_second", 0.0), 2) + " | " +
-              fixed(100.0 * e.value("time_share", 0.0), 0) + " % | " + e["classes_covered"].dump() +
-              " | " + e["timeouts"].dump() + " | " + e["stalls"].dump() + " | " +
-              e["longest_run_seconds"].dump() + " | " + e["unavailable"].dump() + " | " +
-              e["crashes"].dump() + " |\n";
+              (e.contains("replay_cases_per_second")
+                   ? fixed(e.value("replay_cases_per_second", 0.0), 2)
+                   : std::string("-")) +
+              " | " + fixed(100.0 * e.value("time_share", 0.0), 0) + " % | " +
+              e["classes_covered"].dump() + " | " + e["timeouts"].dump() + " | " +
+              e["stalls"].dump() + " | " + e["longest_run_seconds"].dump() + " | " +
+              e["unavailable"].dump() + " | " + e["crashes"].dump() + " |\n";
       }
     }
     ++w;

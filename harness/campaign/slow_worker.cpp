@@ -323,6 +323,8 @@ std::string write_slow_pool_report(const std::filesystem::path& out, const Campa
       e["cases_per_second"] = life > 0 ? runs / life : 0.0;
       e["own_cases_per_second"] = busy_total > 0 ? runs / busy_total : 0.0;
       e["time_share"] = life > 0 ? busy_total / life : 0.0;
+      if (const auto r = o.replay_rates.find(names[k]); r != o.replay_rates.end())
+        e["replay_cases_per_second"] = r->second;
       // A run still going when the worker was stopped (or killed at the budget's end).
       std::int64_t stalls = st.stalls[k].load();
       if (st.busy_executor.load() == static_cast<std::int32_t>(k) + 1) {

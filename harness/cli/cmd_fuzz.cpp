@@ -6,6 +6,8 @@
 #include <algorithm>
 
 #include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include "generators/case_stream.h"
 #include "harness/campaign/campaign.h"
@@ -14,6 +16,7 @@
 #include "harness/campaign/campaign_summary.h"
 #include "harness/campaign/executor_releases.h"
 #include "harness/cli/commands.h"
+#include "harness/core/bounded_json_reader.h"
 #include "harness/core/errors.h"
 #include "harness/core/terminal_text.h"
 #include "harness/report/html_report.h"
@@ -41,6 +44,34 @@ std::vector<std::string> requested_executors(const Flags& flags) {
 
 // A resumed campaign keeps what defines it (its seed, executors, jobs, level, shrinking): a flag
 // that asks for another value is refused, never ignored.
+// --replay-rates FILE: per executor, the compared cases of a `collfuzz replay --json-out` file
+// over their seconds.
+std::map<std::string, double> load_replay_rates(const std::string& file) {
+  nlohmann::json j;
+  try {
+    j = load_json_file(file);
+  } catch (const std::exception& e) {
+    throw InputError("--replay-rates", file + ": " + e.what());
+  }
+  if (!j.is_array()) throw InputError("--replay-rates", file + ": not a `replay --json-out` array");
+  std::map<std::string, std::pair<std::int64_t, double>> sums;
+  for (const auto& c : j) {
+    if (!c.is_object() || !c.contains("executor") || !c["executor"].is_string() ||
+        !c.contains("seconds") || !c["seconds"].is_number() || !c.contains("status") ||
+        !c["status"].is_string())
+      throw InputError("--replay-rates", file + ": an entry without executor, status or seconds");
+    const std::string status = c["status"].get<std::string>();
+    if (status != "pass" && status != "fail") continue;  // skipped: not run
+    auto& [n, seconds] = sums[c["executor"].get<std::string>()];
+    ++n;
+    seconds += c["seconds"].get<double>();
+  }
+  std::map<std::string, double> rates;
+  for (const auto& [executor, sum] : sums)
+    if (sum.second > 0) rates[executor] = static_cast<double>(sum.first) / sum.second;
+  return rates;
+}
+
 void refuse_changes(const Flags& flags, const campaign::CampaignOptions& o) {
   const std::string where = terminal_text(o.out.string());
   const auto refuse = [&](const char* flag, const std::string& kept) {
@@ -153,6 +184,7 @@ int cmd_fuzz(const Flags& flags) {
       find_ci_file("known-jax-bugs.json", flags.known_bugs, "--known-bugs");
   std::cout << known_bugs_location_line(bugs_at) << "\n";
   o.known_bugs_file = bugs_at.path;
+  if (!flags.replay_rates.empty()) o.replay_rates = load_replay_rates(flags.replay_rates);
   if (!bugs_at.path.empty())
     o.known_bugs = std::make_shared<const KnownJaxBugs>(KnownJaxBugs::load(bugs_at.path));
 
