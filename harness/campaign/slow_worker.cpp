@@ -98,24 +98,31 @@ void offer_to_pool(WorkerConfig& config, const CampaignOptions& o, SlowQueue& qu
     if (!probe && !wanted) return;
     std::uint64_t klass[2] = {0, 0};
     std::uint64_t key[2] = {0, 0};
-    bool rare = false;
-    for (int p = 0; p < 2; ++p) {
-      if (!((profiles >> p) & 1)) continue;
-      try {
-        const Outcome predicted = predict(c, Profile(p)).outcome;
-        klass[p] = behaviour_class(c, predicted);
-        key[p] = behaviour_key(predicted);
-        if (probe && ((probed >> p) & 1)) {
-          if (coverage) coverage->record(Profile(p), predicted);
-          if ((*offered_keys)[key[p]] < kRareOffers) rare = true;
-        }
-      } catch (const std::exception&) {
-        return;  // the fast worker reports the reference's exception itself
+    const auto classify = [&](int p) {
+      const Outcome predicted = predict(c, Profile(p)).outcome;
+      klass[p] = behaviour_class(c, predicted);
+      key[p] = behaviour_key(predicted);
+      return predicted;
+    };
+    try {
+      // The probed profiles first: a probe that is not offered predicts nothing else (the fast
+      // worker predicted its own executors' profile already).
+      bool rare = false;
+      for (int p = 0; p < 2 && probe; ++p) {
+        if (!((probed >> p) & 1)) continue;
+        const Outcome predicted = classify(p);
+        if (coverage) coverage->record(Profile(p), predicted);
+        if ((*offered_keys)[key[p]] < kRareOffers) rare = true;
       }
+      if (!wanted && !rare) return;
+      for (int p = 0; p < 2; ++p) {
+        if (((profiles >> p) & 1) && !(probe && ((probed >> p) & 1))) classify(p);
+      }
+    } catch (const std::exception&) {
+      return;  // the fast worker reports the reference's exception itself
     }
-    if (!wanted && !rare) return;
     for (int p = 0; p < 2; ++p)
-      if ((probed >> p) & 1 && key[p] != 0) ++(*offered_keys)[key[p]];
+      if (((probed >> p) & 1) && key[p] != 0) ++(*offered_keys)[key[p]];
     offer_candidate(queue, index, klass[0], klass[1], key[0], key[1]);
   };
 }
