@@ -32,19 +32,28 @@ Case multicast_tile_case(std::int64_t tile_bytes, std::int64_t ctas) {
   return case_from_json(j);
 }
 
-Case reused_barrier_case(std::int64_t steps, bool as_loop) {
-  const nlohmann::json copy = {{"op", "copy_gmem_to_smem"},
-                               {"src", {{"input", "x"}}},
-                               {"dst", {{"alloc", "dst"}}},
-                               {"barrier", {{"alloc", "bar"}}},
-                               {"collective_axes", "x"}};
+Case reused_barrier_case(std::int64_t steps, bool as_loop, bool tiled) {
+  // Tile k of x (rows 16k..16k+15): pl.ds(i * 16, 16) in the loop, pl.ds(16 * k, 16) unrolled.
+  const auto copy = [&](const nlohmann::json& start) {
+    nlohmann::json c = {{"op", "copy_gmem_to_smem"},
+                        {"src", {{"input", "x"}}},
+                        {"dst", {{"alloc", "dst"}}},
+                        {"barrier", {{"alloc", "bar"}}},
+                        {"collective_axes", "x"}};
+    if (tiled) c["src"]["index"] = {{{"start", start}, {"size", 16}}};
+    return c;
+  };
   const nlohmann::json wait = {{"op", "barrier_wait"}, {"barrier", {{"alloc", "bar"}}}};
   nlohmann::json body = nlohmann::json::array();
   if (as_loop) {
-    body.push_back({{"op", "loop"}, {"trip_count", steps}, {"body", {copy, wait}}});
+    nlohmann::json loop = {{"op", "loop"},
+                           {"trip_count", steps},
+                           {"body", {copy({{"loop", "i"}, {"mul", 16}}), wait}}};
+    if (tiled) loop["index"] = "i";
+    body.push_back(loop);
   } else {
     for (std::int64_t i = 0; i < steps; ++i) {
-      body.push_back(copy);
+      body.push_back(copy(16 * i));
       body.push_back(wait);
     }
   }
@@ -53,7 +62,7 @@ Case reused_barrier_case(std::int64_t steps, bool as_loop) {
       {"name", "bench_loop"},
       {"mesh", {{"cluster", {2}}, {"cluster_names", {"x"}}}},
       {"target", {{"arch", "sm_90a"}, {"semantics", "lane"}}},
-      {"inputs", {{{"name", "x"}, {"shape", {16, 64}}, {"dtype", "float32"}}}},
+      {"inputs", {{{"name", "x"}, {"shape", {tiled ? 16 * steps : 16, 64}}, {"dtype", "float32"}}}},
       {"program",
        {{{"op", "run_scoped"},
          {"allocs",

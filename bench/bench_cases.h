@@ -16,7 +16,9 @@ Case multicast_tile_case(std::int64_t tile_bytes, std::int64_t ctas);
 // A reused barrier over `steps` steps: each step multicasts a 4 KiB f32 tile over a 2-CTA cluster
 // and waits on the same barrier (its phase flips every step). `as_loop`: one `loop` op of trip
 // count `steps` (fori_loop); otherwise the same `steps` copy-and-wait pairs written out.
-Case reused_barrier_case(std::int64_t steps, bool as_loop);
+// `tiled`: step k copies tile k of a source of `steps` tiles (the loop reads pl.ds(i * 16, 16)
+// through its index, the straight-line steps pl.ds(16 * k, 16)).
+Case reused_barrier_case(std::int64_t steps, bool as_loop, bool tiled);
 
 // Benchmark argument lists: {tile bytes, cluster size}.
 inline constexpr std::int64_t kSmallTile = 4 * 1024;

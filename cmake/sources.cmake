@@ -28,6 +28,7 @@ add_library(collfuzz_core STATIC
   harness/core/mutant_names.cpp
   harness/core/message_regex.cpp
   harness/core/warp_map.cpp
+  harness/core/loop_index.cpp
 )
 target_include_directories(collfuzz_core PUBLIC ${CMAKE_SOURCE_DIR})
 # The version and git commit, regenerated at every build (cmake/build_info.cmake).

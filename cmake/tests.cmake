@@ -87,6 +87,19 @@ add_test(NAME jax_tests_import_0.12.0.1
          COMMAND bash -c "test -x .venv-jax-0.12.0.1/bin/python || exit 77; python3 tools/jax_tests_import.py --collfuzz $<TARGET_FILE:collfuzz> --python .venv-jax-0.12.0.1/bin/python --work ${CMAKE_BINARY_DIR}/jax-tests-import-0.12.0.1"
          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 set_tests_properties(jax_tests_import_0.12.0.1 PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# Kernels as engineers write them (corpus/kernels/py/): the same check, on both JAX releases,
+# replayed on reference, sim and jax-interpret against the hand-derived expectations.
+foreach(release IN ITEMS 0.11.2 0.12.0.1)
+  if(release STREQUAL "0.11.2")
+    set(kernels_py .venv-jax/bin/python)
+  else()
+    set(kernels_py .venv-jax-${release}/bin/python)
+  endif()
+  add_test(NAME kernels_import_${release}
+           COMMAND bash -c "test -x ${kernels_py} || exit 77; python3 tools/jax_tests_import.py --dir corpus/kernels --collfuzz $<TARGET_FILE:collfuzz> --python ${kernels_py} --work ${CMAKE_BINARY_DIR}/kernels-import-${release}"
+           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+  set_tests_properties(kernels_import_${release} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
 endif()
 
 # The layout's rules (tools/layout_check.py): no source file over 800 lines, no include or import

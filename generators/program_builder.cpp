@@ -297,6 +297,37 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
   return op;
 }
 
+void ProgramBuilder::tile_by_loop_index(Body& body, const std::string& index, std::int64_t trips,
+                                        std::map<std::string, std::int64_t>& tiled) {
+  for (Op& op : body) {
+    if (Body* inner = nested_body(op)) tile_by_loop_index(*inner, index, trips, tiled);
+    auto* cp = std::get_if<CopyGmemToSmem>(&op.v);
+    if (!cp) continue;
+    ArraySpec* in = nullptr;
+    for (auto& a : case_.inputs) {
+      if (a.name == cp->src) in = &a;
+    }
+    if (!in || in->shape.empty()) continue;
+    // The leading dim's size before tiling (a copy repeated in the body reads the same source).
+    auto [it, first] = tiled.emplace(in->name, in->shape.front());
+    const std::int64_t rows = it->second;
+    if (cp->src_index.empty()) cp->src_index.push_back(whole_dim(rows));
+    IndexEntry& e = cp->src_index.front();
+    if (e.kind != IndexEntry::Kind::kSlice || (e.dyn_start && !e.dyn_start->loop)) {
+      if (first) tiled.erase(it);
+      continue;
+    }
+    if (!e.dyn_start) {
+      const std::int64_t start = e.whole ? 0 : e.start;
+      e.dyn_start = DynStart{index, rows, start, true};
+      e.whole = false;
+      e.start = 0;
+      if (e.size == 0) e.size = rows;
+    }
+    if (first) in->shape.front() = rows * trips;
+  }
+}
+
 bool ProgramBuilder::issues_on_barrier(const CopyPlan& plan) const {
   return (target_.arch == Arch::kSm80 ? plan.cp_async.barrier : plan.barrier) !=
          BarrierChoice::kNone;
@@ -416,8 +447,16 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
   barrier.scalar_ref = plan.zero_d && plan.num_barriers == 1;
   for (auto& d : dsts) rs.allocs.push_back(d);
   rs.allocs.push_back(barrier);
+  std::optional<std::size_t> indexed_loop;  // where in rs.body the loop with an index is
   if (plan.loop_trips > 0 && !body.empty()) {
-    body = Body{make_op(Loop{plan.loop_trips, std::move(body)})};
+    Loop loop{plan.loop_trips, std::move(body), ""};
+    if (plan.loop_indexed) {
+      loop.index = "i";
+      std::map<std::string, std::int64_t> tiled;
+      tile_by_loop_index(loop.body, loop.index, loop.trip_count, tiled);
+      indexed_loop = rs.body.size();
+    }
+    body = Body{make_op(std::move(loop))};
   }
   for (auto& op : body) rs.body.push_back(std::move(op));
 
@@ -463,7 +502,18 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     wb.src = dsts.front().name;
     if (first.dst_indexed) wb.src_index = {1};
     wb.dst = out_spec.name;
-    rs.body.push_back(make_op(std::move(wb)));
+    if (indexed_loop) {  // each trip stores its tile: out.at[i]
+      Loop& loop = std::get<Loop>(rs.body[*indexed_loop].v);
+      out_spec.shape.insert(out_spec.shape.begin(), loop.trip_count);
+      IndexEntry at;
+      at.kind = IndexEntry::Kind::kAt;
+      at.dyn_start = DynStart{loop.index, 1, 0, true};
+      wb.dst_index = {at};
+      case_.outputs.back().shape = out_spec.shape;
+      loop.body.push_back(make_op(std::move(wb)));
+    } else {
+      rs.body.push_back(make_op(std::move(wb)));
+    }
   }
 
   Body siblings;

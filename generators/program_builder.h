@@ -3,6 +3,7 @@
 // barrier's arrival count from what the scope issues on it.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "generators/axis_environment.h"
@@ -30,6 +31,10 @@ class ProgramBuilder {
 
   void add_scope(const ScopePlan& plan, Body& out);
   Op copy_op(const CopyPlan& plan, const std::string& barrier, Alloc& dst_alloc);
+  // The copies of a loop body read tile `index` of their sources: each source whose leading dim
+  // is a plain slice grows by `trips` tiles and is read at pl.ds(index * rows + start, rows).
+  void tile_by_loop_index(Body& body, const std::string& index, std::int64_t trips,
+                          std::map<std::string, std::int64_t>& tiled);
   bool issues_on_barrier(const CopyPlan& plan) const;
   void align_for_acceptance(Shape& dst, DType dtype, std::int64_t split, CopyMode mode) const;
   Alloc extra_alloc(const ExtraAlloc& e);

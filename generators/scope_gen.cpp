@@ -148,6 +148,7 @@ rc::Gen<ScopePlan> scope(int depth) {
       rc::gen::set(&ScopePlan::write_back, chance(15)),
       rc::gen::set(&ScopePlan::loop_trips,
                    weighted_element<std::int64_t>({{90, 0}, {6, 2}, {4, 3}})),
+      rc::gen::set(&ScopePlan::loop_indexed, chance(60)),
       rc::gen::set(&ScopePlan::cluster_sync, sometimes(20, cluster_sync())),
       rc::gen::set(&ScopePlan::extras,
                    several<ExtraAlloc>({{78, 0}, {18, 1}, {4, 2}}, extra_alloc())),

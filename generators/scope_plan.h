@@ -104,6 +104,10 @@ struct ScopePlan {
   // > 0: the copies, arrivals and waits run in a loop of this many trips, on the same barrier
   // (its phases carried from one trip to the next: a pipeline reusing its barrier).
   std::int64_t loop_trips = 0;
+  // With a loop: its index picks the tile (`lambda i, carry`): each copy's source grows a tile per
+  // trip and reads `pl.ds(i * rows, rows)`, and the write-back (inside the loop) stores to
+  // `out.at[i]`.
+  bool loop_indexed = false;
   std::optional<ClusterSyncPlan> cluster_sync;
   std::vector<ExtraAlloc> extras;
   std::vector<ScopePlan> nested;  // run_scopeds inside this one

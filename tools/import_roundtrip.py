@@ -58,8 +58,12 @@ def _cond(c):
   return dict(c)
 
 
-def _dyn(e: dict) -> dict:
-  out = {"axis": e["axis"]}
+def _dyn(e: dict, loops=None) -> dict:
+  """A dynamic index: {"axis": A} or {"loop": NAME} (NAME renamed by `loops`), mul, add."""
+  if "loop" in e:
+    out = {"loop": (loops or {}).get(e["loop"], e["loop"])}
+  else:
+    out = {"axis": e["axis"]}
   if int(e.get("mul", 1)) != 1:
     out["mul"] = int(e["mul"])
   if int(e.get("add", 0)) != 0:
@@ -67,19 +71,19 @@ def _dyn(e: dict) -> dict:
   return out
 
 
-def _index(entries, shape) -> list:
+def _index(entries, shape, loops=None) -> list:
   out = []
   for d, e in enumerate(entries or []):
     dim = shape[d] if d < len(shape) else None
     if isinstance(e, dict) and "start" in e:
       if isinstance(e["start"], dict):
-        out.append({"start": _dyn(e["start"]), "size": int(e["size"])})
+        out.append({"start": _dyn(e["start"], loops), "size": int(e["size"])})
       elif int(e["start"]) == 0 and int(e["size"]) == dim:
         out.append(":")
       else:
         out.append({"start": int(e["start"]), "size": int(e["size"])})
-    elif isinstance(e, dict) and "axis" in e:
-      out.append(_dyn(e))
+    elif isinstance(e, dict) and ("axis" in e or "loop" in e):
+      out.append(_dyn(e, loops))
     else:
       out.append(e)
   while out and out[-1] == ":":
@@ -87,12 +91,22 @@ def _index(entries, shape) -> list:
   return out
 
 
+def _uses_loop(j, name: str) -> bool:
+  """Whether some index entry in `j` is {"loop": name, ...}."""
+  if isinstance(j, list):
+    return any(_uses_loop(x, name) for x in j)
+  if isinstance(j, dict):
+    return j.get("loop") == name or any(_uses_loop(v, name) for v in j.values())
+  return False
+
+
 def canonical(case: dict) -> dict:
   """The case as a round trip must give it back: names renamed in order of appearance (inputs
   in0.., outputs out0.., allocations a0..), `name`, `notes` and `expect` dropped, defaults written,
   `{"start": 0, "size": dim}` written ":", trailing ":" entries dropped, axis-name lists as lists,
   nested all/any flattened and one-element all/any unwrapped; `scratch_shapes` read as the
-  run_scoped it is."""
+  run_scoped it is; loop indices renamed l0.. in order of appearance, an unused one dropped
+  (`collfuzz import` writes a loop's `index` only when its body uses it)."""
   case = without_scratch_shapes(copy.deepcopy(case))
   ren: dict[str, str] = {}
   shapes: dict[str, list] = {}
@@ -127,6 +141,8 @@ def canonical(case: dict) -> dict:
     outs.append({"name": f"out{k}", "shape": a["shape"], "dtype": a["dtype"]})
   out["outputs"] = outs
   counter = [0]
+  loops: dict[str, str] = {}  # the index names of the enclosing loops -> l0, l1, ...
+  loop_names: list[str] = []
 
   def alloc(a: dict) -> dict:
     nm = f"a{counter[0]}"
@@ -172,7 +188,7 @@ def canonical(case: dict) -> dict:
         src = ren.get(op["src"]["input"], op["src"]["input"])
         dst = ren.get(op["dst"]["alloc"], op["dst"]["alloc"])
         r = {"op": kind, "src": {"input": src, "index": _index(op["src"].get("index"),
-                                                                shapes.get(src, []))},
+                                                                shapes.get(src, []), loops)},
              "dst": {"alloc": dst, "index": list(op["dst"].get("index") or [])},
              "barrier": bar(op.get("barrier")),
              "collective_axes": None if op.get("collective_axes") is None
@@ -183,13 +199,21 @@ def canonical(case: dict) -> dict:
         src = ren.get(op["src"]["alloc"], op["src"]["alloc"])
         dst = ren.get(op["dst"]["output"], op["dst"]["output"])
         r = {"op": kind, "src": {"alloc": src, "index": list(op["src"].get("index") or [])},
-             "dst": {"output": dst, "index": _index(op["dst"].get("index"), shapes.get(dst, []))}}
+             "dst": {"output": dst, "index": _index(op["dst"].get("index"), shapes.get(dst, []),
+                                                    loops)}}
       elif kind in ("barrier_arrive", "barrier_wait"):
         r = {"op": kind, "barrier": bar(op["barrier"])}
       elif kind == "when":
         r = {"op": kind, "cond": _cond(op["cond"]), "body": body(op.get("body", []))}
       elif kind == "loop":
-        r = {"op": kind, "trip_count": op["trip_count"], "body": body(op.get("body", []))}
+        r = {"op": kind, "trip_count": op["trip_count"]}
+        saved = dict(loops)
+        if op.get("index") is not None and _uses_loop(op.get("body", []), op["index"]):
+          r["index"] = loops[op["index"]] = f"l{len(loop_names)}"
+          loop_names.append(op["index"])
+        r["body"] = body(op.get("body", []))
+        loops.clear()
+        loops.update(saved)
       elif kind == "warp_map":
         r = {"op": kind, "axis": op["axis"], "body": body(op.get("body", []))}
       else:

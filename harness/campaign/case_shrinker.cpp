@@ -5,6 +5,7 @@
 
 #include "harness/core/case_json.h"
 #include "harness/core/errors.h"
+#include "harness/core/loop_index.h"
 
 namespace collfuzz::campaign {
 namespace {
@@ -102,6 +103,9 @@ std::vector<Case> unwrap_whens(const Case& c) {
       out.push_back(std::move(fewer));
     }
     Body inner = std::move(*nested_body(op));
+    // A loop unwrapped runs its first trip: its index is 0 there.
+    if (const auto* l = std::get_if<Loop>(&op.v); l && !l->index.empty())
+      bind_loop_index(inner, l->index, 0);
     b.erase(b.begin() + static_cast<std::ptrdiff_t>(a.back()));
     b.insert(b.begin() + static_cast<std::ptrdiff_t>(a.back()), inner.begin(), inner.end());
     out.push_back(std::move(k));

@@ -93,10 +93,13 @@ struct Cond {
 // ---------------------------------------------------------------------------------------------
 // Indexing of GMEM refs: `ref.at[i, pl.ds(start, size), ...]`
 
-struct DynStart {  // start = axis_index(axis) * mul + add
+// start = axis_index(axis) * mul + add, or, with `loop`, i * mul + add where i is the index of
+// the enclosing loop whose `index` is `axis` (`lax.fori_loop(0, n, lambda i, c: ...)`).
+struct DynStart {
   std::string axis;
   std::int64_t mul = 1;
   std::int64_t add = 0;
+  bool loop = false;
 };
 
 struct IndexEntry {
@@ -110,11 +113,14 @@ struct IndexEntry {
 };
 
 // The index an entry starts at along its dim: `at` or `start`, or the dynamic value
-// axis_index(axis) * mul + add, where `axis_index` gives the executing thread's index.
+// axis_index(axis) * mul + add, where `axis_index` gives the executing thread's index, or
+// i * mul + add for a loop index, where `loop_iteration` is the enclosing loop's current trip.
 template <typename AxisIndex>
-std::int64_t index_start(const IndexEntry& e, const AxisIndex& axis_index) {
-  if (e.dyn_start) return axis_index(e.dyn_start->axis) * e.dyn_start->mul + e.dyn_start->add;
-  return e.kind == IndexEntry::Kind::kAt ? e.at : e.start;
+std::int64_t index_start(const IndexEntry& e, const AxisIndex& axis_index,
+                         std::int64_t loop_iteration) {
+  if (!e.dyn_start) return e.kind == IndexEntry::Kind::kAt ? e.at : e.start;
+  const std::int64_t v = e.dyn_start->loop ? loop_iteration : axis_index(e.dyn_start->axis);
+  return v * e.dyn_start->mul + e.dyn_start->add;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -210,6 +216,9 @@ struct When {
 struct Loop {
   std::int64_t trip_count = 1;
   Body body;
+  // The name of the loop's index (`lambda i, carry`), which dynamic index entries in the body may
+  // use (`{"loop": name}`); empty when the case does not name it.
+  std::string index;
 };
 
 // `pl.core_map(plgpu.WarpMesh(axis_name=axis))(body)`: the body runs on each of the 4 warps of

@@ -120,7 +120,9 @@ json op_to_json(const Op& op) {
         } else if constexpr (std::is_same_v<T, BarrierWait>) {
           return json{{"op", "barrier_wait"}, {"barrier", barrier_use_to_json(v.barrier)}};
         } else if constexpr (std::is_same_v<T, Loop>) {
-          return json{{"op", "loop"}, {"trip_count", v.trip_count}, {"body", body_to_json(v.body)}};
+          json l{{"op", "loop"}, {"trip_count", v.trip_count}, {"body", body_to_json(v.body)}};
+          if (!v.index.empty()) l["index"] = v.index;
+          return l;
         } else if constexpr (std::is_same_v<T, WarpMap>) {
           return json{{"op", "warp_map"}, {"axis", v.axis}, {"body", body_to_json(v.body)}};
         } else {

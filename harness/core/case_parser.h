@@ -28,6 +28,9 @@ class CaseParser {
   std::vector<std::map<std::string, const Alloc*>> scopes_;  // allocations visible here
   std::int64_t op_count_ = 0;
   bool in_loop_ = false;
+  // The enclosing loop's index name ("" when it names none) and trip count, while its body is read.
+  std::string loop_index_;
+  std::int64_t loop_trips_ = 0;
   std::vector<std::string> warp_axes_;  // the axes of the warp_maps around the op being parsed
   static constexpr std::int64_t kMaxTripCount = 256;
   static constexpr std::int64_t kMaxLoopSteps = 1024;
@@ -75,6 +78,14 @@ class CaseParser {
   // Returns the axis's size where the mesh gives one.
   std::optional<std::int64_t> check_index_axis(const std::string& axis,
                                                const std::string& path) const;
+
+  // A loop index read by a dynamic index ({"loop": name}): the enclosing loop's; its trip count.
+  std::int64_t check_loop_index(const std::string& name, const std::string& path) const;
+
+  // A dynamic slice start of a TMA store stays in bounds for every value it takes (the store
+  // has no OOB mode in the case language).
+  void check_store_slice_in_bounds(const IndexEntry& e, std::int64_t dim,
+                                   const std::string& path) const;
 
   // GMEM indexing (index_json.h); returns the shape of the indexed ref (squeezed dims dropped).
   Shape parse_gmem_index(const json* j, const std::string& path, const ArraySpec& arr,

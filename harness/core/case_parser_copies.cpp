@@ -49,13 +49,44 @@ std::optional<std::int64_t> CaseParser::check_index_axis(const std::string& axis
                              "\" is not a cluster axis or the thread axis of the mesh "
                              "(conditions and dynamic indices may use only those)");
 }
+std::int64_t CaseParser::check_loop_index(const std::string& name, const std::string& path) const {
+  if (!in_loop_ || loop_index_ != name) {
+    throw InputError(path, "\"" + name +
+                               "\" is not the index of an enclosing loop (a loop names its index "
+                               "with \"index\"; dynamic entries read it inside its body only)");
+  }
+  return loop_trips_;
+}
+
+void CaseParser::check_store_slice_in_bounds(const IndexEntry& e, std::int64_t dim,
+                                             const std::string& path) const {
+  if (!e.dyn_start || e.kind != IndexEntry::Kind::kSlice) return;
+  const DynStart& d = *e.dyn_start;
+  const std::optional<std::int64_t> n =
+      d.loop ? std::optional<std::int64_t>(check_loop_index(d.axis, path + ".start.loop"))
+             : check_index_axis(d.axis, path + ".start.axis");
+  if (!n) {
+    throw InputError(path + ".start.axis", "the mesh gives the axis \"" + d.axis +
+                                               "\" no size; a store's dynamic slice needs one");
+  }
+  const std::int64_t last = (*n - 1) * d.mul + d.add;
+  if (last + e.size > dim) {
+    throw InputError(path, "the store's dynamic slice reaches [" + std::to_string(last) + ", " +
+                               std::to_string(last + e.size) + ") (" +
+                               (d.loop ? "loop index " : "axis_index ") + std::to_string(*n - 1) +
+                               "), out of bounds of a dimension of size " + std::to_string(dim) +
+                               "; copy_smem_to_gmem's slices stay in bounds");
+  }
+}
 
 Shape CaseParser::parse_gmem_index(const json* j, const std::string& path, const ArraySpec& arr,
                                    std::vector<IndexEntry>& out) {
   Shape result;
   const std::size_t n = j ? j->size() : 0;
   if (j) jr::array(*j, path, arr.shape.size());
-  const IndexAxisSize axis_size = [this](const std::string& axis, const std::string& p) {
+  const IndexAxisSize axis_size = [this](const std::string& axis, bool loop,
+                                         const std::string& p) -> std::optional<std::int64_t> {
+    if (loop) return check_loop_index(axis, p);
     return check_index_axis(axis, p);
   };
   for (std::size_t i = 0; i < arr.shape.size(); ++i) {
@@ -141,12 +172,9 @@ CopySmemToGmem CaseParser::parse_copy_s2g(const json& j, const std::string& path
   const ArraySpec& out = lookup_array(c_.outputs, cp.dst, path + ".dst.output", "output");
   const Shape dst_shape =
       parse_gmem_index(jr::member(dst, "index"), path + ".dst.index", out, cp.dst_index);
-  for (const auto& e : cp.dst_index) {
-    if (e.dyn_start && e.kind == IndexEntry::Kind::kSlice) {
-      throw InputError(path + ".dst.index",
-                       "copy_smem_to_gmem takes static slices and integer indices (static, or "
-                       "from lax.axis_index)");
-    }
+  for (std::size_t d = 0; d < cp.dst_index.size(); ++d) {
+    check_store_slice_in_bounds(cp.dst_index[d], out.shape[d],
+                                jr::index_path(path + ".dst.index", d));
   }
   if (out.dtype != s->dtype || dst_shape != src_shape) {
     throw InputError(path + ".dst",

@@ -84,7 +84,7 @@ WarpMap CaseParser::parse_warp_map(const json& j, const std::string& path, int d
 }
 
 Loop CaseParser::parse_loop(const json& j, const std::string& path, int depth) {
-  jr::object(j, path, {"op", "trip_count", "body"});
+  jr::object(j, path, {"op", "trip_count", "body", "index"});
   if (in_loop_) {
     throw InputError(path + ".op",
                      "loops do not nest (a loop's body holds copies, waits, "
@@ -93,10 +93,14 @@ Loop CaseParser::parse_loop(const json& j, const std::string& path, int depth) {
   Loop l;
   l.trip_count =
       jr::integer(jr::required(j, path, "trip_count"), path + ".trip_count", 1, kMaxTripCount);
+  if (const json* ix = jr::member(j, "index")) l.index = jr::identifier(*ix, path + ".index");
   const std::int64_t ops_before = op_count_;
   in_loop_ = true;
+  loop_index_ = l.index;
+  loop_trips_ = l.trip_count;
   l.body = parse_body(jr::required(j, path, "body"), path + ".body", depth + 1);
   in_loop_ = false;
+  loop_index_.clear();
   if ((op_count_ - ops_before) * l.trip_count > kMaxLoopSteps) {
     throw InputError(path + ".trip_count", "the loop runs " +
                                                std::to_string(op_count_ - ops_before) + " ops " +

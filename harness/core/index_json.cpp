@@ -12,8 +12,16 @@ namespace {
 DynStart parse_dyn(const json& j, const std::string& path, std::int64_t dim,
                    const IndexAxisSize& axis_size, std::optional<std::int64_t>* size_out) {
   DynStart ds;
-  ds.axis = jr::identifier(jr::required(j, path, "axis"), path + ".axis");
-  *size_out = axis_size(ds.axis, path + ".axis");
+  const json* loop = jr::member(j, "loop");
+  if (loop && jr::member(j, "axis")) {
+    throw InputError(path,
+                     "a dynamic index reads \"axis\" (lax.axis_index) or \"loop\" (a loop's "
+                     "index), not both");
+  }
+  ds.loop = loop != nullptr;
+  const std::string key = ds.loop ? "loop" : "axis";
+  ds.axis = jr::identifier(jr::required(j, path, key.c_str()), path + "." + key);
+  *size_out = axis_size(ds.axis, ds.loop, path + "." + key);
   if (const json* m = jr::member(j, "mul")) ds.mul = jr::integer(*m, path + ".mul", 0, dim);
   if (const json* a = jr::member(j, "add")) ds.add = jr::integer(*a, path + ".add", 0, dim - 1);
   return ds;
@@ -39,9 +47,9 @@ IndexEntry parse_gmem_index_entry(const json& e, const std::string& path, std::i
     ie.size = dim;
     return ie;
   }
-  if (e.is_object() && jr::member(e, "axis")) {
-    // ref.at[lax.axis_index(axis) * mul + add]: in bounds for every index of the axis.
-    jr::object(e, path, {"axis", "mul", "add"});
+  if (e.is_object() && (jr::member(e, "axis") || jr::member(e, "loop"))) {
+    // ref.at[lax.axis_index(axis) * mul + add] (or a loop's index): in bounds for every value.
+    jr::object(e, path, {"axis", "loop", "mul", "add"});
     ie.kind = IndexEntry::Kind::kAt;
     std::optional<std::int64_t> n;
     ie.dyn_start = parse_dyn(e, path, dim, axis_size, &n);
@@ -51,7 +59,8 @@ IndexEntry parse_gmem_index_entry(const json& e, const std::string& path, std::i
     }
     const std::int64_t last = (*n - 1) * ie.dyn_start->mul + ie.dyn_start->add;
     if (last > dim - 1) {
-      throw InputError(path, "the dynamic index reaches " + std::to_string(last) + " (axis_index " +
+      throw InputError(path, "the dynamic index reaches " + std::to_string(last) +
+                                 (ie.dyn_start->loop ? " (loop index " : " (axis_index ") +
                                  std::to_string(*n - 1) +
                                  "), out of bounds of a dimension of size " + std::to_string(dim) +
                                  "; an integer index must stay in bounds");
@@ -63,7 +72,7 @@ IndexEntry parse_gmem_index_entry(const json& e, const std::string& path, std::i
   ie.size = jr::integer(jr::required(e, path, "size"), path + ".size", 1, dim);
   const json& st = jr::required(e, path, "start");
   if (st.is_object()) {
-    jr::object(st, path + ".start", {"axis", "mul", "add"});
+    jr::object(st, path + ".start", {"axis", "loop", "mul", "add"});
     std::optional<std::int64_t> n;
     ie.dyn_start = parse_dyn(st, path + ".start", dim, axis_size, &n);
     return ie;
@@ -78,18 +87,21 @@ IndexEntry parse_gmem_index_entry(const json& e, const std::string& path, std::i
   return ie;
 }
 
+namespace {
+
+json dyn_to_json(const DynStart& d) {
+  return json{{d.loop ? "loop" : "axis", d.axis}, {"mul", d.mul}, {"add", d.add}};
+}
+
+}  // namespace
+
 json gmem_index_entry_to_json(const IndexEntry& e) {
   if (e.kind == IndexEntry::Kind::kAt) {
     if (!e.dyn_start) return e.at;
-    return json{{"axis", e.dyn_start->axis}, {"mul", e.dyn_start->mul}, {"add", e.dyn_start->add}};
+    return dyn_to_json(*e.dyn_start);
   }
   if (e.whole) return ":";
-  if (e.dyn_start) {
-    return json{
-        {"start",
-         json{{"axis", e.dyn_start->axis}, {"mul", e.dyn_start->mul}, {"add", e.dyn_start->add}}},
-        {"size", e.size}};
-  }
+  if (e.dyn_start) return json{{"start", dyn_to_json(*e.dyn_start)}, {"size", e.size}};
   return json{{"start", e.start}, {"size", e.size}};
 }
 

@@ -1,7 +1,8 @@
 // The JSON form of one index entry of a GMEM ref (docs/case-format.md, "Index entries"):
 // `k` (ref.at[k]), `":"` (slice(None), the whole dim), {"start", "size"} (pl.ds, the start static
-// or axis_index(axis) * mul + add), and {"axis", "mul", "add"} (a dynamic integer index,
-// ref.at[lax.axis_index(axis) * mul + add]).
+// or dynamic), and a dynamic integer index: {"axis", "mul", "add"}
+// (ref.at[lax.axis_index(axis) * mul + add]) or {"loop", "mul", "add"} (ref.at[i * mul + add],
+// i the index of the enclosing loop named `loop`).
 #pragma once
 
 #include <cstdint>
@@ -15,10 +16,11 @@
 
 namespace collfuzz {
 
-// The size of the axis a dynamic index reads (`lax.axis_index(axis)`), or nullopt when the mesh
-// does not give it one; throws InputError at `path` when the axis cannot be indexed at all.
-using IndexAxisSize =
-    std::function<std::optional<std::int64_t>(const std::string& axis, const std::string& path)>;
+// The number of values a dynamic index reads: the size of the axis (`lax.axis_index(axis)`), or
+// nullopt when the mesh does not give it one; with `loop`, the trip count of the enclosing loop
+// whose index is `axis`. Throws InputError at `path` when the name cannot be indexed at all.
+using IndexAxisSize = std::function<std::optional<std::int64_t>(const std::string& axis, bool loop,
+                                                                const std::string& path)>;
 
 // One entry along a dim of size `dim`. A static entry must stay inside the dim; a dynamic
 // integer index must too, for every value of its axis; a dynamic slice start may run out of

@@ -19,6 +19,7 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Mutant::kCount)>
     "non_leader_barrier_armed",
     "multicast_skips_self",
     "cluster_barrier_count_off_by_one",
+    "loop_index_frozen",
     "interpret_scoped_check_order",
     "interpret_predicate_accepted",
     "interpret_axes_thread_first",

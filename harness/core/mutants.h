@@ -28,6 +28,7 @@ enum class Mutant : std::uint8_t {
   kNonLeaderBarrierArmed,        // a leader-tracked copy also arms the non-leader's barrier
   kMulticastSkipsSelf,           // multicast delivers to every masked CTA but the issuer
   kClusterBarrierCountOffByOne,  // ClusterBarrier count num_arrivals*(sum(sizes)-len(dims))
+  kLoopIndexFrozen,              // a loop's index reads 0 on every trip (hoisted out of the loop)
   // The reference's interpret profile (found by real JAX interpret mode, jax-interpret):
   kInterpretScopedCheckOrder,        // run_scoped: thread_axis_required checked before cluster_axes
   kInterpretPredicateAccepted,       // interpret.copy.predicate never fires

@@ -37,7 +37,8 @@ void for_each_coord(const Shape& shape,
 }
 
 ResolvedSlice resolve_slice(const Shape& array_shape, const std::vector<IndexEntry>& index,
-                            const std::function<std::int64_t(const std::string&)>& axis_index) {
+                            const std::function<std::int64_t(const std::string&)>& axis_index,
+                            std::int64_t loop_iteration) {
   ResolvedSlice r;
   for (std::size_t i = 0; i < array_shape.size(); ++i) {
     if (i >= index.size()) {
@@ -47,7 +48,7 @@ ResolvedSlice resolve_slice(const Shape& array_shape, const std::vector<IndexEnt
       continue;
     }
     const IndexEntry& e = index[i];
-    const std::int64_t start = index_start(e, axis_index);
+    const std::int64_t start = index_start(e, axis_index, loop_iteration);
     if (e.kind == IndexEntry::Kind::kAt) {
       r.start.push_back(start);
       r.size.push_back(0);

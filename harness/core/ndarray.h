@@ -30,8 +30,10 @@ struct ResolvedSlice {
   Shape shape;
 };
 
-// `axis_index(name)` gives the index of this CTA/thread along a cluster or thread axis.
+// `axis_index(name)` gives the index of this CTA/thread along a cluster or thread axis;
+// `loop_iteration` the trip of the enclosing loop (the value of a loop-index entry).
 ResolvedSlice resolve_slice(const Shape& array_shape, const std::vector<IndexEntry>& index,
-                            const std::function<std::int64_t(const std::string&)>& axis_index);
+                            const std::function<std::int64_t(const std::string&)>& axis_index,
+                            std::int64_t loop_iteration);
 
 }  // namespace collfuzz

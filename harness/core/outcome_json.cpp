@@ -110,7 +110,8 @@ void apply_regions(const json& j, const std::string& path, const Case& c, const 
           index.push_back(e);
         }
       }
-      slice = resolve_slice(src->shape, index, [](const std::string&) { return 0; });
+      slice = resolve_slice(
+          src->shape, index, [](const std::string&) { return 0; }, 0);
       box = slice.shape;
       src_strides = row_major_strides(src->shape);
     }

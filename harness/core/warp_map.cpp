@@ -37,7 +37,7 @@ void bind_cond(Cond& c, const std::string& axis, std::int64_t warp) {
 
 void bind_index(std::vector<IndexEntry>& index, const std::string& axis, std::int64_t warp) {
   for (IndexEntry& e : index) {
-    if (!e.dyn_start || e.dyn_start->axis != axis) continue;
+    if (!e.dyn_start || e.dyn_start->loop || e.dyn_start->axis != axis) continue;
     const std::int64_t v = warp * e.dyn_start->mul + e.dyn_start->add;
     (e.kind == IndexEntry::Kind::kAt ? e.at : e.start) = v;
     e.dyn_start.reset();
@@ -105,7 +105,8 @@ void check_indices(const Body& body, const std::string& axis,
       }
       for (std::size_t d = 0; src && d < cp->src_index.size() && d < src->shape.size(); ++d) {
         const IndexEntry& e = cp->src_index[d];
-        if (!e.dyn_start || e.dyn_start->axis != axis || e.kind != IndexEntry::Kind::kSlice)
+        if (!e.dyn_start || e.dyn_start->loop || e.dyn_start->axis != axis ||
+            e.kind != IndexEntry::Kind::kSlice)
           continue;
         for (std::int64_t warp = 0; warp < kWarpsPerWarpgroup; ++warp) {
           const std::int64_t start = warp * e.dyn_start->mul + e.dyn_start->add;

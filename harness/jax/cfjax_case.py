@@ -212,16 +212,30 @@ def executes(parents: list[dict], index: dict) -> bool:
 
 # ---- written output ranges
 
+def loop_key(name: str) -> tuple:
+  """The key of a loop's index among axis indices (a tuple: no axis name is one)."""
+  return ("loop", name)
+
+
 def dynamic_value(e: dict, axes: dict) -> int:
-  """{"axis", "mul", "add"} for the thread whose axis indices are `axes`."""
-  if e["axis"] not in axes:
-    raise CaseError(f"unknown axis {e['axis']!r} in a dynamic index")
-  return axes[e["axis"]] * int(e.get("mul", 1)) + int(e.get("add", 0))
+  """{"axis", "mul", "add"} or {"loop", "mul", "add"} for the thread whose axis indices (and
+  enclosing loops' indices, under loop_key) are `axes`."""
+  if "loop" in e:
+    key = loop_key(e["loop"])
+    if key not in axes:
+      raise CaseError(f"no enclosing loop has the index {e['loop']!r}")
+    base = axes[key]
+  else:
+    if e["axis"] not in axes:
+      raise CaseError(f"unknown axis {e['axis']!r} in a dynamic index")
+    base = axes[e["axis"]]
+  return base * int(e.get("mul", 1)) + int(e.get("add", 0))
 
 
 def slice_ranges(shape, index, axes=None) -> list[tuple[int, int]]:
   """Row-major element ranges [begin, end) covered by `ref.at[index]`: static entries, ":",
-  and dynamic integer indices resolved with `axes` (axis name -> index)."""
+  and dynamic integer indices and slice starts resolved with `axes` (axis name -> index, and
+  loop_key(NAME) -> a loop's index)."""
   shape = [int(d) for d in shape]
   per_dim = []
   for d, dim in enumerate(shape):
@@ -233,10 +247,12 @@ def slice_ranges(shape, index, axes=None) -> list[tuple[int, int]]:
         per_dim.append((e, 1))
       elif e == ":":
         per_dim.append((0, dim))
-      elif isinstance(e, dict) and "axis" in e and axes is not None:
+      elif isinstance(e, dict) and ("axis" in e or "loop" in e) and axes is not None:
         per_dim.append((dynamic_value(e, axes), 1))
       elif isinstance(e, dict) and isinstance(e.get("start"), int):
         per_dim.append((int(e["start"]), int(e["size"])))
+      elif isinstance(e, dict) and isinstance(e.get("start"), dict) and axes is not None:
+        per_dim.append((dynamic_value(e["start"], axes), int(e["size"])))
       else:
         raise CaseError(f"copy_smem_to_gmem takes static index entries, got {e!r}")
     else:
@@ -267,19 +283,34 @@ def merge_ranges(ranges) -> list[list[int]]:
   return out
 
 
+def loop_indices(parents: list[dict]) -> list[dict]:
+  """Every binding of the indices of the loops around an op (loop_key(NAME) -> 0..n-1): one
+  empty binding when no enclosing loop has an `index`."""
+  out = [{}]
+  for p in parents:
+    if p["op"] == "loop" and p.get("index") is not None:
+      out = [{**b, loop_key(p["index"]): i} for b in out
+             for i in range(int(p["trip_count"]))]
+  return out
+
+
 def written_ranges(case: Case) -> dict[str, list[list[int]]]:
-  """Output name -> element ranges that some executed copy_smem_to_gmem writes."""
+  """Output name -> element ranges that some executed copy_smem_to_gmem writes (a copy in a loop
+  whose index it uses: its range for every trip)."""
   ranges: dict[str, list] = {o["name"]: [] for o in case.outputs}
   for _, op, parents in case.walk():
     if op["op"] != "copy_smem_to_gmem":
       continue
     dst = op["dst"]
     out = case.array(dst["output"], outputs=True)
+    trips = loop_indices(parents)
     for coords in case.mesh.cta_coords():
       for t in range(case.mesh.threads()):
         axes = axis_indices(case.mesh, coords, t)
         if executes(parents, axes):
-          ranges[out["name"]].extend(slice_ranges(out["shape"], dst.get("index", []), axes))
+          for loops in trips:
+            ranges[out["name"]].extend(slice_ranges(out["shape"], dst.get("index", []),
+                                                    {**axes, **loops}))
   return {k: merge_ranges(v) for k, v in ranges.items()}
 
 
@@ -292,5 +323,17 @@ def grid_reducible(raw: dict) -> bool:
   flat = []
   for n in names:
     flat.extend(n if isinstance(n, list) else [n])
-  program = json.dumps(raw.get("program", []))
+  program = json.dumps(_without_loop_names(raw.get("program", [])))
   return not any(json.dumps(n) in program for n in flat)
+
+
+def _without_loop_names(j):
+  """The program without the names of loop indices (a loop's `index`, a dynamic entry's `loop`):
+  they name no mesh axis, so a grid axis of the same name is not used by them."""
+  if isinstance(j, list):
+    return [_without_loop_names(x) for x in j]
+  if isinstance(j, dict):
+    is_loop = j.get("op") == "loop"
+    return {k: _without_loop_names(v) for k, v in j.items()
+            if k != "loop" and not (is_loop and k == "index")}
+  return j

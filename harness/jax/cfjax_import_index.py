@@ -1,9 +1,11 @@
 """Indices and conditions: the scalar arithmetic of a kernel body (`collfuzz import`, cfjax_import.py).
 
-IndexMixin.scalar_eqn follows `lax.axis_index(axis) * m + a`, comparisons of it with an integer and
-`and`/`or`/`not` of those (a case's index entries and conditions); the rest turns a ref's
-transforms (one `.at[...]`, an NDIndexer) into a case's index entries: GMEM indices (integers,
-`:`, lax.axis_index entries, `pl.ds` with such a start) and SMEM ones (static integers).
+IndexMixin.scalar_eqn follows `lax.axis_index(axis) * m + a` and a lax.fori_loop's `i * m + a`
+(both Axis values; the loop's kept through the arithmetic, refused in a comparison: conditions use
+only lax.axis_index), comparisons of lax.axis_index with an integer and `and`/`or`/`not` of those
+(a case's index entries and conditions); the rest turns a ref's transforms (one `.at[...]`, an
+NDIndexer) into a case's index entries: GMEM indices (integers, `:`, lax.axis_index and loop
+entries, `pl.ds` with such a start) and SMEM ones (static integers).
 """
 
 from __future__ import annotations
@@ -33,16 +35,18 @@ class IndexMixin:
       a, b = ins
       if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
         out = {"mul": a * b, "add": a + b, "sub": a - b}[name]
-      elif name == "mul" and isinstance(a, Axis) and isinstance(b, int) and a.add == 0:
-        out = Axis(a.axis, a.mul * b, 0)
-      elif name == "mul" and isinstance(b, Axis) and isinstance(a, int) and b.add == 0:
-        out = Axis(b.axis, b.mul * a, 0)
+      elif name == "mul" and isinstance(a, Axis) and isinstance(b, int) and \
+          (a.add == 0 or a.loop):
+        out = a.times(b)
+      elif name == "mul" and isinstance(b, Axis) and isinstance(a, int) and \
+          (b.add == 0 or b.loop):
+        out = b.times(a)
       elif name == "add" and isinstance(a, Axis) and isinstance(b, int):
-        out = Axis(a.axis, a.mul, a.add + b)
+        out = a.plus(b)
       elif name == "add" and isinstance(b, Axis) and isinstance(a, int):
-        out = Axis(b.axis, b.mul, b.add + a)
+        out = b.plus(a)
       elif name == "sub" and isinstance(a, Axis) and isinstance(b, int):
-        out = Axis(a.axis, a.mul, a.add - b)
+        out = a.plus(-b)
       else:
         out = Unknown(f"`{name}` of {self.describe(a)} and {self.describe(b)}",
                       user_line(eqn, self.user_file))
@@ -51,7 +55,11 @@ class IndexMixin:
       op = name
       if isinstance(b, Axis) and isinstance(a, int):
         a, b, op = b, a, _FLIP[name]
-      if isinstance(a, Axis) and isinstance(b, int) and a.mul == 1 and a.add == 0:
+      if any(isinstance(x, Axis) and x.loop for x in ins):
+        out = Unknown(f"the comparison `{name}` of {self.describe(ins[0])} and "
+                      f"{self.describe(ins[1])} (a condition may use only lax.axis_index, "
+                      "not a lax.fori_loop index)", user_line(eqn, self.user_file))
+      elif isinstance(a, Axis) and isinstance(b, int) and a.mul == 1 and a.add == 0:
         out = Cond({"axis": axis_name_json(a.axis), op: b})
       elif isinstance(a, int) and isinstance(b, int):
         out = {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b,
@@ -122,8 +130,8 @@ class IndexMixin:
         x = env.get(v)
     if isinstance(x, (int, Axis)) and not isinstance(x, bool):
       return x
-    self.refuse(eqn, f"{what}: an index that is {self.describe(x)} (an index is an integer or "
-                "lax.axis_index(axis) * m + a)")
+    self.refuse(eqn, f"{what}: an index that is {self.describe(x)} (an index is an integer, "
+                "lax.axis_index(axis) * m + a or a lax.fori_loop index i * m + a)")
     return None
 
   def gmem_index(self, env, transforms, ref: Ref, eqn, what: str):

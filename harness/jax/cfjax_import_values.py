@@ -1,10 +1,11 @@
 """The importer's vocabulary (`collfuzz import`, cfjax_import.py; docs/python.md "Python in").
 
 Its one error (ImportRefused), where an equation comes from (user_line: the user's FILE:LINE), the
-symbolic values a kernel body's jaxpr variables are bound to while it is walked (Ref, Axis, Cond,
-Unknown), how axis names are written in a case (axis_name_json), and ImporterBase: the state every
-part of the Importer shares (names handed out, warnings) and its reading of values (literals,
-static integers, what a value is, refusing an equation). The primitive families build on it as
+symbolic values a kernel body's jaxpr variables are bound to while it is walked (Ref, Axis: a
+lax.axis_index or lax.fori_loop index expression, Cond, Unknown), how axis names are written in a
+case (axis_name_json), and ImporterBase: the state every part of the Importer shares (names
+handed out, warnings) and its reading of values (literals, static integers, what a value is,
+refusing an equation). The primitive families build on it as
 mixins (cfjax_import_index, _allocs, _copies, _barriers, _control); cfjax_import.Importer
 combines them.
 """
@@ -51,15 +52,25 @@ class Ref:
 
 
 class Axis:
-  """lax.axis_index(axis) * mul + add."""
+  """lax.axis_index(axis) * mul + add; with `loop`, i * mul + add, where i is the index (0..n-1) of
+  the case loop whose `index` is the name `axis` (a lax.fori_loop's index, cfjax_import_control)."""
 
-  def __init__(self, axis, mul=1, add=0):
+  def __init__(self, axis, mul=1, add=0, loop=False):
     self.axis = axis
     self.mul = mul
     self.add = add
+    self.loop = loop
+
+  def times(self, k: int) -> "Axis":
+    """(x * mul + add) * k."""
+    return Axis(self.axis, self.mul * k, self.add * k, self.loop)
+
+  def plus(self, k: int) -> "Axis":
+    """x * mul + add + k."""
+    return Axis(self.axis, self.mul, self.add + k, self.loop)
 
   def entry(self) -> dict:
-    e = {"axis": self.axis}
+    e = {"loop": self.axis} if self.loop else {"axis": self.axis}
     if self.mul != 1:
       e["mul"] = self.mul
     if self.add != 0:
@@ -173,7 +184,7 @@ class ImporterBase:
     if isinstance(x, Unknown):
       return f"it comes from {x.what} at {x.where}"
     if isinstance(x, Axis):
-      return "a lax.axis_index expression"
+      return "a lax.fori_loop index" if x.loop else "a lax.axis_index expression"
     if isinstance(x, Cond):
       return "a condition"
     return repr(x)

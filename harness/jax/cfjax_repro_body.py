@@ -3,14 +3,27 @@
 Writer mirrors cfjax_translate.Translation op by op: conditions and indices (cond_value,
 gmem_index), allocation types (alloc_type), and each op (emit_op): one nested `def scopeN` per
 `run_scoped`, the copies with their keyword arguments, barrier arrive/wait, `pl.when`, a
-`lax.fori_loop` per `loop`, `pl.core_map(plgpu.WarpMesh)` per `warp_map`; each line carries its
-op's JSON path. needs_x64: whether a 64-bit dtype appears (the script then enables x64).
+`lax.fori_loop` per `loop` (`def tripN(i, carry)`, its `index` the parameter, spelt by loop_ident
+so that it shadows none of the script's names; `_` without one), `pl.core_map(plgpu.WarpMesh)` per
+`warp_map`; each line carries its op's JSON path. needs_x64: whether a 64-bit dtype appears (the
+script then enables x64).
 """
 
 from __future__ import annotations
 
+import re
+
 from cfjax_repro_src import (Unsupported, axis_names_src, dtype_src, ident, num_barriers_src,
                              shape_src)
+
+# Names a loop's index must not take (besides cfjax_repro_src.RESERVED, which ident avoids): the
+# script's other top-level names (cfjax_repro_kernel, _modes, _checks write them) and what the
+# loop function itself uses.
+SCRIPT_NAMES = {"carry", "keep_alive", "kernel_body", "make_kernel", "make_inputs", "main",
+                "collfuzz_case", "check_array", "check_outputs", "check_raised", "as_array",
+                "explicit_values", "fill_values", "normalize", "gpu_callbacks", "MODE",
+                "JAX_VERSION", "EXPECTED_EXCEPTION", "EXPECTED_MESSAGE", "EXPECTED_STEP",
+                "MESSAGE_MATCH"}
 
 OOB = {"undefined": "UNDEFINED", "promise_in_bounds": "PROMISE_IN_BOUNDS", "zeros": "ZEROS"}
 
@@ -24,6 +37,8 @@ class Writer:
     self.lines: list[str] = []
     self.scopes = 0
     self.loops = 0
+    self.loop_names: dict = {}  # the index names of the enclosing loops -> their spelling
+    self.loop_spellings: dict = {}  # every loop index name -> its spelling (loop_ident)
 
   def emit(self, depth: int, text: str):
     self.lines.append("  " * depth + text)
@@ -71,7 +86,7 @@ class Writer:
       if e == ":":  # a whole dimension
         out.append(":")
         continue
-      if isinstance(e, dict) and "axis" in e:  # a dynamic integer index
+      if isinstance(e, dict) and ("axis" in e or "loop" in e):  # a dynamic integer index
         out.append(self.dynamic_index(e))
         continue
       if not isinstance(e, dict) or "start" not in e or "size" not in e:
@@ -85,15 +100,55 @@ class Writer:
       out.append(f"pl.ds({s}, {int(e['size'])})")
     return ", ".join(out) + ("," if len(out) == 1 else "")
 
-  @staticmethod
-  def dynamic_index(e: dict) -> str:
-    """cfjax_translate.dynamic_index: lax.axis_index(axis) * mul + add, factors of 1 and 0 left out."""
-    s = f"lax.axis_index({e['axis']!r})"
+  def dynamic_index(self, e: dict) -> str:
+    """cfjax_translate.dynamic_index: lax.axis_index(axis) * mul + add, or NAME * mul + add for the
+    index of the enclosing loop whose `index` is NAME (loop_ident's spelling); factors of 1 and 0
+    left out."""
+    if "loop" in e:
+      if e["loop"] not in self.loop_names:
+        raise Unsupported(f"no enclosing loop has the index {e['loop']!r}")
+      s = self.loop_names[e["loop"]]
+    else:
+      s = f"lax.axis_index({e['axis']!r})"
     if int(e.get("mul", 1)) != 1:
       s = f"{s} * {int(e['mul'])}"
     if int(e.get("add", 0)) != 0:
       s = f"{s} + {int(e['add'])}"
     return s
+
+  def loop_ident(self, name) -> str:
+    """The parameter a loop's `index` NAME becomes in its `def tripN(NAME, carry)`: ident(NAME),
+    unless that is a name the script uses (a ref, one of its own functions, a tripN or scopeN,
+    `carry`): then `loop_` + it, with trailing underscores until it is free. The same NAME is
+    always spelt the same."""
+    if not isinstance(name, str):
+      raise Unsupported(f"a loop index that is not a name: {name!r}")
+    if name in self.loop_spellings:
+      return self.loop_spellings[name]
+    taken = self.ref_idents() | set(self.loop_spellings.values()) | SCRIPT_NAMES
+    base = ident(name)
+    if base in taken or re.fullmatch(r"(scope|trip)\d+", base):
+      base = "loop_" + base
+      while base in taken:
+        base += "_"
+    self.loop_spellings[name] = base
+    return base
+
+  def ref_idents(self) -> set:
+    """The identifiers of every array and allocation of the case (kernel_body's parameters and
+    each scope's)."""
+    names = [a.get("name") for a in self.case.get("inputs", []) + self.case.get("outputs", [])]
+
+    def allocs(ops):
+      for op in ops if isinstance(ops, list) else []:
+        if isinstance(op, dict):
+          if op.get("op") == "run_scoped":
+            for a in op.get("allocs", []):
+              yield a
+          yield from allocs(op.get("body", []))
+
+    names += [a.get("name") for a in allocs(self.case.get("program", []))]
+    return {ident(n) for n in names if isinstance(n, str)}
 
   @staticmethod
   def static_index(entries) -> str:
@@ -221,8 +276,15 @@ class Writer:
         raise Unsupported(f"{path}.trip_count: expected an integer")
       name = f"trip{self.loops}"
       self.loops += 1
-      self.emit(depth, f"def {name}(_, carry):  # {path}")
+      index = "_"
+      if op.get("index") is not None:  # the body's {"loop": NAME} entries use the fori_loop's i
+        index = self.loop_ident(op["index"])
+      self.emit(depth, f"def {name}({index}, carry):  # {path}")
+      saved = dict(self.loop_names)
+      if op.get("index") is not None:
+        self.loop_names[op["index"]] = index
       self.body(op.get("body", []), depth + 1, path + ".body")
+      self.loop_names = saved
       self.emit(depth + 1, "return carry")
       self.emit(depth, f"lax.fori_loop(0, {int(op['trip_count'])}, {name}, None)")
     elif kind == "warp_map":

@@ -49,8 +49,11 @@ def emit_prologue(E, r, req: dict):
   E("# Run: python THIS_FILE.py  -> exits 0 when JAX does what collfuzz predicts, else raises")
   E("# AssertionError saying what differs.")
   E("")
+  if kind == "deadlock":
+    E("import os")
   E("import re")
   if kind == "deadlock":
+    E("import sys")
     E("import threading")
   E("")
   E("import numpy as np")

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
-from cfjax_case import Case, CaseError, axis_name, axis_names
+from cfjax_case import Case, CaseError, axis_name, axis_names, loop_key
 
 LABEL_PREFIX = "cfop"
 HIDDEN_OUTPUT = "_cfjax_keep_alive"
@@ -70,9 +70,17 @@ def cond_value(cond: Any):
   raise CaseError(f"not a condition: {cond!r}")
 
 
-def dynamic_index(e: dict):
-  """{"axis", "mul", "add"} -> lax.axis_index(axis) * mul + add (the factors left out when 1, 0)."""
-  value = lax.axis_index(e["axis"])
+def dynamic_index(e: dict, env: dict | None = None):
+  """{"axis", "mul", "add"} -> lax.axis_index(axis) * mul + add; {"loop": NAME, "mul", "add"} ->
+  i * mul + add, i the index tracer of the enclosing loop whose `index` is NAME (in env under
+  loop_key(NAME), a tuple, which no ref name is). Factors of 1 and 0 are left out."""
+  if "loop" in e:
+    key = loop_key(e["loop"])
+    if env is None or key not in env:
+      raise CaseError(f"no enclosing loop has the index {e['loop']!r}")
+    value = env[key]
+  else:
+    value = lax.axis_index(e["axis"])
   if int(e.get("mul", 1)) != 1:
     value = value * int(e["mul"])
   if int(e.get("add", 0)) != 0:
@@ -80,8 +88,13 @@ def dynamic_index(e: dict):
   return value
 
 
-def gmem_index(entries: list) -> tuple:
-  """Index entries -> the tuple passed to `ref.at[...]`."""
+def is_dynamic(e) -> bool:
+  """A dynamic index object: {"axis": ...} or {"loop": ...}."""
+  return isinstance(e, dict) and ("axis" in e or "loop" in e)
+
+
+def gmem_index(entries: list, env: dict | None = None) -> tuple:
+  """Index entries -> the tuple passed to `ref.at[...]`; `env` holds the enclosing loop's index."""
   out = []
   for e in entries:
     if isinstance(e, bool):
@@ -92,14 +105,14 @@ def gmem_index(entries: list) -> tuple:
     if e == ":":
       out.append(slice(None))
       continue
-    if isinstance(e, dict) and "axis" in e:  # a dynamic integer index
-      out.append(dynamic_index(e))
+    if is_dynamic(e):  # a dynamic integer index
+      out.append(dynamic_index(e, env))
       continue
     if not isinstance(e, dict) or "start" not in e or "size" not in e:
       raise CaseError(f"not an index entry: {e!r}")
     start = e["start"]
     if isinstance(start, dict):
-      start = dynamic_index(start)
+      start = dynamic_index(start, env)
     else:
       start = int(start)
     out.append(pl.ds(start, int(e["size"])))
@@ -218,7 +231,7 @@ class Translation:
     elif kind == "copy_gmem_to_smem":
       src = env[op["src"]["input"]]
       if op["src"].get("index"):
-        src = src.at[gmem_index(op["src"]["index"])]
+        src = src.at[gmem_index(op["src"]["index"], env)]
       dst = env[op["dst"]["alloc"]]
       if op["dst"].get("index"):
         dst = dst.at[tuple(int(i) for i in op["dst"]["index"])]
@@ -241,7 +254,7 @@ class Translation:
         src = src.at[tuple(int(i) for i in op["src"]["index"])]
       dst = env[op["dst"]["output"]]
       if op["dst"].get("index"):
-        dst = dst.at[gmem_index(op["dst"]["index"])]
+        dst = dst.at[gmem_index(op["dst"]["index"], env)]
       plgpu.commit_smem()
       plgpu.copy_smem_to_gmem(src, dst)
       plgpu.wait_smem_to_gmem(0)
@@ -254,11 +267,17 @@ class Translation:
       pl.when(cond_value(op["cond"]))(lambda: self.emit_body(body, env, path + ".body"))
     elif kind == "loop":
       # A static trip count: lax.fori_loop (a scan the Mosaic GPU lowering turns into scf.for);
-      # the body is traced once, and barrier phases carry across iterations.
+      # the body is traced once, and barrier phases carry across iterations. With an `index`,
+      # the body sees the index tracer (0..n-1) as env[loop_key(index)].
       body = op.get("body", [])
+      index = op.get("index")
 
-      def iteration(_, carry):
-        self.emit_body(body, env, path + ".body")
+      def iteration(i, carry):
+        inner = env
+        if index is not None:
+          inner = dict(env)
+          inner[loop_key(index)] = i
+        self.emit_body(body, inner, path + ".body")
         return carry
 
       lax.fori_loop(0, int(op["trip_count"]), iteration, None)

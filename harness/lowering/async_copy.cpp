@@ -47,11 +47,12 @@ GmemViewDim view_dim(int dim, std::int64_t extent, std::int64_t stride, std::int
 
 std::vector<std::int64_t> slice_base(
     const ArraySpec& gmem, const std::vector<IndexEntry>* index,
-    const std::function<std::int64_t(const std::string&)>& axis_index) {
+    const std::function<std::int64_t(const std::string&)>& axis_index,
+    std::int64_t loop_iteration) {
   std::vector<std::int64_t> base(gmem.shape.size(), 0);
   if (!index) return base;
   for (std::size_t i = 0; i < index->size() && i < base.size(); ++i) {
-    base[i] = index_start((*index)[i], axis_index);
+    base[i] = index_start((*index)[i], axis_index, loop_iteration);
   }
   return base;
 }

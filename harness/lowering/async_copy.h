@@ -84,7 +84,7 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
 // The base index of the slice along each array dim, for one CTA and thread.
 std::vector<std::int64_t> slice_base(
     const ArraySpec& gmem, const std::vector<IndexEntry>* index,
-    const std::function<std::int64_t(const std::string&)>& axis_index);
+    const std::function<std::int64_t(const std::string&)>& axis_index, std::int64_t loop_iteration);
 
 // One CTA's transfer: fills the GMEM side, the SMEM offset of the region (relative to the SMEM
 // ref) and the element count of `load`. `group_index` is cluster_idx(collective).

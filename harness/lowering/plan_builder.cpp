@@ -136,6 +136,11 @@ class PlanBuilder {
     int skipping = 0;  // depth inside a guard (or a loop of no trips) skipped for this thread
     // Open loops: the index of their kLoopBegin and the iterations left after this one.
     std::vector<std::pair<std::size_t, std::int64_t>> loops;
+    // The trip of the innermost open loop (the value of its index).
+    const auto iteration = [&]() -> std::int64_t {
+      if (loops.empty() || mutant_active(Mutant::kLoopIndexFrozen)) return 0;
+      return ir_.ops[loops.back().first].trip_count - 1 - loops.back().second;
+    };
     for (std::size_t k = 0; k < ir_.ops.size(); ++k) {
       const IrOp& op = ir_.ops[k];
       const std::int32_t path = op_strings_[k];
@@ -176,10 +181,10 @@ class PlanBuilder {
           step(StepKind::kBlockSync, path, static_cast<std::int32_t>(plan_.block_syncs.size() - 1));
           break;
         case IrKind::kCopy:
-          copy(ir_.copies[static_cast<std::size_t>(op.index)], path, r, t);
+          copy(ir_.copies[static_cast<std::size_t>(op.index)], path, r, t, iteration());
           break;
         case IrKind::kStore:
-          store(ir_.stores[static_cast<std::size_t>(op.index)], path, r, t);
+          store(ir_.stores[static_cast<std::size_t>(op.index)], path, r, t, iteration());
           break;
         case IrKind::kArrive:
           arrive(ir_.barrier_ops[static_cast<std::size_t>(op.index)], path, r);
@@ -238,7 +243,8 @@ class PlanBuilder {
     step(StepKind::kArrive, path, static_cast<std::int32_t>(plan_.arrives.size() - 1));
   }
 
-  void copy(const IrCopy& ic, std::int32_t path, std::int64_t r, std::int64_t t) {
+  void copy(const IrCopy& ic, std::int32_t path, std::int64_t r, std::int64_t t,
+            std::int64_t iteration) {
     bool pred = !ic.copy->predicate || eval(*ic.copy->predicate, r, t);
     if (mutant_active(Mutant::kPredicateIgnored)) pred = true;
     const std::int32_t mb = ic.barrier ? mbarrier(*ic.barrier) : -1;
@@ -256,9 +262,9 @@ class PlanBuilder {
     load.input = ic.input;
     load.predicate = pred;
     std::int64_t element_offset = 0;
-    const auto base = slice_base(*ic.src, &ic.copy->src_index, [&](const std::string& axis) {
-      return geometry_.axis_index(r, t, axis);
-    });
+    const auto base = slice_base(
+        *ic.src, &ic.copy->src_index,
+        [&](const std::string& axis) { return geometry_.axis_index(r, t, axis); }, iteration);
     instantiate_transfer(shape, *ic.src, base, geometry_.cluster_idx(r, ic.collective), load,
                          element_offset);
     load.smem_offset = ic.smem_offset + element_offset * shape.elem_bits / 8;
@@ -284,7 +290,8 @@ class PlanBuilder {
     step(StepKind::kLoad, path, static_cast<std::int32_t>(plan_.loads.size() - 1));
   }
 
-  void store(const IrStore& is, std::int32_t path, std::int64_t r, std::int64_t t) {
+  void store(const IrStore& is, std::int32_t path, std::int64_t r, std::int64_t t,
+             std::int64_t iteration) {
     const ArraySpec& out = c_.outputs[static_cast<std::size_t>(is.output)];
     StoreOp s;
     s.output = is.output;
@@ -299,7 +306,8 @@ class PlanBuilder {
       if (i < is.copy->dst_index.size()) {
         const IndexEntry& e = is.copy->dst_index[i];
         s.slice.start[i] = index_start(
-            e, [&](const std::string& axis) { return geometry_.axis_index(r, t, axis); });
+            e, [&](const std::string& axis) { return geometry_.axis_index(r, t, axis); },
+            iteration);
         s.slice.size[i] = e.kind == IndexEntry::Kind::kAt ? 0 : e.size;
       }
     }

@@ -1,5 +1,7 @@
 #include "harness/runner/outcome_text.h"
 
+#include <map>
+
 #include "harness/core/outcome_json.h"
 #include "harness/core/terminal_text.h"
 #include "harness/runner/element_values.h"
@@ -12,6 +14,30 @@ std::string opt(const std::optional<std::int64_t>& v) { return v ? std::to_strin
 // Every string below comes from a case file or an executor: escaped for the terminal.
 std::string t(const std::string& s) { return terminal_text(s); }
 std::string lines(const std::string& s) { return terminal_lines(s); }
+
+// Op path -> the loop whose body holds the op (nested ops too).
+void map_loop_bodies(const Body& body, const Op* loop, std::map<std::string, const Op*>& out) {
+  for (const Op& op : body) {
+    if (loop) out[op.path] = loop;
+    if (const Body* inner = nested_body(op))
+      map_loop_bodies(*inner, std::holds_alternative<Loop>(op.v) ? &op : loop, out);
+  }
+}
+
+// " (trip k of the loop at PATH, i = k)" for the k-th wait of a thread at an op inside a loop:
+// the body's ops run once per trip (conditions do not read the index), so the k-th wait of a
+// thread at one op is trip k's.
+std::string trip_note(const std::map<std::string, const Op*>& loops,
+                      std::map<std::pair<std::int64_t, std::string>, std::int64_t>& seen,
+                      const WaitRecord& w) {
+  const auto it = loops.find(w.op);
+  if (it == loops.end()) return "";
+  const std::int64_t k = seen[{w.thread, w.op}]++;
+  const Loop& l = std::get<Loop>(it->second->v);
+  std::string s = " (trip " + std::to_string(k) + " of the loop at " + t(it->second->path);
+  if (!l.index.empty()) s += ", " + t(l.index) + " = " + std::to_string(k);
+  return s + ")";
+}
 
 }  // namespace
 
@@ -54,7 +80,10 @@ std::string describe_outcome(const Outcome& o, const Case* c) {
     out += "    fix: " + std::string(info.fix) + "\n";
   }
   if (!o.reason.empty()) out += "  reason: " + lines(o.reason) + "\n";
+  std::map<std::string, const Op*> loops;
+  if (c) map_loop_bodies(c->program, nullptr, loops);
   for (const CtaRecord& cta : o.ctas) {
+    std::map<std::pair<std::int64_t, std::string>, std::int64_t> seen;
     std::string coords;
     for (auto x : cta.coords) coords += (coords.empty() ? "" : ",") + std::to_string(x);
     out += "  CTA " + std::to_string(cta.rank) + " (" + coords + ")\n";
@@ -66,7 +95,7 @@ std::string describe_outcome(const Outcome& o, const Case* c) {
     }
     for (const WaitRecord& w : cta.waits) {
       out += "    thread " + std::to_string(w.thread) + " waits on " + t(w.barrier) + " phase " +
-             std::to_string(w.phase) + " at " + t(w.op) + ": " +
+             std::to_string(w.phase) + " at " + t(w.op) + trip_note(loops, seen, w) + ": " +
              (w.completed ? "completes" : "NEVER completes") + "\n";
     }
     for (const BufferRecord& b : cta.buffers) {

@@ -75,7 +75,7 @@ Outcome Execution::run(std::vector<std::size_t>* thread_steps) {
       Thread th;
       th.rank = r;
       th.index = t;
-      build_steps(c_.program, th);
+      build_steps(c_.program, th, 0);
       threads_.push_back(std::move(th));
     }
   }

@@ -95,27 +95,30 @@ std::vector<std::size_t> Execution::interpret_collective_cluster_axes(const Allo
   return out;
 }
 
-void Execution::build_steps(const Body& body, Thread& th) {
+void Execution::build_steps(const Body& body, Thread& th, std::int64_t iteration) {
+  const auto push = [&](Step::Kind kind, const Op& op) {
+    th.steps.push_back({kind, &op, iteration});
+  };
   for (const Op& op : body) {
     if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
       if (mosaic_ && mesh_.multithreaded() && !rs->collective_axes.empty()) {
-        th.steps.push_back({Step::Kind::kBlockSync, &op});  // gpu.barrier() at entry
+        push(Step::Kind::kBlockSync, op);  // gpu.barrier() at entry
       }
-      th.steps.push_back({Step::Kind::kEnter, &op});
-      build_steps(rs->body, th);
-      th.steps.push_back({Step::Kind::kExit, &op});
+      push(Step::Kind::kEnter, op);
+      build_steps(rs->body, th, iteration);
+      push(Step::Kind::kExit, op);
     } else if (const auto* w = std::get_if<When>(&op.v)) {
-      if (eval_cond(w->cond, mesh_, th.rank, th.index)) build_steps(w->body, th);
+      if (eval_cond(w->cond, mesh_, th.rank, th.index)) build_steps(w->body, th, iteration);
     } else if (const auto* l = std::get_if<Loop>(&op.v)) {
-      for (std::int64_t i = 0; i < l->trip_count; ++i) build_steps(l->body, th);
+      for (std::int64_t i = 0; i < l->trip_count; ++i) build_steps(l->body, th, i);
     } else if (std::holds_alternative<CopyGmemToSmem>(op.v)) {
-      th.steps.push_back({Step::Kind::kCopy, &op});
+      push(Step::Kind::kCopy, op);
     } else if (std::holds_alternative<CopySmemToGmem>(op.v)) {
-      th.steps.push_back({Step::Kind::kCopyOut, &op});
+      push(Step::Kind::kCopyOut, op);
     } else if (std::holds_alternative<BarrierArrive>(op.v)) {
-      th.steps.push_back({Step::Kind::kArrive, &op});
+      push(Step::Kind::kArrive, op);
     } else if (std::holds_alternative<BarrierWait>(op.v)) {
-      th.steps.push_back({Step::Kind::kWait, &op});
+      push(Step::Kind::kWait, op);
     }
   }
 }

@@ -109,6 +109,7 @@ struct Step {
   enum class Kind : std::uint8_t { kEnter, kExit, kBlockSync, kCopy, kCopyOut, kArrive, kWait };
   Kind kind;
   const Op* op;
+  std::int64_t iteration = 0;  // inside a loop: its trip (the value of the loop's index)
 };
 
 struct BarrierKeyRecord {
@@ -144,6 +145,8 @@ struct Thread {
   std::int64_t syncs_reached = 0;
   bool at_sync = false;
   bool finished() const { return pc >= steps.size(); }
+  // The trip of the enclosing loop of the step being run (0 outside loops).
+  std::int64_t loop_iteration() const { return pc < steps.size() ? steps[pc].iteration : 0; }
 };
 
 class Execution {
@@ -197,7 +200,7 @@ class Execution {
 
   // ---- per-thread programs ----------------------------------------------------------------
 
-  void build_steps(const Body& body, Thread& th);
+  void build_steps(const Body& body, Thread& th, std::int64_t iteration);
 
   // ---- state access -------------------------------------------------------------------------
 
@@ -315,9 +318,10 @@ class Execution {
   }
 
   ResolvedSlice src_slice(const CopyFacts& f, const Thread& th) const {
-    return resolve_slice(f.src->shape, f.copy->src_index, [&](const std::string& axis) {
-      return mesh_.axis_index(th.rank, th.index, axis);
-    });
+    return resolve_slice(
+        f.src->shape, f.copy->src_index,
+        [&](const std::string& axis) { return mesh_.axis_index(th.rank, th.index, axis); },
+        th.loop_iteration());
   }
 
   // Interpret mode (spec 4): the issuer reads its whole source (out-of-bounds elements as zeros),

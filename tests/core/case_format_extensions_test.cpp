@@ -57,18 +57,28 @@ TEST(CaseFormatExtensions, DynamicIntegerIndexSqueezesAndStaysInBounds) {
   EXPECT_NE(error_of(with_src_index({{{"axis", "nope"}}})).find("not a cluster axis"),
             std::string::npos);
   // index_start resolves it per thread.
-  EXPECT_EQ(index_start(e, [](const std::string&) { return 1; }), 1);
+  EXPECT_EQ(index_start(
+                e, [](const std::string&) { return 1; }, 0),
+            1);
 }
 
-TEST(CaseFormatExtensions, CopyToOutputTakesADynamicIntegerIndexNotADynamicSlice) {
+TEST(CaseFormatExtensions, CopyToOutputTakesDynamicIndicesAndInBoundsDynamicSlices) {
   json j = minimal_case_json();
   j["outputs"] = {{{"name", "y"}, {"shape", {2, 128, 64}}, {"dtype", "float32"}}};
   j["program"][0]["body"].push_back({{"op", "copy_smem_to_gmem"},
                                      {"src", {{"alloc", "dst"}}},
                                      {"dst", {{"output", "y"}, {"index", {{{"axis", "x"}}}}}}});
   EXPECT_EQ(error_of(j), "");
-  j["program"][0]["body"][2]["dst"]["index"] = {{{"start", {{"axis", "x"}}}, {"size", 1}}};
-  EXPECT_NE(error_of(j).find("static slices"), std::string::npos);
+  // y.at[pl.ds(axis_index("x") * 128, 128)] of a y f32[256, 64]: each CTA its own half.
+  j["outputs"][0]["shape"] = {256, 64};
+  j["program"][0]["body"][2]["dst"]["index"] = {
+      {{"start", {{"axis", "x"}, {"mul", 128}}}, {"size", 128}}};
+  EXPECT_EQ(error_of(j), "");
+  // The store has no out-of-bounds mode: a slice that CTA 1 would write past the end is refused.
+  j["program"][0]["body"][2]["dst"]["index"][0]["start"]["add"] = 64;
+  const std::string e = error_of(j);
+  EXPECT_NE(e.find("$.program[0].body[2].dst.index[0]"), std::string::npos) << e;
+  EXPECT_NE(e.find("[192, 320)"), std::string::npos) << e;
 }
 
 TEST(CaseFormatExtensions, ZeroDimBarrierIsUsedWithoutAnIndex) {

@@ -89,7 +89,7 @@ Case rename_axes(Case c, const std::function<std::string(const std::string&)>& r
       if (cp->collective_axes) names(*cp->collective_axes);
       if (cp->predicate) rename_cond(*cp->predicate, rename);
       for (auto& e : cp->src_index) {
-        if (e.dyn_start) e.dyn_start->axis = rename(e.dyn_start->axis);
+        if (e.dyn_start && !e.dyn_start->loop) e.dyn_start->axis = rename(e.dyn_start->axis);
       }
     }
     if (auto* w = std::get_if<When>(&op.v)) rename_cond(w->cond, rename);

@@ -22,8 +22,12 @@ PY
 # is carried into the merged summary, its markdown and its report, with its file.
 first_outcomes=$(ls "$work"/runs/s0/findings/*.outcomes.json | head -1)
 [ -n "$first_outcomes" ] || fail "run 0 made no finding"
-reproduced_file=${first_outcomes%.outcomes.json}.reproduced.json
-echo '{"reproduced": "yes", "why": "planted: the script raised AssertionError", "mode": "interpret"}' > "$reproduced_file"
+# Beside the finding in each run that has it: merge keeps the smallest case's run, whichever.
+for run in "$work"/runs/s0 "$work"/runs/s1; do
+  outcomes=$run/findings/$(basename "$first_outcomes")
+  [ -f "$outcomes" ] || continue
+  echo '{"reproduced": "yes", "why": "planted: the script raised AssertionError", "mode": "interpret"}' > "${outcomes%.outcomes.json}.reproduced.json"
+done
 reproduced_sig=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['signature'])" "$first_outcomes")
 
 "$collfuzz" merge "$work/runs/s0" "$work/runs/s1" --into "$work/m" > "$work/m.log" 2>&1

@@ -52,9 +52,14 @@ for d in sys.argv[1:]:
 PY
 [ $? -eq 0 ] || fail "making the runs look like a several-executor campaign"
 # Hostile strings: a reproducer and a provenance field with markup.
+# Beside the finding in every shard that has it: merge keeps the smallest case's shard, whichever.
 first=$(ls "$work"/runs/shard-0/findings/*.outcomes.json | head -1)
-case_file=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['case_file'])" "$first")
-printf 'print("</pre><script>document.title=\\"pwned\\"</script>")\n' > "$work/runs/shard-0/findings/${case_file%.json}.py"
+for shard in "$work"/runs/shard-*; do
+  outcomes=$shard/findings/$(basename "$first")
+  [ -f "$outcomes" ] || continue
+  case_file=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['case_file'])" "$outcomes")
+  printf 'print("</pre><script>document.title=\\"pwned\\"</script>")\n' > "$shard/findings/${case_file%.json}.py"
+done
 python3 - "$work/runs/shard-1/summary.json" << 'PY'
 import json, sys
 s = json.load(open(sys.argv[1])); s["host"] = "<img src=x onerror=alert(1)>"; json.dump(s, open(sys.argv[1], "w"))

@@ -3,8 +3,12 @@
 // named mutant, selected at run time in the mutant build, must be caught by the oracle that exists
 // to catch it, with the signature a campaign would deduplicate it by. The same case without the
 // mutant agrees.
+#include <algorithm>
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
+#include "harness/core/case_json.h"
 #include "harness/lowering/mutants.h"
 #include "oracles/oracles.h"
 #include "oracles/reference/reference.h"
@@ -70,6 +74,15 @@ const std::string kClusterBarrier =
     R"([{"op": "run_scoped", "allocs": [{"name": "cb", "kind": "cluster_barrier", "collective_axes": ["x"]}],
     "body": [{"op": "barrier_arrive", "barrier": {"alloc": "cb"}}, {"op": "barrier_wait", "barrier": {"alloc": "cb"}}]}])";
 
+// Two trips, each copying tile i of x (pl.ds(i * 128, 128)) into dst: tile 1 at the end.
+const std::string kLoopTiles =
+    R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [128, 64], "dtype": "float32"},
+      {"name": "bar", "kind": "barrier"}],
+    "body": [{"op": "loop", "trip_count": 2, "index": "i", "body": [
+      {"op": "copy_gmem_to_smem", "src": {"input": "x", "index": [{"start": {"loop": "i", "mul": 128}, "size": 128}]},
+       "dst": {"alloc": "dst"}, "barrier": {"alloc": "bar"}},
+      {"op": "barrier_wait", "barrier": {"alloc": "bar"}}]}]}])";
+
 const Planted kPlanted[] = {
     // The three the issue names: bytes, memory, diagnostics.
     {Mutant::kLeaderBytesNotDoubled, kCluster2, kBlackwell, kX256, kPartitioned.c_str(),
@@ -97,6 +110,7 @@ const Planted kPlanted[] = {
      "bytes:would_hang:copy_multicast:sim"},
     {Mutant::kClusterBarrierCountOffByOne, kCluster2, kLane, kX, kClusterBarrier.c_str(),
      "bytes:count:barrier_arrive:sim"},
+    {Mutant::kLoopIndexFrozen, kCluster2, kLane, kX256, kLoopTiles.c_str(), "memory:data:copy:sim"},
 };
 
 std::vector<std::string> signatures(const Case& c) {
@@ -130,6 +144,40 @@ INSTANTIATE_TEST_SUITE_P(Mutants, PlantedBug, ::testing::ValuesIn(kPlanted),
                          [](const ::testing::TestParamInfo<Planted>& i) {
                            return std::string(lowering::mutant_name(i.param.mutant));
                          });
+
+// Every lowering and simulator mutant is killed by the corpus as it stands: some corpus case (or
+// JAX probe) gets a signature under the mutant that the faithful simulator does not give it.
+TEST(Mutants, TheCorpusKillsEveryLoweringMutant) {
+  std::vector<Case> cases;
+  for (const char* dir : {"corpus", "corpus-jax-probes"}) {
+    const std::filesystem::path root = std::filesystem::path(COLLFUZZ_SOURCE_DIR) / dir;
+    if (!std::filesystem::is_directory(root)) continue;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+      if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+      try {
+        Case c = load_case_file(e.path());
+        if (c.target.profile == Profile::kMosaic) cases.push_back(std::move(c));
+      } catch (const std::exception&) {  // a hostile-input case, or not a case
+      }
+    }
+  }
+  if (cases.empty()) GTEST_SKIP() << "no corpus";
+  lowering::set_active_mutant(Mutant::kNone);
+  std::vector<std::vector<std::string>> faithful;
+  for (const Case& c : cases) faithful.push_back(signatures(c));
+  for (int m = 1; m < static_cast<int>(kFirstInterpretMutant); ++m) {
+    const auto mutant = static_cast<Mutant>(m);
+    lowering::set_active_mutant(mutant);
+    int kills = 0;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      for (const std::string& s : signatures(cases[i])) {
+        kills += std::find(faithful[i].begin(), faithful[i].end(), s) == faithful[i].end();
+      }
+    }
+    EXPECT_GT(kills, 0) << lowering::mutant_name(mutant) << " survives the corpus";
+  }
+  lowering::set_active_mutant(Mutant::kNone);
+}
 
 TEST(Mutants, EveryNamedMutantHasAPlantedBugTest) {
   for (int m = 1; m < static_cast<int>(kFirstInterpretMutant); ++m) {

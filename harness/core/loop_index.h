@@ -1,0 +1,19 @@
+// A loop's index (`lax.fori_loop(0, n, lambda i, carry: ...)`, docs/case-format.md "loop"): the
+// dynamic index entries of a loop body that read it ({"loop": name, "mul", "add"}).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "harness/core/case.h"
+
+namespace collfuzz {
+
+// Replaces every dynamic entry of `body` that reads the loop index `name` by its value at trip
+// `value` (i * mul + add), as static entries: the body of a loop unwrapped at one trip.
+void bind_loop_index(Body& body, const std::string& name, std::int64_t value);
+
+// Whether some dynamic entry of `body` reads the loop index `name`.
+bool reads_loop_index(const Body& body, const std::string& name);
+
+}  // namespace collfuzz
