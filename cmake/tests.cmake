@@ -87,6 +87,12 @@ add_test(NAME jax_tests_import_0.12.0.1
          COMMAND bash -c "test -x .venv-jax-0.12.0.1/bin/python || exit 77; python3 tools/jax_tests_import.py --collfuzz $<TARGET_FILE:collfuzz> --python .venv-jax-0.12.0.1/bin/python --work ${CMAKE_BINARY_DIR}/jax-tests-import-0.12.0.1"
          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 set_tests_properties(jax_tests_import_0.12.0.1 PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# The case schema (schema/case.schema.json) holds every corpus case and 400 generated ones, so
+# that it stays the format's machine-readable form as constructs land.
+add_test(NAME case_schema
+         COMMAND bash -c "test -x .venv-validate/bin/python || exit 77; .venv-validate/bin/python tools/validate_case_schema.py corpus corpus-jax-probes && $<TARGET_FILE:collfuzz> gen --count 400 --seed 7 | .venv-validate/bin/python tools/validate_case_schema.py -"
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(case_schema PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 # Kernels as engineers write them (corpus/kernels/py/): the same check, on both JAX releases,
 # replayed on reference, sim and jax-interpret against the hand-derived expectations.
 foreach(release IN ITEMS 0.11.2 0.12.0.1)

@@ -328,6 +328,31 @@ void ProgramBuilder::tile_by_loop_index(Body& body, const std::string& index, st
   }
 }
 
+void ProgramBuilder::slot_by_loop_index(Body& body, const std::string& index,
+                                        const std::string& barrier,
+                                        const std::vector<Alloc>& allocs) {
+  const DynStart slot{index, 1, 0, true, 2};  // i % 2
+  const auto on_barrier = [&](BarrierUse& u) {
+    if (u.alloc != barrier) return;
+    u.index = 0;  // an unindexed use of the 1-barrier ref becomes the slot too
+    u.slot = slot;
+  };
+  for (Op& op : body) {
+    if (Body* inner = nested_body(op)) slot_by_loop_index(*inner, index, barrier, allocs);
+    if (auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
+      if (cp->barrier) on_barrier(*cp->barrier);
+      for (const Alloc& a : allocs) {
+        if (a.name == cp->dst && !cp->dst_index.empty() && a.shape.front() == 2) {
+          cp->dst_slot = slot;
+          cp->dst_index.front() = 0;
+        }
+      }
+    }
+    if (auto* ar = std::get_if<BarrierArrive>(&op.v)) on_barrier(ar->barrier);
+    if (auto* wt = std::get_if<BarrierWait>(&op.v)) on_barrier(wt->barrier);
+  }
+}
+
 bool ProgramBuilder::issues_on_barrier(const CopyPlan& plan) const {
   return (target_.arch == Arch::kSm80 ? plan.cp_async.barrier : plan.barrier) !=
          BarrierChoice::kNone;
@@ -425,6 +450,8 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
   barrier.name = bar;
   barrier.kind = AllocKind::kBarrier;
   barrier.num_barriers = plan.num_barriers;
+  const bool slots = plan.loop_trips > 0 && plan.loop_indexed && plan.loop_slots && !body.empty();
+  if (slots) barrier.num_barriers = std::max<std::int64_t>(2, barrier.num_barriers);
   barrier.orders_tensor_core = plan.orders_tensor_core;
   barrier.num_arrivals = std::max<std::int64_t>(1, per_phase * issuers);
   switch (plan.arrival_fault) {
@@ -444,7 +471,7 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
       break;
   }
 
-  barrier.scalar_ref = plan.zero_d && plan.num_barriers == 1;
+  barrier.scalar_ref = plan.zero_d && barrier.num_barriers == 1;
   for (auto& d : dsts) rs.allocs.push_back(d);
   rs.allocs.push_back(barrier);
   std::optional<std::size_t> indexed_loop;  // where in rs.body the loop with an index is
@@ -454,6 +481,7 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
       loop.index = "i";
       std::map<std::string, std::int64_t> tiled;
       tile_by_loop_index(loop.body, loop.index, loop.trip_count, tiled);
+      if (slots) slot_by_loop_index(loop.body, loop.index, bar, rs.allocs);
       indexed_loop = rs.body.size();
     }
     body = Body{make_op(std::move(loop))};
@@ -473,15 +501,20 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     cb.scalar_ref = cs.zero_d && cs.num_barriers == 1;
     rs.allocs.push_back(cb);
     Body sync;
-    sync.push_back(make_op(BarrierArrive{
-        BarrierUse{cb.name, cs.unindexed ? std::nullopt : std::optional<std::int64_t>(0)}}));
-    if (cs.arrive_in_warp && target_.semantics == Semantics::kLane) {
-      WarpMap wm;  // from warp 0 of a warp-level context, which JAX refuses
-      wm.axis = "warp";
-      wm.body = Body{guarded(axis_equals("warp", 0), std::move(sync))};
-      sync = Body{make_op(std::move(wm))};
+    const BarrierUse arrival{cb.name, cs.unindexed ? std::nullopt : std::optional<std::int64_t>(0)};
+    const bool warp_arrival = cs.arrive_in_warp && target_.semantics == Semantics::kLane;
+    if (cs.arrive_and_wait && !warp_arrival && cs.wait == WaitChoice::kAll) {
+      sync.push_back(make_op(BarrierWait{arrival, true}));  // plgpu.barrier_arrive_and_wait
+    } else {
+      sync.push_back(make_op(BarrierArrive{arrival}));
+      if (warp_arrival) {
+        WarpMap wm;  // from warp 0 of a warp-level context, which JAX refuses
+        wm.axis = "warp";
+        wm.body = Body{guarded(axis_equals("warp", 0), std::move(sync))};
+        sync = Body{make_op(std::move(wm))};
+      }
+      for (auto& op : waits(cs.wait, BarrierUse{cb.name, 0})) sync.push_back(std::move(op));
     }
-    for (auto& op : waits(cs.wait, BarrierUse{cb.name, 0})) sync.push_back(std::move(op));
     // One warpgroup per CTA takes part in the cluster barrier.
     if (env_.thread_indexable()) {
       rs.body.push_back(guarded(axis_equals(thread_name_or_default(), 0), std::move(sync)));
@@ -504,6 +537,7 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     wb.dst = out_spec.name;
     if (indexed_loop) {  // each trip stores its tile: out.at[i]
       Loop& loop = std::get<Loop>(rs.body[*indexed_loop].v);
+      if (slots && first.dst_indexed) wb.src_slot = DynStart{loop.index, 1, 0, true, 2};
       out_spec.shape.insert(out_spec.shape.begin(), loop.trip_count);
       IndexEntry at;
       at.kind = IndexEntry::Kind::kAt;

@@ -35,6 +35,10 @@ class ProgramBuilder {
   // is a plain slice grows by `trips` tiles and is read at pl.ds(index * rows + start, rows).
   void tile_by_loop_index(Body& body, const std::string& index, std::int64_t trips,
                           std::map<std::string, std::int64_t>& tiled);
+  // Double buffering: the uses of `barrier` in a loop body become `bars.at[i % 2]`, and copies
+  // into a 2-slot destination `dst.at[i % 2]`.
+  static void slot_by_loop_index(Body& body, const std::string& index, const std::string& barrier,
+                                 const std::vector<Alloc>& allocs);
   bool issues_on_barrier(const CopyPlan& plan) const;
   void align_for_acceptance(Shape& dst, DType dtype, std::int64_t split, CopyMode mode) const;
   Alloc extra_alloc(const ExtraAlloc& e);

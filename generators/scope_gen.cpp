@@ -42,7 +42,8 @@ rc::Gen<ClusterSyncPlan> cluster_sync() {
       rc::gen::set(&ClusterSyncPlan::zero_d, chance(35)),
       rc::gen::set(&ClusterSyncPlan::arrive_in_warp, chance(4)),
       rc::gen::set(&ClusterSyncPlan::orders_tensor_core, chance(2)),
-      rc::gen::set(&ClusterSyncPlan::wait, wait_choice()));
+      rc::gen::set(&ClusterSyncPlan::wait, wait_choice()),
+      rc::gen::set(&ClusterSyncPlan::arrive_and_wait, chance(3)));
 }
 
 ExtraAlloc extra(AllocKind kind, Shape shape, DType dtype) {
@@ -149,6 +150,7 @@ rc::Gen<ScopePlan> scope(int depth) {
       rc::gen::set(&ScopePlan::loop_trips,
                    weighted_element<std::int64_t>({{90, 0}, {6, 2}, {4, 3}})),
       rc::gen::set(&ScopePlan::loop_indexed, chance(60)),
+      rc::gen::set(&ScopePlan::loop_slots, chance(50)),
       rc::gen::set(&ScopePlan::cluster_sync, sometimes(20, cluster_sync())),
       rc::gen::set(&ScopePlan::extras,
                    several<ExtraAlloc>({{78, 0}, {18, 1}, {4, 2}}, extra_alloc())),

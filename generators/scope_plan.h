@@ -73,6 +73,9 @@ struct ClusterSyncPlan {
   bool arrive_in_warp = false;  // the arrival from warp 0 of a warp_map (Lane; JAX refuses it)
   bool orders_tensor_core = false;
   WaitChoice wait = WaitChoice::kAll;
+  // The arrival and one wait as plgpu.barrier_arrive_and_wait (JAX 0.12.0.1; 0.11.2 has no such
+  // function), where the arrival is not from a warp and every CTA waits once.
+  bool arrive_and_wait = false;
 };
 
 // An allocation that the copies do not use, to reach the rules of other allocation kinds.
@@ -108,6 +111,10 @@ struct ScopePlan {
   // trip and reads `pl.ds(i * rows, rows)`, and the write-back (inside the loop) stores to
   // `out.at[i]`.
   bool loop_indexed = false;
+  // With an indexed loop: double buffering. The scope's barrier array has 2 or more barriers and
+  // every use in the loop is `bars.at[i % 2]`; a copy into a 2-slot destination writes
+  // `dst.at[i % 2]` (and the write-back reads it).
+  bool loop_slots = false;
   std::optional<ClusterSyncPlan> cluster_sync;
   std::vector<ExtraAlloc> extras;
   std::vector<ScopePlan> nested;  // run_scopeds inside this one

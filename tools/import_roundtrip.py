@@ -59,7 +59,7 @@ def _cond(c):
 
 
 def _dyn(e: dict, loops=None) -> dict:
-  """A dynamic index: {"axis": A} or {"loop": NAME} (NAME renamed by `loops`), mul, add."""
+  """A dynamic index: {"axis": A} or {"loop": NAME} (NAME renamed by `loops`), mul, add, mod."""
   if "loop" in e:
     out = {"loop": (loops or {}).get(e["loop"], e["loop"])}
   else:
@@ -68,7 +68,20 @@ def _dyn(e: dict, loops=None) -> dict:
     out["mul"] = int(e["mul"])
   if int(e.get("add", 0)) != 0:
     out["add"] = int(e["add"])
+  if e.get("mod") is not None:
+    out["mod"] = int(e["mod"])
   return out
+
+
+def _slot(e, loops=None):
+  """An SMEM ref's first index or a barrier's index: an integer, or a loop slot (renamed)."""
+  return _dyn(e, loops) if isinstance(e, dict) and "loop" in e else int(e)
+
+
+def _smem_index(entries, loops=None) -> list:
+  """An SMEM ref's index: static integers, the first one possibly a loop slot."""
+  return [_slot(e, loops) if d == 0 and isinstance(e, dict) else e
+          for d, e in enumerate(entries or [])]
 
 
 def _index(entries, shape, loops=None) -> list:
@@ -105,8 +118,9 @@ def canonical(case: dict) -> dict:
   in0.., outputs out0.., allocations a0..), `name`, `notes` and `expect` dropped, defaults written,
   `{"start": 0, "size": dim}` written ":", trailing ":" entries dropped, axis-name lists as lists,
   nested all/any flattened and one-element all/any unwrapped; `scratch_shapes` read as the
-  run_scoped it is; loop indices renamed l0.. in order of appearance, an unused one dropped
-  (`collfuzz import` writes a loop's `index` only when its body uses it)."""
+  run_scoped it is; loop indices renamed l0.. in order of appearance (in GMEM entries and in the
+  slots of SMEM and barrier indices, `mod` kept), an unused one dropped (`collfuzz import` writes
+  a loop's `index` only when its body uses it)."""
   case = without_scratch_shapes(copy.deepcopy(case))
   ren: dict[str, str] = {}
   shapes: dict[str, list] = {}
@@ -173,7 +187,7 @@ def canonical(case: dict) -> dict:
       return None
     r = {"alloc": ren.get(use["alloc"], use["alloc"])}
     if use.get("index") is not None:
-      r["index"] = int(use["index"])
+      r["index"] = _slot(use["index"], loops)
     return r
 
   def body(ops: list) -> list:
@@ -189,7 +203,7 @@ def canonical(case: dict) -> dict:
         dst = ren.get(op["dst"]["alloc"], op["dst"]["alloc"])
         r = {"op": kind, "src": {"input": src, "index": _index(op["src"].get("index"),
                                                                 shapes.get(src, []), loops)},
-             "dst": {"alloc": dst, "index": list(op["dst"].get("index") or [])},
+             "dst": {"alloc": dst, "index": _smem_index(op["dst"].get("index"), loops)},
              "barrier": bar(op.get("barrier")),
              "collective_axes": None if op.get("collective_axes") is None
              else _names(op["collective_axes"]),
@@ -198,10 +212,10 @@ def canonical(case: dict) -> dict:
       elif kind == "copy_smem_to_gmem":
         src = ren.get(op["src"]["alloc"], op["src"]["alloc"])
         dst = ren.get(op["dst"]["output"], op["dst"]["output"])
-        r = {"op": kind, "src": {"alloc": src, "index": list(op["src"].get("index") or [])},
+        r = {"op": kind, "src": {"alloc": src, "index": _smem_index(op["src"].get("index"), loops)},
              "dst": {"output": dst, "index": _index(op["dst"].get("index"), shapes.get(dst, []),
                                                     loops)}}
-      elif kind in ("barrier_arrive", "barrier_wait"):
+      elif kind in ("barrier_arrive", "barrier_wait", "barrier_arrive_and_wait"):
         r = {"op": kind, "barrier": bar(op["barrier"])}
       elif kind == "when":
         r = {"op": kind, "cond": _cond(op["cond"]), "body": body(op.get("body", []))}

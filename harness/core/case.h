@@ -100,7 +100,14 @@ struct DynStart {
   std::int64_t mul = 1;
   std::int64_t add = 0;
   bool loop = false;
+  std::int64_t mod = 0;  // > 0: (v * mul + add) % mod, `lax.rem` (a pipeline's slot: i % 2)
 };
+
+// The value of a dynamic index for `v` (the axis index, or the loop's trip).
+inline std::int64_t dyn_value(const DynStart& d, std::int64_t v) {
+  const std::int64_t x = v * d.mul + d.add;
+  return d.mod > 0 ? x % d.mod : x;
+}
 
 struct IndexEntry {
   enum class Kind : std::uint8_t { kAt, kSlice };
@@ -119,8 +126,8 @@ template <typename AxisIndex>
 std::int64_t index_start(const IndexEntry& e, const AxisIndex& axis_index,
                          std::int64_t loop_iteration) {
   if (!e.dyn_start) return e.kind == IndexEntry::Kind::kAt ? e.at : e.start;
-  const std::int64_t v = e.dyn_start->loop ? loop_iteration : axis_index(e.dyn_start->axis);
-  return v * e.dyn_start->mul + e.dyn_start->add;
+  return dyn_value(*e.dyn_start,
+                   e.dyn_start->loop ? loop_iteration : axis_index(e.dyn_start->axis));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -157,7 +164,22 @@ struct Alloc {
 struct BarrierUse {
   std::string alloc;
   std::optional<std::int64_t> index;  // absent: the ref is used without `.at[i]`
+  // `.at[slot]` with a loop's slot (`bars.at[i % 2]`): `index` is then 0 and stands for it.
+  std::optional<DynStart> slot = std::nullopt;
 };
+
+// Entry k of an SMEM ref's leading indices at a loop's trip: the slot for entry 0 when there is
+// one.
+inline std::int64_t smem_index_at(const std::vector<std::int64_t>& index,
+                                  const std::optional<DynStart>& slot, std::size_t k,
+                                  std::int64_t loop_iteration) {
+  return k == 0 && slot ? dyn_value(*slot, loop_iteration) : index[k];
+}
+
+// The barrier a use names at a loop's trip `loop_iteration`: its slot there, or its index.
+inline std::int64_t barrier_index_at(const BarrierUse& u, std::int64_t loop_iteration) {
+  return u.slot ? dyn_value(*u.slot, loop_iteration) : u.index.value_or(0);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Ops
@@ -182,6 +204,9 @@ struct CopyGmemToSmem {
   std::vector<IndexEntry> src_index;
   std::string dst;                      // an smem allocation
   std::vector<std::int64_t> dst_index;  // leading integer indices into the allocation
+  // The leading index as a loop's slot (`smem.at[i % 2]`): dst_index[0] is then 0 and stands for
+  // it.
+  std::optional<DynStart> dst_slot = std::nullopt;
   std::optional<BarrierUse> barrier;
   std::optional<AxisNames> collective_axes;  // nullopt: None
   LeaderTracked leader_tracked = LeaderTracked::kNone;
@@ -193,7 +218,9 @@ struct CopyGmemToSmem {
 struct CopySmemToGmem {
   std::string src;  // an smem allocation
   std::vector<std::int64_t> src_index;
-  std::string dst;  // an output
+  std::optional<DynStart> src_slot =
+      std::nullopt;  // the leading index as a loop's slot (see dst_slot)
+  std::string dst;   // an output
   std::vector<IndexEntry> dst_index;
 };
 
@@ -203,7 +230,12 @@ struct BarrierArrive {
 
 struct BarrierWait {
   BarrierUse barrier;
+  // `plgpu.barrier_arrive_and_wait(bar)` (JAX 0.12.0.1): an arrival on the barrier, then the wait.
+  bool arrive_first = false;
 };
+
+// The barrier an op arrives at (barrier_arrive, barrier_arrive_and_wait), or nullptr.
+inline const BarrierUse* arrival_barrier(const Op& op);
 
 struct When {
   Cond cond;
@@ -251,6 +283,12 @@ struct Case {
   std::vector<ArraySpec> outputs;
   Body program;
 };
+
+inline const BarrierUse* arrival_barrier(const Op& op) {
+  if (const auto* ar = std::get_if<BarrierArrive>(&op.v)) return &ar->barrier;
+  if (const auto* wt = std::get_if<BarrierWait>(&op.v); wt && wt->arrive_first) return &wt->barrier;
+  return nullptr;
+}
 
 // The ops nested in `op` (a run_scoped's, a when's, a loop's or a warp_map's body), or nullptr.
 const Body* nested_body(const Op& op);

@@ -39,9 +39,20 @@ json gmem_index_to_json(const std::vector<IndexEntry>& index) {
   return out;
 }
 
+json smem_index_to_json(const std::vector<std::int64_t>& index,
+                        const std::optional<DynStart>& slot) {
+  json out = index;
+  if (slot && !index.empty()) out[0] = dyn_to_json(*slot);
+  return out;
+}
+
 json barrier_use_to_json(const BarrierUse& b) {
   json out{{"alloc", b.alloc}};
-  if (b.index) out["index"] = *b.index;
+  if (b.slot) {
+    out["index"] = dyn_to_json(*b.slot);
+  } else if (b.index) {
+    out["index"] = *b.index;
+  }
   return out;
 }
 
@@ -98,7 +109,8 @@ json op_to_json(const Op& op) {
           out["src"] = json{{"input", v.src}};
           if (!v.src_index.empty()) out["src"]["index"] = gmem_index_to_json(v.src_index);
           out["dst"] = json{{"alloc", v.dst}};
-          if (!v.dst_index.empty()) out["dst"]["index"] = v.dst_index;
+          if (!v.dst_index.empty())
+            out["dst"]["index"] = smem_index_to_json(v.dst_index, v.dst_slot);
           if (v.barrier) out["barrier"] = barrier_use_to_json(*v.barrier);
           if (v.collective_axes) out["collective_axes"] = axis_names_to_json(*v.collective_axes);
           if (v.leader_tracked == LeaderTracked::kReplicated) out["leader_tracked"] = "replicated";
@@ -111,14 +123,16 @@ json op_to_json(const Op& op) {
         } else if constexpr (std::is_same_v<T, CopySmemToGmem>) {
           json out{{"op", "copy_smem_to_gmem"}};
           out["src"] = json{{"alloc", v.src}};
-          if (!v.src_index.empty()) out["src"]["index"] = v.src_index;
+          if (!v.src_index.empty())
+            out["src"]["index"] = smem_index_to_json(v.src_index, v.src_slot);
           out["dst"] = json{{"output", v.dst}};
           if (!v.dst_index.empty()) out["dst"]["index"] = gmem_index_to_json(v.dst_index);
           return out;
         } else if constexpr (std::is_same_v<T, BarrierArrive>) {
           return json{{"op", "barrier_arrive"}, {"barrier", barrier_use_to_json(v.barrier)}};
         } else if constexpr (std::is_same_v<T, BarrierWait>) {
-          return json{{"op", "barrier_wait"}, {"barrier", barrier_use_to_json(v.barrier)}};
+          return json{{"op", v.arrive_first ? "barrier_arrive_and_wait" : "barrier_wait"},
+                      {"barrier", barrier_use_to_json(v.barrier)}};
         } else if constexpr (std::is_same_v<T, Loop>) {
           json l{{"op", "loop"}, {"trip_count", v.trip_count}, {"body", body_to_json(v.body)}};
           if (!v.index.empty()) l["index"] = v.index;

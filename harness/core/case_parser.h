@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/core/case.h"
+#include "harness/core/index_json.h"
 
 namespace collfuzz::case_json {
 
@@ -69,9 +70,13 @@ class CaseParser {
 
   BarrierUse parse_barrier_use(const json& j, const std::string& path, bool plain_barrier_only);
 
-  // Leading integer indices into an SMEM allocation; returns the shape that remains.
+  // Leading integer indices into an SMEM allocation; returns the shape that remains. With
+  // `slot`, the first may be a loop's slot (`smem.at[i % 2]`, index_json.h parse_loop_slot).
   Shape parse_smem_index(const json* j, const std::string& path, const Alloc& a,
-                         std::vector<std::int64_t>& out);
+                         std::vector<std::int64_t>& out, std::optional<DynStart>* slot = nullptr);
+
+  // How dynamic indices resolve their axis or loop index here (index_json.h).
+  IndexAxisSize index_axis_size() const;
 
   // lax.axis_index(axis) is used by conditions and dynamic indices: it must name exactly one
   // cluster axis or the thread axis.

@@ -13,10 +13,15 @@
 namespace collfuzz::case_json {
 
 Shape CaseParser::parse_smem_index(const json* j, const std::string& path, const Alloc& a,
-                                   std::vector<std::int64_t>& out) {
+                                   std::vector<std::int64_t>& out, std::optional<DynStart>* slot) {
   if (!j) return a.shape;
   jr::array(*j, path, a.shape.size() - 1);
   for (std::size_t i = 0; i < j->size(); ++i) {
+    if (i == 0 && slot && (*j)[0].is_object()) {  // smem.at[i % 2]: a loop's slot
+      *slot = parse_loop_slot((*j)[0], jr::index_path(path, 0), a.shape[0], index_axis_size());
+      out.push_back(0);
+      continue;
+    }
     out.push_back(jr::integer((*j)[i], jr::index_path(path, i), 0, a.shape[i] - 1));
   }
   return Shape(a.shape.begin() + static_cast<std::ptrdiff_t>(out.size()), a.shape.end());
@@ -49,6 +54,14 @@ std::optional<std::int64_t> CaseParser::check_index_axis(const std::string& axis
                              "\" is not a cluster axis or the thread axis of the mesh "
                              "(conditions and dynamic indices may use only those)");
 }
+IndexAxisSize CaseParser::index_axis_size() const {
+  return [this](const std::string& axis, bool loop,
+                const std::string& p) -> std::optional<std::int64_t> {
+    if (loop) return check_loop_index(axis, p);
+    return check_index_axis(axis, p);
+  };
+}
+
 std::int64_t CaseParser::check_loop_index(const std::string& name, const std::string& path) const {
   if (!in_loop_ || loop_index_ != name) {
     throw InputError(path, "\"" + name +
@@ -69,7 +82,7 @@ void CaseParser::check_store_slice_in_bounds(const IndexEntry& e, std::int64_t d
     throw InputError(path + ".start.axis", "the mesh gives the axis \"" + d.axis +
                                                "\" no size; a store's dynamic slice needs one");
   }
-  const std::int64_t last = (*n - 1) * d.mul + d.add;
+  const std::int64_t last = dyn_max(d, *n);
   if (last + e.size > dim) {
     throw InputError(path, "the store's dynamic slice reaches [" + std::to_string(last) + ", " +
                                std::to_string(last + e.size) + ") (" +
@@ -84,11 +97,7 @@ Shape CaseParser::parse_gmem_index(const json* j, const std::string& path, const
   Shape result;
   const std::size_t n = j ? j->size() : 0;
   if (j) jr::array(*j, path, arr.shape.size());
-  const IndexAxisSize axis_size = [this](const std::string& axis, bool loop,
-                                         const std::string& p) -> std::optional<std::int64_t> {
-    if (loop) return check_loop_index(axis, p);
-    return check_index_axis(axis, p);
-  };
+  const IndexAxisSize axis_size = index_axis_size();
   for (std::size_t i = 0; i < arr.shape.size(); ++i) {
     if (i >= n) {
       result.push_back(arr.shape[i]);
@@ -122,7 +131,7 @@ CopyGmemToSmem CaseParser::parse_copy_g2s(const json& j, const std::string& path
                      "\"" + cp.dst + "\" is a " + to_string(d->kind) +
                          " allocation; the destination must be an smem allocation");
   }
-  parse_smem_index(jr::member(dst, "index"), path + ".dst.index", *d, cp.dst_index);
+  parse_smem_index(jr::member(dst, "index"), path + ".dst.index", *d, cp.dst_index, &cp.dst_slot);
 
   if (const json* b = jr::member(j, "barrier"); b && !b->is_null()) {
     cp.barrier = parse_barrier_use(*b, path + ".barrier", true);
@@ -164,8 +173,8 @@ CopySmemToGmem CaseParser::parse_copy_s2g(const json& j, const std::string& path
     throw InputError(path + ".src.alloc", "\"" + cp.src + "\" is a " + to_string(s->kind) +
                                               " allocation; the source must be an smem allocation");
   }
-  const Shape src_shape =
-      parse_smem_index(jr::member(src, "index"), path + ".src.index", *s, cp.src_index);
+  const Shape src_shape = parse_smem_index(jr::member(src, "index"), path + ".src.index", *s,
+                                           cp.src_index, &cp.src_slot);
   const json& dst = jr::required(j, path, "dst");
   jr::object(dst, path + ".dst", {"output", "index"});
   cp.dst = jr::identifier(jr::required(dst, path + ".dst", "output"), path + ".dst.output");

@@ -46,10 +46,11 @@ Op CaseParser::parse_op(const json& j, const std::string& path, int depth) {
     jr::object(j, path, {"op", "barrier"});
     op.v = BarrierArrive{
         parse_barrier_use(jr::required(j, path, "barrier"), path + ".barrier", false)};
-  } else if (kind == "barrier_wait") {
+  } else if (kind == "barrier_wait" || kind == "barrier_arrive_and_wait") {
     jr::object(j, path, {"op", "barrier"});
     op.v =
-        BarrierWait{parse_barrier_use(jr::required(j, path, "barrier"), path + ".barrier", false)};
+        BarrierWait{parse_barrier_use(jr::required(j, path, "barrier"), path + ".barrier", false),
+                    kind == "barrier_arrive_and_wait"};
   } else if (kind == "loop") {
     op.v = parse_loop(j, path, depth);
   } else if (kind == "warp_map") {
@@ -61,11 +62,10 @@ Op CaseParser::parse_op(const json& j, const std::string& path, int depth) {
     w.body = parse_body(jr::required(j, path, "body"), path + ".body", depth + 1);
     op.v = std::move(w);
   } else {
-    throw InputError(path + ".op",
-                     "unknown op \"" + kind +
-                         "\"; expected run_scoped, copy_gmem_to_smem, "
-                         "copy_smem_to_gmem, barrier_arrive, barrier_wait, when, loop or "
-                         "warp_map");
+    throw InputError(path + ".op", "unknown op \"" + kind +
+                                       "\"; expected run_scoped, copy_gmem_to_smem, "
+                                       "copy_smem_to_gmem, barrier_arrive, barrier_wait, "
+                                       "barrier_arrive_and_wait, when, loop or warp_map");
   }
   if (!warp_axes_.empty()) check_in_warp_map(kind, path);
   return op;
@@ -232,7 +232,12 @@ BarrierUse CaseParser::parse_barrier_use(const json& j, const std::string& path,
                                             "\" is a 0-d barrier (num_barriers: []); it is used "
                                             "without an index");
     }
-    b.index = jr::integer(*i, path + ".index", 0, a->num_barriers - 1);
+    if (i->is_object()) {  // bars.at[i % 2]: a loop's slot
+      b.slot = parse_loop_slot(*i, path + ".index", a->num_barriers, index_axis_size());
+      b.index = 0;
+    } else {
+      b.index = jr::integer(*i, path + ".index", 0, a->num_barriers - 1);
+    }
   }
   return b;
 }

@@ -1,5 +1,7 @@
 #include "harness/core/index_json.h"
 
+#include <algorithm>
+
 #include "harness/core/errors.h"
 #include "harness/core/json_reader.h"
 
@@ -24,10 +26,18 @@ DynStart parse_dyn(const json& j, const std::string& path, std::int64_t dim,
   *size_out = axis_size(ds.axis, ds.loop, path + "." + key);
   if (const json* m = jr::member(j, "mul")) ds.mul = jr::integer(*m, path + ".mul", 0, dim);
   if (const json* a = jr::member(j, "add")) ds.add = jr::integer(*a, path + ".add", 0, dim - 1);
+  // A mod past the dim may still keep every value in bounds: the bounds checks decide.
+  if (const json* m = jr::member(j, "mod")) ds.mod = jr::integer(*m, path + ".mod", 1, 1 << 20);
   return ds;
 }
 
 }  // namespace
+
+std::int64_t dyn_max(const DynStart& d, std::int64_t n) {
+  std::int64_t best = 0;
+  for (std::int64_t v = 0; v < n; ++v) best = std::max(best, dyn_value(d, v));
+  return best;
+}
 
 IndexEntry parse_gmem_index_entry(const json& e, const std::string& path, std::int64_t dim,
                                   const IndexAxisSize& axis_size) {
@@ -49,7 +59,7 @@ IndexEntry parse_gmem_index_entry(const json& e, const std::string& path, std::i
   }
   if (e.is_object() && (jr::member(e, "axis") || jr::member(e, "loop"))) {
     // ref.at[lax.axis_index(axis) * mul + add] (or a loop's index): in bounds for every value.
-    jr::object(e, path, {"axis", "loop", "mul", "add"});
+    jr::object(e, path, {"axis", "loop", "mul", "add", "mod"});
     ie.kind = IndexEntry::Kind::kAt;
     std::optional<std::int64_t> n;
     ie.dyn_start = parse_dyn(e, path, dim, axis_size, &n);
@@ -57,7 +67,7 @@ IndexEntry parse_gmem_index_entry(const json& e, const std::string& path, std::i
       throw InputError(path + ".axis", "the mesh gives the axis \"" + ie.dyn_start->axis +
                                            "\" no size; a dynamic integer index needs one");
     }
-    const std::int64_t last = (*n - 1) * ie.dyn_start->mul + ie.dyn_start->add;
+    const std::int64_t last = dyn_max(*ie.dyn_start, *n);
     if (last > dim - 1) {
       throw InputError(path, "the dynamic index reaches " + std::to_string(last) +
                                  (ie.dyn_start->loop ? " (loop index " : " (axis_index ") +
@@ -72,7 +82,7 @@ IndexEntry parse_gmem_index_entry(const json& e, const std::string& path, std::i
   ie.size = jr::integer(jr::required(e, path, "size"), path + ".size", 1, dim);
   const json& st = jr::required(e, path, "start");
   if (st.is_object()) {
-    jr::object(st, path + ".start", {"axis", "loop", "mul", "add"});
+    jr::object(st, path + ".start", {"axis", "loop", "mul", "add", "mod"});
     std::optional<std::int64_t> n;
     ie.dyn_start = parse_dyn(st, path + ".start", dim, axis_size, &n);
     return ie;
@@ -87,13 +97,30 @@ IndexEntry parse_gmem_index_entry(const json& e, const std::string& path, std::i
   return ie;
 }
 
-namespace {
-
-json dyn_to_json(const DynStart& d) {
-  return json{{d.loop ? "loop" : "axis", d.axis}, {"mul", d.mul}, {"add", d.add}};
+DynStart parse_loop_slot(const json& j, const std::string& path, std::int64_t extent,
+                         const IndexAxisSize& axis_size) {
+  if (!j.is_object() || !jr::member(j, "loop")) {
+    throw InputError(path,
+                     "a dynamic SMEM or barrier index reads a loop's index "
+                     "({\"loop\": name, \"mul\", \"add\", \"mod\"})");
+  }
+  jr::object(j, path, {"loop", "mul", "add", "mod"});
+  std::optional<std::int64_t> n;
+  const DynStart d = parse_dyn(j, path, extent, axis_size, &n);
+  const std::int64_t last = dyn_max(d, n.value_or(1));
+  if (last > extent - 1) {
+    throw InputError(path, "the slot reaches " + std::to_string(last) +
+                               " on some trip of the loop, out of bounds of " +
+                               std::to_string(extent) + "; a slot stays in bounds on every trip");
+  }
+  return d;
 }
 
-}  // namespace
+json dyn_to_json(const DynStart& d) {
+  json j{{d.loop ? "loop" : "axis", d.axis}, {"mul", d.mul}, {"add", d.add}};
+  if (d.mod > 0) j["mod"] = d.mod;
+  return j;
+}
 
 json gmem_index_entry_to_json(const IndexEntry& e) {
   if (e.kind == IndexEntry::Kind::kAt) {

@@ -30,4 +30,15 @@ IndexEntry parse_gmem_index_entry(const nlohmann::json& e, const std::string& pa
 
 nlohmann::json gmem_index_entry_to_json(const IndexEntry& e);
 
+// A loop's slot indexing a dim of `extent` (an SMEM ref's leading dim, a barrier array):
+// {"loop", "mul", "add", "mod"}, `smem.at[i % 2]`, in bounds on every trip.
+DynStart parse_loop_slot(const nlohmann::json& j, const std::string& path, std::int64_t extent,
+                         const IndexAxisSize& axis_size);
+
+// A dynamic index object's JSON form ({"axis"|"loop", "mul", "add"[, "mod"]}).
+nlohmann::json dyn_to_json(const DynStart& d);
+
+// The largest value `d` takes over the values 0..n-1 of its axis or loop index.
+std::int64_t dyn_max(const DynStart& d, std::int64_t n);
+
 }  // namespace collfuzz

@@ -3,38 +3,62 @@
 namespace collfuzz {
 namespace {
 
-bool reads(const IndexEntry& e, const std::string& name) {
-  return e.dyn_start && e.dyn_start->loop && e.dyn_start->axis == name;
+bool reads(const std::optional<DynStart>& d, const std::string& name) {
+  return d && d->loop && d->axis == name;
 }
 
-// f(index) for the GMEM index of every copy and store in `body` (const or not), nested ones too.
-template <typename B, typename F>
-void for_each_index(B& body, const F& f) {
+// Every place of `body` (nested ops too) a loop index can be read at: the GMEM index of copies
+// and stores (f_index), and the slots of SMEM refs and barrier uses (f_slot, with the static index
+// it stands for).
+template <typename B, typename FIndex, typename FSlot>
+void for_each_read(B& body, const FIndex& f_index, const FSlot& f_slot) {
   for (auto& op : body) {
-    if (auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) f(cp->src_index);
-    if (auto* st = std::get_if<CopySmemToGmem>(&op.v)) f(st->dst_index);
-    if (auto* inner = nested_body(op)) for_each_index(*inner, f);
+    if (auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
+      f_index(cp->src_index);
+      if (!cp->dst_index.empty()) f_slot(cp->dst_slot, cp->dst_index[0]);
+      if (cp->barrier && cp->barrier->index) f_slot(cp->barrier->slot, *cp->barrier->index);
+    }
+    if (auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
+      f_index(st->dst_index);
+      if (!st->src_index.empty()) f_slot(st->src_slot, st->src_index[0]);
+    }
+    if (auto* ar = std::get_if<BarrierArrive>(&op.v); ar && ar->barrier.index)
+      f_slot(ar->barrier.slot, *ar->barrier.index);
+    if (auto* wt = std::get_if<BarrierWait>(&op.v); wt && wt->barrier.index)
+      f_slot(wt->barrier.slot, *wt->barrier.index);
+    if (auto* inner = nested_body(op)) for_each_read(*inner, f_index, f_slot);
   }
 }
 
 }  // namespace
 
 void bind_loop_index(Body& body, const std::string& name, std::int64_t value) {
-  for_each_index(body, [&](std::vector<IndexEntry>& index) {
-    for (IndexEntry& e : index) {
-      if (!reads(e, name)) continue;
-      const std::int64_t v = value * e.dyn_start->mul + e.dyn_start->add;
-      (e.kind == IndexEntry::Kind::kAt ? e.at : e.start) = v;
-      e.dyn_start.reset();
-    }
-  });
+  for_each_read(
+      body,
+      [&](std::vector<IndexEntry>& index) {
+        for (IndexEntry& e : index) {
+          if (!reads(e.dyn_start, name)) continue;
+          (e.kind == IndexEntry::Kind::kAt ? e.at : e.start) = dyn_value(*e.dyn_start, value);
+          e.dyn_start.reset();
+        }
+      },
+      [&](std::optional<DynStart>& slot, std::int64_t& index) {
+        if (!reads(slot, name)) return;
+        index = dyn_value(*slot, value);
+        slot.reset();
+      });
 }
 
 bool reads_loop_index(const Body& body, const std::string& name) {
   bool found = false;
-  for_each_index(body, [&](const std::vector<IndexEntry>& index) {
-    for (const IndexEntry& e : index) found = found || reads(e, name);
-  });
+  for_each_read(
+      body,
+      [&](const std::vector<IndexEntry>& index) {
+        for (const IndexEntry& e : index) found = found || reads(e.dyn_start, name);
+      },
+      [&](const std::optional<DynStart>& slot, const std::int64_t&) {
+        found = found || reads(slot, name);
+      });
   return found;
 }
 

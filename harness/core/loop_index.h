@@ -1,5 +1,6 @@
 // A loop's index (`lax.fori_loop(0, n, lambda i, carry: ...)`, docs/case-format.md "loop"): the
-// dynamic index entries of a loop body that read it ({"loop": name, "mul", "add"}).
+// dynamic index entries of a loop body that read it ({"loop": name, "mul", "add"}), and the slots
+// of SMEM refs and barrier arrays (`.at[i % 2]`).
 #pragma once
 
 #include <cstdint>

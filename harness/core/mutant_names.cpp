@@ -20,6 +20,7 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Mutant::kCount)>
     "multicast_skips_self",
     "cluster_barrier_count_off_by_one",
     "loop_index_frozen",
+    "barrier_slot_shifted",
     "interpret_scoped_check_order",
     "interpret_predicate_accepted",
     "interpret_axes_thread_first",

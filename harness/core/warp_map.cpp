@@ -143,10 +143,11 @@ void check_warp_map_target(const Target& t, const std::string& path) {
 }
 
 void check_in_warp_map(const std::string& kind, const std::string& path) {
-  if (kind == "barrier_wait") {
+  if (kind == "barrier_wait" || kind == "barrier_arrive_and_wait") {
     throw InputError(path + ".op",
-                     "a barrier_wait inside warp_map is not modelled (the warps run concurrently); "
-                     "wait after the warp_map");
+                     "a " + kind +
+                         " inside warp_map is not modelled (the warps run concurrently); "
+                         "wait after the warp_map");
   }
   if (kind == "copy_smem_to_gmem") {
     throw InputError(path + ".op", "copy_smem_to_gmem inside warp_map is not modelled");

@@ -217,9 +217,15 @@ def loop_key(name: str) -> tuple:
   return ("loop", name)
 
 
+def rem(v: int, k: int) -> int:
+  """lax.rem(v, k): the remainder truncated toward zero (its sign is v's), not Python's %."""
+  r = abs(v) % k
+  return -r if v < 0 else r
+
+
 def dynamic_value(e: dict, axes: dict) -> int:
   """{"axis", "mul", "add"} or {"loop", "mul", "add"} for the thread whose axis indices (and
-  enclosing loops' indices, under loop_key) are `axes`."""
+  enclosing loops' indices, under loop_key) are `axes`; with `"mod": k`, lax.rem of that by k."""
   if "loop" in e:
     key = loop_key(e["loop"])
     if key not in axes:
@@ -229,7 +235,29 @@ def dynamic_value(e: dict, axes: dict) -> int:
     if e["axis"] not in axes:
       raise CaseError(f"unknown axis {e['axis']!r} in a dynamic index")
     base = axes[e["axis"]]
-  return base * int(e.get("mul", 1)) + int(e.get("add", 0))
+  v = base * int(e.get("mul", 1)) + int(e.get("add", 0))
+  if e.get("mod") is not None:
+    k = int(e["mod"])
+    if k < 1:
+      raise CaseError(f"a dynamic index's mod must be >= 1: {e!r}")
+    v = rem(v, k)
+  return v
+
+
+def is_slot(e: Any) -> bool:
+  """A loop slot: an SMEM ref's first index or a barrier's index that is {"loop": NAME, "mul",
+  "add", "mod"} (`smem.at[i % 2]`, `bars.at[i % 2]`) rather than a static integer."""
+  return isinstance(e, dict) and "loop" in e
+
+
+def slot_value(e: Any, loops: dict) -> int:
+  """An SMEM or barrier index (a static integer or a loop slot) for the enclosing loops' indices
+  `loops` (loop_key(NAME) -> index)."""
+  if is_slot(e):
+    return dynamic_value(e, loops)
+  if isinstance(e, bool) or not isinstance(e, int):
+    raise CaseError(f"an SMEM or barrier index is an integer or a loop slot, got {e!r}")
+  return e
 
 
 def slice_ranges(shape, index, axes=None) -> list[tuple[int, int]]:

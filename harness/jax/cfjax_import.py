@@ -14,7 +14,7 @@ scripts `collfuzz repro` writes define `collfuzz_case` this way.
 The kernel is traced (`jax.make_jaxpr`, nothing is compiled or run), the kernel call's equation is
 found in the jaxpr, and its body's equations are walked: `run_scoped` (its allocations and
 `collective_axes`), `copy_gmem_to_smem`, `copy_smem_to_gmem` (with its `commit_smem` and
-`wait_smem_to_gmem`), `barrier_arrive`, `barrier_wait`, `cond` from `pl.when`, `scan` from a
+`wait_smem_to_gmem`), `barrier_arrive`, `barrier_wait`, `barrier_arrive_and_wait` (0.12.0.1), `cond` from `pl.when`, `scan` from a
 `lax.fori_loop` with a static trip count, and the scalar arithmetic of `lax.axis_index(...) * m + a`
 and comparisons that indices and conditions are made of. Anything else is refused with the
 primitive's name and the user's source line (the equation's source_info), exit code 2.
@@ -79,6 +79,7 @@ class Importer(IndexMixin, AllocsMixin, CopiesMixin, BarriersMixin, ControlMixin
     if handler is None:
       self.refuse(eqn, f"unsupported primitive `{name}` (a case holds run_scoped, "
                   "copy_gmem_to_smem, copy_smem_to_gmem, barrier_arrive, barrier_wait, "
+                  "barrier_arrive_and_wait, "
                   "pl.when, lax.fori_loop with a static trip count, pl.core_map over "
                   "plgpu.WarpMesh and lax.axis_index arithmetic)")
     handler(self, eqn, env, ops)
@@ -101,6 +102,7 @@ PRIMITIVES = {
     "wait_smem_to_gmem": CopiesMixin.wait_smem_to_gmem,
     "barrier_arrive": _op(BarriersMixin.barrier_op),
     "barrier_wait": _op(BarriersMixin.barrier_op),
+    "barrier_arrive_and_wait": _op(BarriersMixin.barrier_op),  # JAX 0.12.0.1
     "cond": _op(ControlMixin.when),
     "scan": _op(ControlMixin.loop),
     "mpmd_map": _op(ControlMixin.warp_map),

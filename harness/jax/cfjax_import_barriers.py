@@ -1,9 +1,10 @@
-"""Barriers: `barrier_arrive`, `barrier_wait` and a barrier's use (`collfuzz import`, cfjax_import.py).
+"""Barriers: `barrier_arrive`, `barrier_wait`, `barrier_arrive_and_wait` and a barrier's use
+(`collfuzz import`, cfjax_import.py).
 
 BarriersMixin.barrier_use turns a barrier ref (a Barrier or ClusterBarrier allocation in scope, one
-static index) into a case's barrier reference, for the arrive and wait ops and for a copy's
-barrier; barrier_op reads the arrive and wait equations. The allocations themselves are
-cfjax_import_allocs'.
+static index or a lax.fori_loop slot `bars.at[i % 2]`, {"loop": NAME, "mul", "add", "mod"}) into a
+case's barrier reference, for the arrive and wait ops and for a copy's barrier; barrier_op reads
+the arrive and wait equations. The allocations themselves are cfjax_import_allocs'.
 """
 
 from __future__ import annotations
@@ -21,16 +22,19 @@ class BarriersMixin:
     use = {"alloc": ref.name}
     entries = self.gmem_index(env, transforms, ref, eqn, what)
     if entries:
-      if len(entries) != 1 or isinstance(entries[0], bool) or not isinstance(entries[0], int):
+      e = entries[0]
+      slot = isinstance(e, dict) and "loop" in e  # bars.at[i % 2]: a lax.fori_loop slot
+      if len(entries) != 1 or isinstance(e, bool) or not (isinstance(e, int) or slot):
         self.refuse(eqn, f"{what}: barrier `{ref.name}` indexed with {entries!r}; a case "
-                    "indexes a barrier array with one static integer")
-      use["index"] = entries[0]
+                    "indexes a barrier array with one static integer or a lax.fori_loop slot "
+                    "(i * m + a) % k (not lax.axis_index)")
+      use["index"] = e
     elif isinstance(ref.alloc.get("num_barriers"), int) and transforms:
       use["index"] = 0  # .at[:] of a 1-barrier array
     return use
 
   def barrier_op(self, eqn, env: dict) -> dict:
-    """barrier_arrive or barrier_wait -> the case's op of that name."""
+    """barrier_arrive, barrier_wait or barrier_arrive_and_wait -> the case's op of that name."""
     name = eqn.primitive.name
     barrier, *flat = eqn.invars
     if eqn.params.get("has_user_predicate"):

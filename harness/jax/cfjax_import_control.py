@@ -6,7 +6,8 @@ a `lax.fori_loop` with a static trip count into `loop`, `pl.core_map(plgpu.WarpM
 `while` (a loop whose trip count is not static). Each walks its body with cfjax_import's walk.
 
 A fori_loop's index (the scan's first carry, counted `i + 1` by the body) is bound to a loop index
-(an Axis with `loop`): when the body uses it in a GMEM index, the loop gets `"index": NAME`, NAME
+(an Axis with `loop`): when the body uses it in a GMEM index or a slot (an SMEM ref's first index
+or a barrier's index, `(i * m + a) % k`), the loop gets `"index": NAME`, NAME
 fresh ("i", then "i0", "i1", ...), and the entries `{"loop": NAME, ...}`; a loop whose body does not
 use it has no `index` (so loops that never read it import as before). A lower bound L is folded
 into each entry's `add`. A condition on the index is refused (conditions use lax.axis_index only);
@@ -137,7 +138,8 @@ class ControlMixin:
 
 
 def _uses_loop(ops, name: str) -> bool:
-  """Whether some index entry of `ops` is {"loop": name, ...}."""
+  """Whether some index entry of `ops` (a GMEM entry, a slice start, an SMEM or barrier slot) is
+  {"loop": name, ...}."""
   if isinstance(ops, list):
     return any(_uses_loop(x, name) for x in ops)
   if isinstance(ops, dict):

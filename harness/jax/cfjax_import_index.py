@@ -5,7 +5,9 @@ IndexMixin.scalar_eqn follows `lax.axis_index(axis) * m + a` and a lax.fori_loop
 only lax.axis_index), comparisons of lax.axis_index with an integer and `and`/`or`/`not` of those
 (a case's index entries and conditions); the rest turns a ref's transforms (one `.at[...]`, an
 NDIndexer) into a case's index entries: GMEM indices (integers, `:`, lax.axis_index and loop
-entries, `pl.ds` with such a start) and SMEM ones (static integers).
+entries, `pl.ds` with such a start) and SMEM ones (static integers, the first one possibly a
+loop slot). `rem` (lax.rem) and Python's % (a jnp.remainder call) of a loop index by an integer k
+make a slot, an Axis with mod k (`bars.at[i % 2]`); nothing follows a slot's `%`.
 """
 
 from __future__ import annotations
@@ -31,6 +33,17 @@ class IndexMixin:
       out = ins[0]
       if isinstance(out, bool) and eqn.outvars[0].aval.dtype.name != "bool":
         out = int(out)
+    elif name in ("mul", "add", "sub") and any(isinstance(x, Axis) and x.mod is not None
+                                               for x in ins):
+      out = Unknown(f"`{name}` of {self.describe(ins[0])} and {self.describe(ins[1])} (a slot "
+                    "is (i * m + a) % k: no arithmetic after the `%` / lax.rem can be "
+                    "represented)", user_line(eqn, self.user_file))
+    elif name == "rem" and len(ins) == 2:
+      out = self.remainder(eqn, ins, "lax.rem")
+    elif name in ("pjit", "jit") and eqn.params.get("name") == "remainder" and len(ins) == 2 \
+        and (any(isinstance(x, Axis) for x in ins) or
+             all(isinstance(x, int) and not isinstance(x, bool) for x in ins)):
+      out = self.remainder(eqn, ins, "%")  # Python's % (jnp.remainder: floors)
     elif name in ("mul", "add", "sub") and len(ins) == 2:
       a, b = ins
       if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
@@ -104,6 +117,34 @@ class IndexMixin:
       env[o] = out
     return True
 
+  def remainder(self, eqn, ins: list, spelt: str):
+    """`rem` (lax.rem, truncating) or a call of jnp.remainder (Python's %, flooring) of a loop
+    index expression i * m + a by an integer k >= 1 -> Axis with mod k (a case's mod is lax.rem:
+    for %, only where i * m + a cannot be negative); of integers -> the integer; else Unknown
+    with why."""
+    a, b = ins
+    where = user_line(eqn, self.user_file)
+    if all(isinstance(x, int) and not isinstance(x, bool) for x in ins):
+      if b == 0:
+        return Unknown(f"`{spelt}` by 0", where)
+      if spelt == "%":
+        return a % b
+      return -(abs(a) % abs(b)) if a < 0 else abs(a) % abs(b)
+    what = f"`{spelt}` of {self.describe(a)} by {self.describe(b)}"
+    if isinstance(b, bool) or not isinstance(b, int) or b < 1:
+      return Unknown(f"{what} (a slot is (i * m + a) % k, k an integer >= 1)", where)
+    if not isinstance(a, Axis):
+      return Unknown(what, where)
+    if not a.loop:
+      return Unknown(f"{what} (a slot `% k` is made of a lax.fori_loop index, not of "
+                     "lax.axis_index)", where)
+    if a.mod is not None:
+      return Unknown(f"{what} (a slot takes one `% k`: (i * m + a) % k)", where)
+    if spelt == "%" and (a.mul < 0 or a.add < 0):
+      return Unknown(f"{what}, whose dividend i * {a.mul} + {a.add} may be negative (Python's "
+                     "% floors, a case's mod is lax.rem: write lax.rem(...))", where)
+    return a.modulo(b)
+
   # -- indices
 
   def ndindexer(self, env, transforms, ref: Ref, eqn, what: str):
@@ -131,7 +172,8 @@ class IndexMixin:
     if isinstance(x, (int, Axis)) and not isinstance(x, bool):
       return x
     self.refuse(eqn, f"{what}: an index that is {self.describe(x)} (an index is an integer, "
-                "lax.axis_index(axis) * m + a or a lax.fori_loop index i * m + a)")
+                "lax.axis_index(axis) * m + a, a lax.fori_loop index i * m + a or a slot "
+                "(i * m + a) % k)")
     return None
 
   def gmem_index(self, env, transforms, ref: Ref, eqn, what: str):
@@ -164,10 +206,18 @@ class IndexMixin:
     return out
 
   def static_index(self, env, transforms, ref: Ref, eqn, what: str):
-    """An SMEM ref's index: integers on leading dims (a case indexes SMEM no other way)."""
+    """An SMEM ref's index: integers on leading dims, the first one possibly a lax.fori_loop slot
+    (`smem.at[i % 2]`: {"loop": NAME, "mul", "add", "mod"}); a case indexes SMEM no other way."""
     entries = self.gmem_index(env, transforms, ref, eqn, what)
-    for e in entries:
+    for d, e in enumerate(entries):
+      if d == 0 and isinstance(e, dict) and "loop" in e:
+        continue
+      if isinstance(e, dict) and "axis" in e:
+        self.refuse(eqn, f"{what}: `{ref.name}` indexed with lax.axis_index ({e!r}); a case "
+                    "indexes SMEM with static integers, the first one possibly a lax.fori_loop "
+                    "slot (i * m + a) % k")
       if isinstance(e, bool) or not isinstance(e, int):
         self.refuse(eqn, f"{what}: `{ref.name}` indexed with {e!r}; a case indexes SMEM with "
-                    "static integers on its leading dims")
+                    "static integers on its leading dims, the first one possibly a "
+                    "lax.fori_loop slot (i * m + a) % k")
     return entries

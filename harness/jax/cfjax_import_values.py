@@ -53,13 +53,20 @@ class Ref:
 
 class Axis:
   """lax.axis_index(axis) * mul + add; with `loop`, i * mul + add, where i is the index (0..n-1) of
-  the case loop whose `index` is the name `axis` (a lax.fori_loop's index, cfjax_import_control)."""
+  the case loop whose `index` is the name `axis` (a lax.fori_loop's index, cfjax_import_control).
+  With `mod` k (a loop's only), lax.rem of that by k: a pipeline slot `(i * mul + add) % k`, to
+  which no further arithmetic applies (scalar_eqn refuses it)."""
 
-  def __init__(self, axis, mul=1, add=0, loop=False):
+  def __init__(self, axis, mul=1, add=0, loop=False, mod=None):
     self.axis = axis
     self.mul = mul
     self.add = add
     self.loop = loop
+    self.mod = mod
+
+  def modulo(self, k: int) -> "Axis":
+    """lax.rem(x * mul + add, k)."""
+    return Axis(self.axis, self.mul, self.add, self.loop, k)
 
   def times(self, k: int) -> "Axis":
     """(x * mul + add) * k."""
@@ -75,6 +82,8 @@ class Axis:
       e["mul"] = self.mul
     if self.add != 0:
       e["add"] = self.add
+    if self.mod is not None:
+      e["mod"] = self.mod
     return e
 
 
@@ -183,6 +192,8 @@ class ImporterBase:
   def describe(x) -> str:
     if isinstance(x, Unknown):
       return f"it comes from {x.what} at {x.where}"
+    if isinstance(x, Axis) and x.mod is not None:
+      return f"a lax.fori_loop slot (i * m + a) % {x.mod}"
     if isinstance(x, Axis):
       return "a lax.fori_loop index" if x.loop else "a lax.axis_index expression"
     if isinstance(x, Cond):

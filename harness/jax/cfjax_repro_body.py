@@ -110,11 +110,28 @@ class Writer:
       s = self.loop_names[e["loop"]]
     else:
       s = f"lax.axis_index({e['axis']!r})"
-    if int(e.get("mul", 1)) != 1:
-      s = f"{s} * {int(e['mul'])}"
-    if int(e.get("add", 0)) != 0:
-      s = f"{s} + {int(e['add'])}"
+    mul, add = int(e.get("mul", 1)), int(e.get("add", 0))
+    if mul != 1:
+      s = f"{s} * {mul}"
+    if add != 0:
+      s = f"{s} + {add}"
+    if e.get("mod") is not None:
+      k = int(e["mod"])
+      if k < 1:
+        raise Unsupported(f"a dynamic index's mod must be >= 1: {e!r}")
+      if mul >= 0 and add >= 0:  # never negative: Python's % is lax.rem there
+        s = f"({s}) % {k}" if (mul != 1 or add != 0) else f"{s} % {k}"
+      else:  # % floors; the case's mod is lax.rem (truncated) for a negative value too
+        s = f"lax.rem({s}, {k})"
     return s
+
+  def slot_index(self, e, what: str) -> str:
+    """An SMEM leading index or a barrier index: an integer or a loop slot (NAME * m + a) % k."""
+    if isinstance(e, dict) and "loop" in e:
+      return self.dynamic_index(e)
+    if isinstance(e, bool) or not isinstance(e, int):
+      raise Unsupported(f"{what} {e!r} (an integer or a loop slot {{\"loop\": NAME, ...}})")
+    return str(e)
 
   def loop_ident(self, name) -> str:
     """The parameter a loop's `index` NAME becomes in its `def tripN(NAME, carry)`: ident(NAME),
@@ -150,10 +167,12 @@ class Writer:
     names += [a.get("name") for a in allocs(self.case.get("program", []))]
     return {ident(n) for n in names if isinstance(n, str)}
 
-  @staticmethod
-  def static_index(entries) -> str:
-    parts = [":" if i == ":" else str(int(i)) for i in entries]
-    return ", ".join(parts) + ("," if len(parts) == 1 else "")
+  def smem_index(self, entries) -> str:
+    """An SMEM ref's index: static integers, the first one possibly a loop slot."""
+    parts = [self.slot_index(i, "an SMEM index") if d == 0 and isinstance(i, dict)
+             else ":" if i == ":" else str(int(i)) for d, i in enumerate(entries)]
+    one = len(parts) == 1 and not isinstance(entries[0], dict)  # a slot alone: `buf.at[i % 2]`
+    return ", ".join(parts) + ("," if one else "")
 
   # -- allocations (cfjax_translate.alloc_type)
 
@@ -192,11 +211,10 @@ class Writer:
       return s + ")"
     raise Unsupported(f"allocation kind {kind!r}")
 
-  @staticmethod
-  def barrier_src(use: dict) -> str:
+  def barrier_src(self, use: dict) -> str:
     ref = ident(use["alloc"])
     if "index" in use and use["index"] is not None:
-      return f"{ref}.at[{int(use['index'])}]"
+      return f"{ref}.at[{self.slot_index(use['index'], 'a barrier index')}]"
     return ref
 
   # -- ops (cfjax_translate.Translation.emit_op)
@@ -212,7 +230,7 @@ class Writer:
   def op(self, op: dict, depth: int, path: str):
     kind = op.get("op") if isinstance(op, dict) else None
     known = {"run_scoped", "copy_gmem_to_smem", "copy_smem_to_gmem", "barrier_arrive",
-             "barrier_wait", "when", "loop", "warp_map"}
+             "barrier_wait", "barrier_arrive_and_wait", "when", "loop", "warp_map"}
     if kind not in known:
       raise Unsupported(f"{path}: op {kind!r} (the generator writes {', '.join(sorted(known))})")
     if kind == "run_scoped":
@@ -232,7 +250,7 @@ class Writer:
         src += f".at[{self.gmem_index(op['src']['index'])}]"
       dst = ident(op["dst"]["alloc"])
       if op["dst"].get("index"):
-        dst += f".at[{self.static_index(op['dst']['index'])}]"
+        dst += f".at[{self.smem_index(op['dst']['index'])}]"
       args = [src, dst]
       if op.get("barrier") is not None:
         args.append(self.barrier_src(op["barrier"]))
@@ -254,7 +272,7 @@ class Writer:
     elif kind == "copy_smem_to_gmem":
       src = ident(op["src"]["alloc"])
       if op["src"].get("index"):
-        src += f".at[{self.static_index(op['src']['index'])}]"
+        src += f".at[{self.smem_index(op['src']['index'])}]"
       dst = ident(op["dst"]["output"])
       if op["dst"].get("index"):
         dst += f".at[{self.gmem_index(op['dst']['index'])}]"
@@ -265,6 +283,9 @@ class Writer:
       self.emit(depth, f"plgpu.barrier_arrive({self.barrier_src(op['barrier'])})  # {path}")
     elif kind == "barrier_wait":
       self.emit(depth, f"plgpu.barrier_wait({self.barrier_src(op['barrier'])})  # {path}")
+    elif kind == "barrier_arrive_and_wait":  # JAX 0.12.0.1
+      self.emit(depth,
+                f"plgpu.barrier_arrive_and_wait({self.barrier_src(op['barrier'])})  # {path}")
     elif kind == "when":
       src, _ = self.cond(op["cond"])
       self.emit(depth, f"@pl.when({src})  # {path}")

@@ -157,9 +157,11 @@ def emit_main(E, r: Request):
     elif kind == "deadlock":
       E(f"{ind}assert not finished, 'expected a deadlock (a wait that never completes); the kernel finished'")
       E(f"{ind}print('as predicted: the kernel is still waiting after {DEADLOCK_SECONDS} s')")
-      # The hung kernel's threads (XLA's, not Python's daemons) would hold the interpreter at exit.
-      E(f"{ind}sys.stdout.flush()")
-      E(f"{ind}os._exit(0)")
+      # The hung kernel's threads (XLA's, not Python's daemons) would hold the interpreter at exit;
+      # cfjax_repro_run.py, which runs many scripts in one process, exits that way itself.
+      E(f"{ind}if not os.environ.get('COLLFUZZ_REPRO_IN_PROCESS'):")
+      E(f"{ind}  sys.stdout.flush()")
+      E(f"{ind}  os._exit(0)")
     else:
       E(f"{ind}check_outputs(jax.tree.leaves(results), inputs)")
   E("")

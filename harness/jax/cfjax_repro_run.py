@@ -24,6 +24,9 @@ import time
 import traceback
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+# A script that predicts a deadlock leaves the kernel's threads hung; standalone it ends its process
+# with os._exit, here it returns (this runner ends the process that way once every script ran).
+os.environ["COLLFUZZ_REPRO_IN_PROCESS"] = "1"
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 
 
@@ -69,4 +72,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-  sys.exit(main())
+  rc = main()
+  sys.stdout.flush()
+  sys.stderr.flush()
+  os._exit(rc)  # threads a deadlocked kernel left hung would hold the interpreter at exit

@@ -73,7 +73,8 @@ def cond_value(cond: Any):
 def dynamic_index(e: dict, env: dict | None = None):
   """{"axis", "mul", "add"} -> lax.axis_index(axis) * mul + add; {"loop": NAME, "mul", "add"} ->
   i * mul + add, i the index tracer of the enclosing loop whose `index` is NAME (in env under
-  loop_key(NAME), a tuple, which no ref name is). Factors of 1 and 0 are left out."""
+  loop_key(NAME), a tuple, which no ref name is). Factors of 1 and 0 are left out. With
+  `"mod": k`, the value is lax.rem(... , k) (a pipeline slot: `(i * mul + add) % k`)."""
   if "loop" in e:
     key = loop_key(e["loop"])
     if env is None or key not in env:
@@ -85,7 +86,38 @@ def dynamic_index(e: dict, env: dict | None = None):
     value = value * int(e["mul"])
   if int(e.get("add", 0)) != 0:
     value = value + int(e["add"])
+  if e.get("mod") is not None:
+    k = int(e["mod"])
+    if k < 1:
+      raise CaseError(f"a dynamic index's mod must be >= 1: {e!r}")
+    value = lax.rem(jnp.asarray(value, jnp.int32), jnp.int32(k))
   return value
+
+
+def slot_index(e, env: dict | None, what: str):
+  """An SMEM leading index or a barrier index: a static integer, or a loop slot
+  {"loop": NAME, "mul", "add", "mod"} (only a loop's index makes a slot)."""
+  if isinstance(e, bool):
+    raise CaseError(f"{what}: not an index: {e!r}")
+  if isinstance(e, dict):
+    if "loop" not in e:
+      raise CaseError(f"{what}: a dynamic index must be a loop slot {{\"loop\": NAME, ...}}, "
+                      f"got {e!r}")
+    return dynamic_index(e, env)
+  return int(e)
+
+
+def smem_index(entries: list, env: dict | None = None) -> tuple:
+  """An SMEM ref's index entries: static integers, the first one possibly a loop slot."""
+  out = []
+  for d, e in enumerate(entries):
+    if d == 0:
+      out.append(slot_index(e, env, "an SMEM index"))
+    elif isinstance(e, dict) or isinstance(e, bool):
+      raise CaseError(f"an SMEM index past the first is a static integer, got {e!r}")
+    else:
+      out.append(int(e))
+  return tuple(out)
 
 
 def is_dynamic(e) -> bool:
@@ -162,9 +194,10 @@ def alloc_type(a: dict):
 
 
 def barrier_ref(env: dict, use: dict):
+  """A barrier use -> the ref: `bars.at[k]`, or `bars.at[slot]` for a loop slot index."""
   ref = env[use["alloc"]]
   if "index" in use and use["index"] is not None:
-    return ref.at[int(use["index"])]
+    return ref.at[slot_index(use["index"], env, "a barrier index")]
   return ref
 
 
@@ -234,7 +267,7 @@ class Translation:
         src = src.at[gmem_index(op["src"]["index"], env)]
       dst = env[op["dst"]["alloc"]]
       if op["dst"].get("index"):
-        dst = dst.at[tuple(int(i) for i in op["dst"]["index"])]
+        dst = dst.at[smem_index(op["dst"]["index"], env)]
       kwargs = {}
       if op.get("collective_axes") is not None:
         kwargs["collective_axes"] = axis_names(op["collective_axes"])
@@ -251,7 +284,7 @@ class Translation:
     elif kind == "copy_smem_to_gmem":
       src = env[op["src"]["alloc"]]
       if op["src"].get("index"):
-        src = src.at[tuple(int(i) for i in op["src"]["index"])]
+        src = src.at[smem_index(op["src"]["index"], env)]
       dst = env[op["dst"]["output"]]
       if op["dst"].get("index"):
         dst = dst.at[gmem_index(op["dst"]["index"], env)]
@@ -262,6 +295,9 @@ class Translation:
       plgpu.barrier_arrive(barrier_ref(env, op["barrier"]))
     elif kind == "barrier_wait":
       plgpu.barrier_wait(barrier_ref(env, op["barrier"]))
+    elif kind == "barrier_arrive_and_wait":
+      # New in JAX 0.12.0.1: on 0.11.2 the attribute lookup raises AttributeError while tracing.
+      plgpu.barrier_arrive_and_wait(barrier_ref(env, op["barrier"]))
     elif kind == "when":
       body = op.get("body", [])
       pl.when(cond_value(op["cond"]))(lambda: self.emit_body(body, env, path + ".body"))

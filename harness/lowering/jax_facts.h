@@ -29,6 +29,8 @@ struct JaxFacts {
   // Warpgroup semantics, and Lane semantics no longer require the byte count to be a multiple of
   // 128 for such a copy (0.11.2: every lane arrives with bytes/128, or a Warpgroup select).
   bool orders_tc_single_lane_arrive = false;
+  // plgpu.barrier_arrive_and_wait exists (new in 0.12.0.1; 0.11.2's module has no such attribute).
+  bool has_barrier_arrive_and_wait = false;
 };
 
 constexpr JaxFacts jax_facts(JaxVersion v) {
@@ -40,6 +42,7 @@ constexpr JaxFacts jax_facts(JaxVersion v) {
     f.cta_barrier_budget = true;
     f.predicate_gates_arrive = true;
     f.orders_tc_single_lane_arrive = true;
+    f.has_barrier_arrive_and_wait = true;
   }
   return f;
 }

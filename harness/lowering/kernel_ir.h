@@ -18,6 +18,9 @@ struct IrBarrier {
   std::int32_t group = 0;  // ModuleLayout::groups index
   std::int64_t index = 0;
   std::int32_t record = 0;  // Plan::barrier_records index of (alloc, index)
+  // `bars.at[i % 2]`: the barrier is the slot's value on each trip (index 0 and record stand for
+  // the array's first barrier; its records are consecutive).
+  const DynStart* slot = nullptr;
 };
 
 struct IrCopy {
@@ -26,6 +29,7 @@ struct IrCopy {
   const ArraySpec* src = nullptr;
   std::int32_t input = 0;
   std::int64_t smem_offset = 0;  // bytes: where dst.at[...] starts in SMEM
+  std::int64_t slot_stride = 0;  // bytes: dst.at[slot]'s step per slot value (dst_slot)
   Shape dst_shape;
   bool cp_async = false;
   std::optional<IrBarrier> barrier;
@@ -42,6 +46,7 @@ struct IrStore {
   const CopySmemToGmem* copy = nullptr;
   std::int32_t output = 0;
   std::int64_t smem_offset = 0;
+  std::int64_t slot_stride = 0;  // bytes: src.at[slot]'s step per slot value (src_slot)
   Shape src_shape;
   std::optional<AsyncCopyShape> shape;
 };

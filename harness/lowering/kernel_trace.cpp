@@ -2,6 +2,7 @@
 
 #include "harness/core/pyrepr.h"
 #include "harness/lowering/case_lookup.h"
+#include "harness/lowering/jax_facts.h"
 #include "harness/lowering/lowering_error.h"
 #include "harness/lowering/rule_ids.h"
 
@@ -102,6 +103,13 @@ class Tracer {
         continue;
       }
       if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) copy(op, *cp);
+      if (const auto* wt = std::get_if<BarrierWait>(&op.v);
+          wt && wt->arrive_first && !jax_facts(c_.target.jax).has_barrier_arrive_and_wait) {
+        raise(Stage::kTrace, "AttributeError",
+              "module 'jax.experimental.pallas.mosaic_gpu' has no attribute "
+              "'barrier_arrive_and_wait'",
+              rule_id::kArriveAndWaitMissing, op.path);
+      }
       out.push_back(TracedNode{&op, {}});
     }
     return out;

@@ -122,6 +122,7 @@ class Lowerer {
       } else if (const auto* ar = std::get_if<BarrierArrive>(&op.v)) {
         arrive(op, ar->barrier);
       } else if (const auto* wt = std::get_if<BarrierWait>(&op.v)) {
+        if (wt->arrive_first) arrive(op, wt->barrier);  // _barrier_arrive_and_wait_lowering
         wait(op, wt->barrier);
       }
     }
@@ -219,6 +220,7 @@ class Lowerer {
     b.group = group_of(b.alloc);
     b.index = use.index.value_or(0);
     b.record = record_of(b.alloc, b.index);
+    if (use.slot) b.slot = &*use.slot;
     return b;
   }
 
@@ -243,6 +245,7 @@ class Lowerer {
     const Alloc& dst = *lookup_.alloc(cp.dst);
     ic.dst_shape = indexed_dst_shape(dst, cp.dst_index);
     ic.smem_offset = smem_offset_of(dst, cp.dst_index);
+    if (cp.dst_slot) ic.slot_stride = slot_stride_of(dst);
     if (cp.barrier) ic.barrier = barrier_operand(*cp.barrier);
 
     if (cp.collective_axes) {
@@ -357,6 +360,11 @@ class Lowerer {
     ir_.copies.push_back(std::move(ic));
   }
 
+  // The bytes between a.at[k] and a.at[k + 1].
+  static std::int64_t slot_stride_of(const Alloc& a) {
+    return element_count(a.shape) / a.shape.front() * dtype_bits(a.dtype) / 8;
+  }
+
   std::int64_t smem_offset_of(const Alloc& a, const std::vector<std::int64_t>& index) const {
     std::int64_t element = 0;
     std::int64_t stride = element_count(a.shape);
@@ -380,6 +388,7 @@ class Lowerer {
     const Alloc& src = *lookup_.alloc(st.src);
     is.src_shape = indexed_dst_shape(src, st.src_index);
     is.smem_offset = smem_offset_of(src, st.src_index);
+    if (st.src_slot) is.slot_stride = slot_stride_of(src);
     if (lane()) is.shape = prepare_async_copy(store_request(c_, is, Stage::kLower), geometry_);
     ir_.ops.push_back(
         IrOp{IrKind::kStore, &op, static_cast<std::int32_t>(ir_.stores.size()), nullptr, true});

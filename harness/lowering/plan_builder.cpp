@@ -43,6 +43,7 @@ class PlanBuilder {
   const ClusterGeometry& geometry_;
   Plan plan_;
   std::vector<std::int32_t> op_strings_;  // per IrOp: Plan::strings index of its path
+  std::int64_t iteration_ = 0;  // the trip of the innermost open loop, for the op being built
 
   std::int32_t intern(const std::string& s) {
     for (std::size_t i = 0; i < plan_.strings.size(); ++i) {
@@ -52,9 +53,21 @@ class PlanBuilder {
     return static_cast<std::int32_t>(plan_.strings.size() - 1);
   }
 
+  // The barrier's index on the trip being built (a slot's value, or its static index).
+  std::int64_t barrier_index(const IrBarrier& b) const {
+    if (!b.slot) return b.index;
+    if (mutant_active(Mutant::kBarrierSlotShifted))  // the next trip's, kept inside the array
+      return dyn_value(*b.slot, iteration_ + 1) % b.alloc->num_barriers;
+    return dyn_value(*b.slot, iteration_);
+  }
+
   std::int32_t mbarrier(const IrBarrier& b) const {
     return static_cast<std::int32_t>(layout_.groups[static_cast<std::size_t>(b.group)].first +
-                                     b.index);
+                                     barrier_index(b));
+  }
+
+  std::int32_t record(const IrBarrier& b) const {
+    return b.slot ? b.record + static_cast<std::int32_t>(barrier_index(b) - b.index) : b.record;
   }
 
   void tables() {
@@ -141,6 +154,7 @@ class PlanBuilder {
       if (loops.empty() || mutant_active(Mutant::kLoopIndexFrozen)) return 0;
       return ir_.ops[loops.back().first].trip_count - 1 - loops.back().second;
     };
+    iteration_ = 0;
     for (std::size_t k = 0; k < ir_.ops.size(); ++k) {
       const IrOp& op = ir_.ops[k];
       const std::int32_t path = op_strings_[k];
@@ -149,6 +163,7 @@ class PlanBuilder {
         if (op.kind == IrKind::kGuardEnd || op.kind == IrKind::kLoopEnd) --skipping;
         continue;
       }
+      iteration_ = iteration();
       switch (op.kind) {
         case IrKind::kLoopBegin:
           if (op.trip_count <= 0) {
@@ -192,7 +207,7 @@ class PlanBuilder {
         case IrKind::kWait: {
           const IrBarrier& b = ir_.barrier_ops[static_cast<std::size_t>(op.index)].barrier;
           const std::int32_t mb = mbarrier(b);
-          plan_.waits.push_back(WaitOp{mb, b.record, waits[static_cast<std::size_t>(mb)]++});
+          plan_.waits.push_back(WaitOp{mb, record(b), waits[static_cast<std::size_t>(mb)]++});
           step(StepKind::kWait, path, static_cast<std::int32_t>(plan_.waits.size() - 1));
           break;
         }
@@ -206,7 +221,7 @@ class PlanBuilder {
   void arm(const IrCopy& ic, std::int32_t path, std::int32_t mb, bool pred) {
     ArriveOp a;
     a.mbarrier = mb;
-    a.record = ic.barrier->record;
+    a.record = record(*ic.barrier);
     a.lanes = kWarpgroupLanes;
     a.count_per_lane = 1;
     const std::int64_t bytes = ic.bytes;
@@ -268,9 +283,11 @@ class PlanBuilder {
     instantiate_transfer(shape, *ic.src, base, geometry_.cluster_idx(r, ic.collective), load,
                          element_offset);
     load.smem_offset = ic.smem_offset + element_offset * shape.elem_bits / 8;
+    if (ic.copy->dst_slot)
+      load.smem_offset += dyn_value(*ic.copy->dst_slot, iteration) * ic.slot_stride;
     if (!ic.cp_async) {
       load.mbarrier = mb;
-      load.record = ic.barrier->record;
+      load.record = record(*ic.barrier);
     }
     const std::int64_t n = shape.collective_size;
     if (n > 1) {
@@ -283,7 +300,7 @@ class PlanBuilder {
       // arrive=False with a clamped transfer: complete_tx(requested - clamped) first.
       const std::int64_t requested = load.elements * shape.elem_bits / 8;
       plan_.complete_txs.push_back(
-          CompleteTxOp{mb, ic.barrier->record, requested - load.complete_bytes});
+          CompleteTxOp{mb, record(*ic.barrier), requested - load.complete_bytes});
       step(StepKind::kCompleteTx, path, static_cast<std::int32_t>(plan_.complete_txs.size() - 1));
     }
     plan_.loads.push_back(load);
@@ -297,6 +314,8 @@ class PlanBuilder {
     s.output = is.output;
     s.elem_bits = dtype_bits(out.dtype);
     s.smem_offset = is.smem_offset;
+    if (is.copy->src_slot)
+      s.smem_offset += dyn_value(*is.copy->src_slot, iteration) * is.slot_stride;
     s.elements = element_count(is.src_shape);
     s.slice.rank = static_cast<std::int32_t>(out.shape.size());
     for (std::size_t i = 0; i < out.shape.size(); ++i) {
@@ -328,15 +347,15 @@ class PlanBuilder {
         mask |= geometry_.collective_mask(r, entry, key.leader_tracked);
       }
       if (!trivial) {
-        plan_.remote_arrives.push_back(RemoteArriveOp{mb, b.barrier.record, mask});
+        plan_.remote_arrives.push_back(RemoteArriveOp{mb, record(b.barrier), mask});
         step(StepKind::kRemoteArrive, path,
              static_cast<std::int32_t>(plan_.remote_arrives.size() - 1));
         return;
       }
-      plan_.arrives.push_back(ArriveOp{mb, b.barrier.record, 1, 1, 0, 0});  // one lane, local
+      plan_.arrives.push_back(ArriveOp{mb, record(b.barrier), 1, 1, 0, 0});  // one lane, local
     } else {
       const std::int32_t lanes = b.orders_tensor_core ? 1 : kWarpgroupLanes;
-      plan_.arrives.push_back(ArriveOp{mb, b.barrier.record, lanes, 1, 0, 0});
+      plan_.arrives.push_back(ArriveOp{mb, record(b.barrier), lanes, 1, 0, 0});
     }
     step(StepKind::kArrive, path, static_cast<std::int32_t>(plan_.arrives.size() - 1));
   }

@@ -21,6 +21,7 @@ inline constexpr std::string_view kLeaderNeedsAxes = "copy.leader_tracked.needs_
 inline constexpr std::string_view kCopyDtype = "copy.dtype_mismatch";
 inline constexpr std::string_view kUnboundAxis = "copy.partitioned.unbound_axis";
 inline constexpr std::string_view kSrcShape = "copy.src_shape";
+inline constexpr std::string_view kArriveAndWaitMissing = "barrier.arrive_and_wait.missing";
 inline constexpr std::string_view kEstimateClusterAxis = "estimate.cluster_barrier.unknown_axis";
 inline constexpr std::string_view kEstimateSemaphore = "estimate.semaphore.scope";
 inline constexpr std::string_view kEstimateGmem = "estimate.gmem.unsupported";
@@ -96,6 +97,7 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kCopyDtype,
                                             kUnboundAxis,
                                             kSrcShape,
+                                            kArriveAndWaitMissing,
                                             kEstimateClusterAxis,
                                             kEstimateSemaphore,
                                             kEstimateGmem,

@@ -77,6 +77,13 @@ std::string barrier_name(const BarrierUse& u) {
   return u.alloc + "[" + std::to_string(u.index.value_or(0)) + "]";
 }
 
+// Whether the use names `barrier` ("alloc[index]"): a loop's slot names every barrier of its
+// array on some trip.
+bool names_barrier(const BarrierUse& u, const std::string& barrier) {
+  if (u.slot) return barrier.rfind(u.alloc + "[", 0) == 0;
+  return barrier_name(u) == barrier;
+}
+
 std::string threads_text(const std::vector<std::int64_t>& ts) {
   std::string out;
   for (auto t : ts) out += (out.empty() ? "" : ", ") + std::to_string(t);
@@ -115,7 +122,7 @@ void collect(const Case& k, const Body& body, std::vector<const Cond*>& guards,
       collect(k, w->body, guards, barrier, coords, ctas, out);
       guards.pop_back();
     } else if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
-      if (!cp->barrier || barrier_name(*cp->barrier) != barrier) continue;
+      if (!cp->barrier || !names_barrier(*cp->barrier, barrier)) continue;
       std::string what = "copy_gmem_to_smem " + cp->src + " -> " + cp->dst;
       if (cp->collective_axes && !cp->collective_axes->empty())
         what += ", multicast over " + axes_text(*cp->collective_axes) +
@@ -158,14 +165,17 @@ void collect(const Case& k, const Body& body, std::vector<const Cond*>& guards,
                 " CTAs (" + (issuers.empty() ? std::string("none") : "rank " + issuers) + ")";
       }
       out.push_back({op.path, what, here});
-    } else if (const auto* a = std::get_if<BarrierArrive>(&op.v)) {
-      if (barrier_name(a->barrier) != barrier) continue;
+    } else if (const BarrierUse* a = arrival_barrier(op)) {
+      if (!names_barrier(*a, barrier)) continue;
       bool unknown = false;
       const auto ts = running(nullptr, unknown);
       std::string here = ts.empty() ? "does not run here (its pl.when is false in this CTA)"
                                     : "arrives here from " + threads_text(ts);
       if (unknown) here += " (a condition names an axis collfuzz cannot evaluate per CTA)";
-      out.push_back({op.path, "barrier_arrive", here});
+      out.push_back({op.path,
+                     std::holds_alternative<BarrierArrive>(op.v) ? "barrier_arrive"
+                                                                 : "barrier_arrive_and_wait",
+                     here});
     }
   }
 }

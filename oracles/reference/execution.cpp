@@ -94,6 +94,7 @@ bool Execution::advance(Thread& th, std::size_t stop) {
   bool first_try = !blocked_.count(&th);
   while (!th.finished() && th.pc < stop) {
     const Step& st = th.steps[th.pc];
+    iteration_ = st.iteration;
     switch (st.kind) {
       case Step::Kind::kBlockSync:
         if (!block_sync(th, *st.op, first_try)) {
@@ -130,7 +131,7 @@ bool Execution::advance(Thread& th, std::size_t stop) {
         copy_out(th, std::get<CopySmemToGmem>(st.op->v));
         break;
       case Step::Kind::kArrive:
-        barrier_arrive(th, *st.op, std::get<BarrierArrive>(st.op->v).barrier);
+        barrier_arrive(th, *st.op, *arrival_barrier(*st.op));
         break;
     }
     blocked_.erase(&th);

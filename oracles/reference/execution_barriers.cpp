@@ -106,7 +106,7 @@ void Execution::arrive(std::int64_t rank, const std::string& name, std::int64_t 
 void Execution::arm(std::int64_t rank, const CopyFacts& f, std::int64_t bytes, bool pred) {
   const CopyGmemToSmem& cp = *f.copy;
   const std::string& name = cp.barrier->alloc;
-  const std::int64_t index = cp.barrier->index.value_or(0);
+  const std::int64_t index = barrier_index_at(*cp.barrier, iteration_);
   // 0.12.0.1 guards the arrive.expect_tx with the predicate (rules.md, "JAX versions"): a
   // predicated-off copy does not arrive, and the byte count is a constant.
   const bool gated = at_least(c_.target.jax, JaxVersion::k0_12_0_1);
@@ -153,7 +153,7 @@ void Execution::complete_tx(std::int64_t rank, const std::string& name, std::int
 
 void Execution::barrier_arrive(const Thread& th, const Op& op, const BarrierUse& use) {
   const Alloc* a = allocs_.at(use.alloc);
-  const std::int64_t idx = use.index.value_or(0);
+  const std::int64_t idx = barrier_index_at(use, iteration_);
   if (a->kind == AllocKind::kBarrier) {
     arrive(th.rank, use.alloc, idx, 1, 0, op.path);
     return;
@@ -202,7 +202,7 @@ void Execution::barrier_arrive(const Thread& th, const Op& op, const BarrierUse&
 }
 
 bool Execution::barrier_wait(Thread& th, const Op& op, const BarrierUse& use, bool first_try) {
-  const std::int64_t idx = use.index.value_or(0);
+  const std::int64_t idx = barrier_index_at(use, iteration_);
   Cta& x = cta(th.rank);
   bool passes = false;
   std::int64_t phase = 0;

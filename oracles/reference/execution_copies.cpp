@@ -55,7 +55,7 @@ void Execution::write_region_bytes(const CopyFacts& f, std::int64_t dst_rank,
   const Strides alloc_strides = row_major_rank_strides(f.dst->shape);
   std::int64_t d_base = 0;
   for (std::size_t k = 0; k < f.copy->dst_index.size(); ++k)
-    d_base += f.copy->dst_index[k] * alloc_strides[k];
+    d_base += smem_index_at(f.copy->dst_index, f.copy->dst_slot, k, iteration_) * alloc_strides[k];
   const Strides dst_strides = row_major_rank_strides(f.dst_shape);
   const Strides src_strides = row_major_rank_strides(f.src->shape);
   // Per dst dim: the source dim's stride, size and the source index of the region's first row.
@@ -177,7 +177,7 @@ void Execution::write_region_bytes(const CopyFacts& f, std::int64_t dst_rank,
 void Execution::copy_interpret(const Thread& th, const CopyFacts& f) {
   const CopyGmemToSmem& cp = *f.copy;
   write_region(th, f, th.rank, src_slice(f, th), whole(f.dst_shape), -1, 0, false);
-  arrive(th.rank, cp.barrier->alloc, cp.barrier->index.value_or(0), 1, 0, f.op->path);
+  arrive(th.rank, cp.barrier->alloc, barrier_index_at(*cp.barrier, iteration_), 1, 0, f.op->path);
 }
 
 void Execution::copy_cp_async(const Thread& th, const CopyFacts& f) {
@@ -191,7 +191,7 @@ void Execution::copy_cp_async(const Thread& th, const CopyFacts& f) {
   const auto alloc_strides = row_major_strides(f.dst->shape);
   std::int64_t d_base = 0;
   for (std::size_t k = 0; k < f.copy->dst_index.size(); ++k)
-    d_base += f.copy->dst_index[k] * alloc_strides[k];
+    d_base += smem_index_at(f.copy->dst_index, f.copy->dst_slot, k, iteration_) * alloc_strides[k];
   const std::int64_t n = element_count(f.dst_shape);
   writer_ = smem_writer(th.rank, mesh_.num_threads(), th.index);
   const auto [at, bytes] = byte_span(dst, d_base, n);
@@ -211,7 +211,7 @@ void Execution::copy_tma(const Thread& th, const CopyFacts& f) {
   const CopyGmemToSmem& cp = *f.copy;
   const bool pred = !cp.predicate || eval_cond(*cp.predicate, mesh_, th.rank, th.index);
   const std::string& bar = cp.barrier->alloc;
-  const std::int64_t bidx = cp.barrier->index.value_or(0);
+  const std::int64_t bidx = barrier_index_at(*cp.barrier, iteration_);
   const std::int64_t D = f.bytes;
   ResolvedSlice slice = src_slice(f, th);
   // LaunchContext drops dims of size 1 in both GMEM and the slice, with their index: an

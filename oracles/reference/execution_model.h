@@ -161,6 +161,9 @@ class Execution {
   Outcome run(std::vector<std::size_t>* thread_steps = nullptr);
 
  private:
+  // The trip of the enclosing loop of the step being run: a loop index's value, and what a
+  // slot (`.at[i % 2]` of an SMEM ref or a barrier array) resolves by.
+  std::int64_t iteration_ = 0;
   Checker& ck_;
   const Case& c_;
   const MeshFacts& mesh_;

@@ -31,7 +31,8 @@ void Execution::copy_out_elements(const Thread& th, const CopySmemToGmem& cp) {
   }
   const auto alloc_strides = row_major_strides(a->shape);
   std::int64_t base = 0;
-  for (std::size_t k = 0; k < cp.src_index.size(); ++k) base += cp.src_index[k] * alloc_strides[k];
+  for (std::size_t k = 0; k < cp.src_index.size(); ++k)
+    base += smem_index_at(cp.src_index, cp.src_slot, k, th.loop_iteration()) * alloc_strides[k];
   const Shape src_shape(a->shape.begin() + static_cast<std::ptrdiff_t>(cp.src_index.size()),
                         a->shape.end());
   const ResolvedSlice slice = resolve_slice(

@@ -9,8 +9,9 @@ void check_lowering(Checker& ck) {
     if (const auto* rs = std::get_if<RunScoped>(&op.v)) check_scoped_lowering(ck, op, *rs);
     if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v))
       check_copy_lowering(ck, op, *cp, scope);
-    if (const auto* ar = std::get_if<BarrierArrive>(&op.v))
-      check_barrier_op_lowering(ck, op, ar->barrier, true, scope);
+    // _barrier_arrive_and_wait_lowering: the arrive's lowering, then the wait's.
+    if (const BarrierUse* arrival = arrival_barrier(op))
+      check_barrier_op_lowering(ck, op, *arrival, true, scope);
     if (const auto* wt = std::get_if<BarrierWait>(&op.v))
       check_barrier_op_lowering(ck, op, wt->barrier, false, scope);
     // copy_smem_to_gmem: under Lane semantics LaunchContext.async_copy runs in its lowering rule.

@@ -66,6 +66,9 @@ void check_trace(Checker& ck) {
   walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
     if (const auto* rs = std::get_if<RunScoped>(&op.v)) check_allocs(ck, op, *rs);
     if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) check_copy(ck, op, *cp, scope);
+    // The attribute lookup raises before anything of the call is traced (until 0.12.0.1).
+    if (const auto* wt = std::get_if<BarrierWait>(&op.v))
+      ck.check(RuleId::kBarrierArriveAndWaitMissing, wt->arrive_first, op.path);
   });
 }
 

@@ -169,5 +169,94 @@ TEST(LoopIndex, BindingTheIndexMakesTheEntriesStatic) {
   EXPECT_FALSE(st.dst_index[0].dyn_start->loop);
 }
 
+// Double buffering (docs/case-format.md, "Slots"): one CTA, x f32[64, 32] (arange), y f32[64, 32];
+// trip i copies tile i into buf.at[i % 2] on bars.at[i % 2], waits there and stores the slot.
+json double_buffered(const json& slot, std::int64_t trips = 4) {
+  json j = json::parse(R"({
+    "format": 1, "name": "double_buffered", "mesh": {},
+    "target": {"arch": "sm_90a", "semantics": "warpgroup"},
+    "inputs": [{"name": "x", "shape": [64, 32], "dtype": "float32", "fill": {"pattern": "arange"}}],
+    "outputs": [{"name": "y", "shape": [64, 32], "dtype": "float32"}],
+    "program": [{"op": "run_scoped", "allocs": [
+        {"name": "buf", "kind": "smem", "shape": [2, 16, 32], "dtype": "float32"},
+        {"name": "bars", "kind": "barrier", "num_barriers": 2}],
+      "body": [{"op": "loop", "trip_count": 0, "index": "i", "body": []}]}]
+  })");
+  const json tile = {{"start", {{"loop", "i"}, {"mul", 16}}}, {"size", 16}};
+  json& loop = j["program"][0]["body"][0];
+  loop["trip_count"] = trips;
+  loop["body"] =
+      json::array({{{"op", "copy_gmem_to_smem"},
+                    {"src", {{"input", "x"}, {"index", json::array({tile})}}},
+                    {"dst", {{"alloc", "buf"}, {"index", json::array({slot})}}},
+                    {"barrier", {{"alloc", "bars"}, {"index", slot}}}},
+                   {{"op", "barrier_wait"}, {"barrier", {{"alloc", "bars"}, {"index", slot}}}},
+                   {{"op", "copy_smem_to_gmem"},
+                    {"src", {{"alloc", "buf"}, {"index", json::array({slot})}}},
+                    {"dst", {{"output", "y"}, {"index", json::array({tile})}}}}});
+  return j;
+}
+
+TEST(LoopSlots, EachBarrierOfTheArrayServesEveryOtherTrip) {
+  const Case c = case_from_json(double_buffered({{"loop", "i"}, {"mod", 2}}));
+  const Outcome o = predicted_and_simulated(c);
+  ASSERT_EQ(o.kind, OutcomeKind::kCompleted);
+  const CtaRecord& cta = o.ctas.at(0);
+  ASSERT_EQ(cta.barriers.size(), 2u);
+  for (const BarrierRecord& b : cta.barriers) {
+    EXPECT_EQ(b.phases, 2) << b.index;
+    EXPECT_EQ(b.armed, 2 * 16 * 32 * 4) << b.index;
+  }
+  ASSERT_EQ(cta.waits.size(), 4u);
+  for (std::size_t t = 0; t < 4; ++t) {
+    EXPECT_EQ(cta.waits[t].barrier, "bars[" + std::to_string(t % 2) + "]");
+    EXPECT_EQ(cta.waits[t].phase, static_cast<std::int64_t>(t / 2));
+    EXPECT_TRUE(cta.waits[t].completed);
+  }
+  const OutputRecord& y = o.outputs.at(0);
+  for (std::size_t k = 0; k < 64 * 32; ++k) ASSERT_EQ(element(y, k), static_cast<float>(k)) << k;
+  // The buffer ends with trip 2's tile in slot 0 and trip 3's in slot 1: rows 32..63 of x.
+  const BufferRecord& buf = cta.buffers.at(0);
+  float first = 0;
+  std::memcpy(&first, buf.bytes.data(), sizeof(float));
+  EXPECT_EQ(first, 32.0f * 32);
+}
+
+TEST(LoopSlots, ASlotThatLeavesItsArrayOrItsLoopIsRefused) {
+  const auto error = [](const json& j) -> std::string {
+    try {
+      case_from_json(j);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  // i % 3 reaches 2 on a 2-slot buffer.
+  std::string e = error(double_buffered({{"loop", "i"}, {"mod", 3}}));
+  EXPECT_NE(e.find("dst.index[0]"), std::string::npos) << e;
+  EXPECT_NE(e.find("the slot reaches 2"), std::string::npos) << e;
+  // An axis index is not a slot.
+  e = error(double_buffered({{"axis", "x"}, {"mod", 2}}));
+  EXPECT_NE(e.find("reads a loop's index"), std::string::npos) << e;
+  // (i + 1) % 2 is a slot too, and reads back as written.
+  const json shifted = double_buffered({{"loop", "i"}, {"add", 1}, {"mod", 2}});
+  const Case c = case_from_json(shifted);
+  EXPECT_EQ(case_to_json(case_from_json(case_to_json(c))), case_to_json(c));
+  const auto& cp = std::get<CopyGmemToSmem>(
+      std::get<Loop>(std::get<RunScoped>(c.program[0].v).body[0].v).body[0].v);
+  ASSERT_TRUE(cp.dst_slot && cp.barrier && cp.barrier->slot);
+  EXPECT_EQ(dyn_value(*cp.dst_slot, 0), 1);
+  EXPECT_EQ(barrier_index_at(*cp.barrier, 1), 0);
+  // Unwrapped at trip 0 (the shrinker): the slots become the static index 1.
+  Body body = std::get<Loop>(std::get<RunScoped>(c.program[0].v).body[0].v).body;
+  EXPECT_TRUE(reads_loop_index(body, "i"));
+  bind_loop_index(body, "i", 0);
+  EXPECT_FALSE(reads_loop_index(body, "i"));
+  const auto& bound = std::get<CopyGmemToSmem>(body[0].v);
+  EXPECT_FALSE(bound.dst_slot);
+  EXPECT_EQ(bound.dst_index.at(0), 1);
+  EXPECT_EQ(bound.barrier->index, 1);
+}
+
 }  // namespace
 }  // namespace collfuzz

@@ -83,6 +83,15 @@ const std::string kLoopTiles =
        "dst": {"alloc": "dst"}, "barrier": {"alloc": "bar"}},
       {"op": "barrier_wait", "barrier": {"alloc": "bar"}}]}]}])";
 
+// Three trips of double buffering: tile i into dst.at[i % 2] on bars.at[i % 2], then its wait.
+const std::string kDoubleBuffered =
+    R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [2, 64, 64], "dtype": "float32"},
+      {"name": "bar", "kind": "barrier", "num_barriers": 2}],
+    "body": [{"op": "loop", "trip_count": 3, "index": "i", "body": [
+      {"op": "copy_gmem_to_smem", "src": {"input": "x", "index": [{"start": {"loop": "i", "mul": 64}, "size": 64}]},
+       "dst": {"alloc": "dst", "index": [{"loop": "i", "mod": 2}]}, "barrier": {"alloc": "bar", "index": {"loop": "i", "mod": 2}}},
+      {"op": "barrier_wait", "barrier": {"alloc": "bar", "index": {"loop": "i", "mod": 2}}}]}]}])";
+
 const Planted kPlanted[] = {
     // The three the issue names: bytes, memory, diagnostics.
     {Mutant::kLeaderBytesNotDoubled, kCluster2, kBlackwell, kX256, kPartitioned.c_str(),
@@ -111,6 +120,8 @@ const Planted kPlanted[] = {
     {Mutant::kClusterBarrierCountOffByOne, kCluster2, kLane, kX, kClusterBarrier.c_str(),
      "bytes:count:barrier_arrive:sim"},
     {Mutant::kLoopIndexFrozen, kCluster2, kLane, kX256, kLoopTiles.c_str(), "memory:data:copy:sim"},
+    {Mutant::kBarrierSlotShifted, "{}", kLane, kX256, kDoubleBuffered.c_str(),
+     "bytes:arrivals:copy:sim"},
 };
 
 std::vector<std::string> signatures(const Case& c) {
