@@ -537,7 +537,10 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     wb.dst = out_spec.name;
     if (indexed_loop) {  // each trip stores its tile: out.at[i]
       Loop& loop = std::get<Loop>(rs.body[*indexed_loop].v);
-      if (slots && first.dst_indexed) wb.src_slot = DynStart{loop.index, 1, 0, true, 2};
+      if (slots && first.dst_indexed) {
+        wb.src_slot = DynStart{loop.index, 1, 0, true, 2};
+        wb.src_index.front() = 0;  // the slot stands in for it
+      }
       out_spec.shape.insert(out_spec.shape.begin(), loop.trip_count);
       IndexEntry at;
       at.kind = IndexEntry::Kind::kAt;

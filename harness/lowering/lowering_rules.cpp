@@ -244,7 +244,7 @@ class Lowerer {
     ic.input = lookup_.input_index(cp.src);
     const Alloc& dst = *lookup_.alloc(cp.dst);
     ic.dst_shape = indexed_dst_shape(dst, cp.dst_index);
-    ic.smem_offset = smem_offset_of(dst, cp.dst_index);
+    ic.smem_offset = smem_offset_of(dst, cp.dst_index, cp.dst_slot.has_value());
     if (cp.dst_slot) ic.slot_stride = slot_stride_of(dst);
     if (cp.barrier) ic.barrier = barrier_operand(*cp.barrier);
 
@@ -365,12 +365,15 @@ class Lowerer {
     return element_count(a.shape) / a.shape.front() * dtype_bits(a.dtype) / 8;
   }
 
-  std::int64_t smem_offset_of(const Alloc& a, const std::vector<std::int64_t>& index) const {
+  // Where a.at[index...] starts; with `slotted`, index[0] is a loop's slot, added per trip by the
+  // plan builder (slot_stride), so it counts as 0 here whatever the placeholder holds.
+  std::int64_t smem_offset_of(const Alloc& a, const std::vector<std::int64_t>& index,
+                              bool slotted) const {
     std::int64_t element = 0;
     std::int64_t stride = element_count(a.shape);
     for (std::size_t k = 0; k < index.size(); ++k) {
       stride /= a.shape[k];
-      element += index[k] * stride;
+      element += (k == 0 && slotted ? 0 : index[k]) * stride;
     }
     std::int64_t base = 0;
     for (const KernelIr::Buffer& b : ir_.buffers) {
@@ -387,7 +390,7 @@ class Lowerer {
     is.output = lookup_.output_index(st.dst);
     const Alloc& src = *lookup_.alloc(st.src);
     is.src_shape = indexed_dst_shape(src, st.src_index);
-    is.smem_offset = smem_offset_of(src, st.src_index);
+    is.smem_offset = smem_offset_of(src, st.src_index, st.src_slot.has_value());
     if (st.src_slot) is.slot_stride = slot_stride_of(src);
     if (lane()) is.shape = prepare_async_copy(store_request(c_, is, Stage::kLower), geometry_);
     ir_.ops.push_back(

@@ -222,6 +222,20 @@ TEST(LoopSlots, EachBarrierOfTheArrayServesEveryOtherTrip) {
   EXPECT_EQ(first, 32.0f * 32);
 }
 
+// A case built in memory (a generator's, a shrinker's candidate) may hold anything in the static
+// index a slot stands in for; the reference and the lowering never read it. (A campaign found the
+// lowering adding it to the store's SMEM offset: `memory:output:copy_smem_to_gmem:sim`.)
+TEST(LoopSlots, TheIndexASlotStandsInForIsNeverRead) {
+  Case c = case_from_json(double_buffered({{"loop", "i"}, {"mod", 2}}));
+  Body& body = std::get<Loop>(std::get<RunScoped>(c.program[0].v).body[0].v).body;
+  std::get<CopyGmemToSmem>(body[0].v).dst_index.at(0) = 1;
+  std::get<CopySmemToGmem>(body[2].v).src_index.at(0) = 1;
+  const Outcome o = predicted_and_simulated(c);
+  ASSERT_EQ(o.kind, OutcomeKind::kCompleted);
+  for (std::size_t k = 0; k < 64 * 32; ++k)
+    ASSERT_EQ(element(o.outputs.at(0), k), static_cast<float>(k)) << k;
+}
+
 TEST(LoopSlots, ASlotThatLeavesItsArrayOrItsLoopIsRefused) {
   const auto error = [](const json& j) -> std::string {
     try {
