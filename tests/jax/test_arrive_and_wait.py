@@ -22,6 +22,9 @@ from jax.experimental.pallas import mosaic_gpu as plgpu  # noqa: E402
 
 import cfjax_repro  # noqa: E402
 
+sys.path.insert(0, HERE)
+from loop_case_support import executor  # noqa: E402
+
 HAS_IT = hasattr(plgpu, "barrier_arrive_and_wait")
 
 
@@ -36,12 +39,6 @@ def case(profile="interpret"):
            "num_barriers": []}],
           "body": [{"op": "barrier_arrive_and_wait", "barrier": {"alloc": "cbar"}}]}],
   }
-
-
-def executor(mode):
-  os.environ["JAX_PLATFORMS"] = "cpu"
-  import cfjax_execute  # pylint: disable=import-outside-toplevel
-  return cfjax_execute.Executor(mode)
 
 
 class ArriveAndWaitTest(unittest.TestCase):

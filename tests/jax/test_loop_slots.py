@@ -24,6 +24,8 @@ sys.path.insert(0, os.path.join(ROOT, "harness", "jax"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import numpy as np  # noqa: E402
+sys.path.insert(0, HERE)
+from loop_case_support import executor, import_file, loops, output_array  # noqa: E402,F401
 
 import cfjax_case  # noqa: E402
 import cfjax_repro  # noqa: E402
@@ -62,28 +64,6 @@ def double_buffered_case(index="i", bar_slot=None, smem_slot=None):
   }
 
 
-def output_array(out, shape, k=0):
-  o = out["outputs"][k]
-  return np.frombuffer(bytes.fromhex(o["hex"]), np.float32).reshape(shape)
-
-
-def executor(mode):
-  os.environ["JAX_PLATFORMS"] = "cpu"
-  import cfjax_execute  # pylint: disable=import-outside-toplevel
-  return cfjax_execute.Executor(mode)
-
-
-def import_file(path):
-  import cfjax_import  # pylint: disable=import-outside-toplevel
-  _, case = cfjax_import.import_kernel(path, "", "sm_90a", "interpret", "")
-  return case
-
-
-def loops(ops):
-  for op in ops:
-    if op["op"] == "loop":
-      yield op
-    yield from loops(op.get("body", []))
 
 
 class CaseTest(unittest.TestCase):

@@ -11,11 +11,14 @@
 #include "harness/sim/simulator.h"
 #include "oracles/oracles.h"
 #include "oracles/reference/reference.h"
+#include "tests/core/test_util.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace collfuzz {
 namespace {
 
 using nlohmann::json;
+using simtest::predicted_and_simulated;
 
 // A cluster of two CTAs; x f32[48, 32] (arange), y f32[2, 48, 32]; `tile` f32[16, 32], `bar`,
 // `cbar` (over x); a loop of `trips` trips named "i" holding `body`.
@@ -65,17 +68,6 @@ json tiles_body(const json& start, const json& rows) {
   return body;
 }
 
-Outcome predicted_and_simulated(const Case& c) {
-  const Outcome expected = predict(c, Profile::kMosaic).outcome;
-  sim::Simulator simulator;
-  Outcome actual = simulator.run(c);
-  actual.executor = "sim";
-  EXPECT_NE(actual.kind, OutcomeKind::kUnavailable) << actual.reason;
-  for (const Mismatch& m : compare(c, expected, actual).mismatches)
-    ADD_FAILURE() << m.signature << ": " << m.detail;
-  return expected;
-}
-
 float element(const OutputRecord& out, std::size_t k) {
   float v = 0;
   std::memcpy(&v, out.bytes.data() + k * sizeof(float), sizeof(float));
@@ -119,14 +111,7 @@ TEST(LoopIndex, ParsesRoundTripsAndKeepsTheIndexInItsLoop) {
   const Case c = case_from_json(good);
   EXPECT_EQ(std::get<Loop>(std::get<RunScoped>(c.program[0].v).body[0].v).index, "i");
   EXPECT_EQ(case_to_json(case_from_json(case_to_json(c))), case_to_json(c));
-  const auto error = [](const json& j) -> std::string {
-    try {
-      case_from_json(j);
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "";
-  };
+  const auto error = testing::error_of;
   const json rows = {{"start", {{"loop", "i"}, {"mul", 16}}}, {"size", 16}};
   // Another name than the loop's.
   std::string e = error(indexed_case(3, tiles_body(json{{"loop", "j"}, {"mul", 16}}, rows)));
@@ -237,14 +222,7 @@ TEST(LoopSlots, TheIndexASlotStandsInForIsNeverRead) {
 }
 
 TEST(LoopSlots, ASlotThatLeavesItsArrayOrItsLoopIsRefused) {
-  const auto error = [](const json& j) -> std::string {
-    try {
-      case_from_json(j);
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "";
-  };
+  const auto error = testing::error_of;
   // i % 3 reaches 2 on a 2-slot buffer.
   std::string e = error(double_buffered({{"loop", "i"}, {"mod", 3}}));
   EXPECT_NE(e.find("dst.index[0]"), std::string::npos) << e;

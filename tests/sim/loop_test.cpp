@@ -7,6 +7,7 @@
 #include "harness/sim/simulator.h"
 #include "oracles/oracles.h"
 #include "oracles/reference/reference.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace collfuzz {
 namespace {
@@ -40,15 +41,7 @@ json loop(std::int64_t trips, const json& body) {
 
 // The reference's outcome, after checking that the simulator agrees with it.
 Outcome predicted_and_simulated(const json& j) {
-  const Case c = case_from_json(j);
-  const Outcome expected = predict(c, Profile::kMosaic).outcome;
-  sim::Simulator simulator;
-  Outcome actual = simulator.run(c);
-  actual.executor = "sim";
-  EXPECT_NE(actual.kind, OutcomeKind::kUnavailable) << actual.reason;
-  for (const Mismatch& m : compare(c, expected, actual).mismatches)
-    ADD_FAILURE() << m.signature << ": " << m.detail;
-  return expected;
+  return simtest::predicted_and_simulated(case_from_json(j));
 }
 
 TEST(Loop, ABarrierReusedAcrossTripsCompletesOnePhasePerTrip) {

@@ -10,6 +10,8 @@
 #include "harness/core/case_json.h"
 #include "harness/lowering/lowering.h"
 #include "harness/sim/simulator.h"
+#include "oracles/oracles.h"
+#include "oracles/reference/reference.h"
 
 namespace collfuzz::simtest {
 
@@ -54,6 +56,19 @@ inline const BufferRecord* buffer(const CtaRecord& c, const std::string& alloc) 
     if (b.alloc == alloc) return &b;
   }
   return nullptr;
+}
+
+// The reference's prediction for the compiler's profile, after checking that the simulator agrees
+// with it on all three oracles (each mismatch a test failure).
+inline Outcome predicted_and_simulated(const Case& c) {
+  const Outcome expected = predict(c, Profile::kMosaic).outcome;
+  sim::Simulator simulator;
+  Outcome actual = simulator.run(c);
+  actual.executor = "sim";
+  EXPECT_NE(actual.kind, OutcomeKind::kUnavailable) << actual.reason;
+  for (const Mismatch& m : compare(c, expected, actual).mismatches)
+    ADD_FAILURE() << m.signature << ": " << m.detail;
+  return expected;
 }
 
 inline constexpr const char* kLane = R"({"arch": "sm_90a", "semantics": "lane"})";
