@@ -196,10 +196,10 @@ class PlanBuilder {
           step(StepKind::kBlockSync, path, static_cast<std::int32_t>(plan_.block_syncs.size() - 1));
           break;
         case IrKind::kCopy:
-          copy(ir_.copies[static_cast<std::size_t>(op.index)], path, r, t, iteration());
+          copy(ir_.copies[static_cast<std::size_t>(op.index)], path, r, t);
           break;
         case IrKind::kStore:
-          store(ir_.stores[static_cast<std::size_t>(op.index)], path, r, t, iteration());
+          store(ir_.stores[static_cast<std::size_t>(op.index)], path, r, t);
           break;
         case IrKind::kArrive:
           arrive(ir_.barrier_ops[static_cast<std::size_t>(op.index)], path, r);
@@ -258,8 +258,7 @@ class PlanBuilder {
     step(StepKind::kArrive, path, static_cast<std::int32_t>(plan_.arrives.size() - 1));
   }
 
-  void copy(const IrCopy& ic, std::int32_t path, std::int64_t r, std::int64_t t,
-            std::int64_t iteration) {
+  void copy(const IrCopy& ic, std::int32_t path, std::int64_t r, std::int64_t t) {
     bool pred = !ic.copy->predicate || eval(*ic.copy->predicate, r, t);
     if (mutant_active(Mutant::kPredicateIgnored)) pred = true;
     const std::int32_t mb = ic.barrier ? mbarrier(*ic.barrier) : -1;
@@ -279,12 +278,12 @@ class PlanBuilder {
     std::int64_t element_offset = 0;
     const auto base = slice_base(
         *ic.src, &ic.copy->src_index,
-        [&](const std::string& axis) { return geometry_.axis_index(r, t, axis); }, iteration);
+        [&](const std::string& axis) { return geometry_.axis_index(r, t, axis); }, iteration_);
     instantiate_transfer(shape, *ic.src, base, geometry_.cluster_idx(r, ic.collective), load,
                          element_offset);
     load.smem_offset = ic.smem_offset + element_offset * shape.elem_bits / 8;
     if (ic.copy->dst_slot)
-      load.smem_offset += dyn_value(*ic.copy->dst_slot, iteration) * ic.slot_stride;
+      load.smem_offset += dyn_value(*ic.copy->dst_slot, iteration_) * ic.slot_stride;
     if (!ic.cp_async) {
       load.mbarrier = mb;
       load.record = record(*ic.barrier);
@@ -307,15 +306,14 @@ class PlanBuilder {
     step(StepKind::kLoad, path, static_cast<std::int32_t>(plan_.loads.size() - 1));
   }
 
-  void store(const IrStore& is, std::int32_t path, std::int64_t r, std::int64_t t,
-             std::int64_t iteration) {
+  void store(const IrStore& is, std::int32_t path, std::int64_t r, std::int64_t t) {
     const ArraySpec& out = c_.outputs[static_cast<std::size_t>(is.output)];
     StoreOp s;
     s.output = is.output;
     s.elem_bits = dtype_bits(out.dtype);
     s.smem_offset = is.smem_offset;
     if (is.copy->src_slot)
-      s.smem_offset += dyn_value(*is.copy->src_slot, iteration) * is.slot_stride;
+      s.smem_offset += dyn_value(*is.copy->src_slot, iteration_) * is.slot_stride;
     s.elements = element_count(is.src_shape);
     s.slice.rank = static_cast<std::int32_t>(out.shape.size());
     for (std::size_t i = 0; i < out.shape.size(); ++i) {
@@ -326,7 +324,7 @@ class PlanBuilder {
         const IndexEntry& e = is.copy->dst_index[i];
         s.slice.start[i] = index_start(
             e, [&](const std::string& axis) { return geometry_.axis_index(r, t, axis); },
-            iteration);
+            iteration_);
         s.slice.size[i] = e.kind == IndexEntry::Kind::kAt ? 0 : e.size;
       }
     }

@@ -145,8 +145,6 @@ struct Thread {
   std::int64_t syncs_reached = 0;
   bool at_sync = false;
   bool finished() const { return pc >= steps.size(); }
-  // The trip of the enclosing loop of the step being run (0 outside loops).
-  std::int64_t loop_iteration() const { return pc < steps.size() ? steps[pc].iteration : 0; }
 };
 
 class Execution {
@@ -324,7 +322,7 @@ class Execution {
     return resolve_slice(
         f.src->shape, f.copy->src_index,
         [&](const std::string& axis) { return mesh_.axis_index(th.rank, th.index, axis); },
-        th.loop_iteration());
+        iteration_);
   }
 
   // Interpret mode (spec 4): the issuer reads its whole source (out-of-bounds elements as zeros),

@@ -32,13 +32,13 @@ void Execution::copy_out_elements(const Thread& th, const CopySmemToGmem& cp) {
   const auto alloc_strides = row_major_strides(a->shape);
   std::int64_t base = 0;
   for (std::size_t k = 0; k < cp.src_index.size(); ++k)
-    base += smem_index_at(cp.src_index, cp.src_slot, k, th.loop_iteration()) * alloc_strides[k];
+    base += smem_index_at(cp.src_index, cp.src_slot, k, iteration_) * alloc_strides[k];
   const Shape src_shape(a->shape.begin() + static_cast<std::ptrdiff_t>(cp.src_index.size()),
                         a->shape.end());
   const ResolvedSlice slice = resolve_slice(
       out->shape, cp.dst_index,
       [&](const std::string& axis) { return mesh_.axis_index(th.rank, th.index, axis); },
-      th.loop_iteration());
+      iteration_);
   const Strides src_strides = row_major_rank_strides(src_shape);
   const Strides out_strides = row_major_rank_strides(out->shape);
   View dst{&outputs_.at(out->name), 0, out->dtype};
