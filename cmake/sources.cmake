@@ -13,6 +13,7 @@ add_library(collfuzz_core STATIC
   harness/core/scratch_shapes.cpp
   harness/core/dtype.cpp
   harness/core/element_value.cpp
+  harness/core/reduction.cpp
   harness/core/fill.cpp
   harness/core/index_json.cpp
   harness/core/jax_version.cpp

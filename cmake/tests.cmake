@@ -1,7 +1,7 @@
 # Tests of the core, the reference checker, the oracles and the CLI.
 collfuzz_add_gtest(collfuzz_core_tests
   SOURCES tests/core/case_parser_test.cpp tests/core/fill_test.cpp tests/core/outcome_json_test.cpp
-          tests/core/fill_values_test.cpp
+          tests/core/fill_values_test.cpp tests/core/reduction_test.cpp
           tests/core/allocator_test.cpp tests/core/terminal_text_test.cpp
           tests/core/markup_text_test.cpp
           tests/core/bounded_json_reader_test.cpp tests/core/case_format_extensions_test.cpp
@@ -27,7 +27,7 @@ collfuzz_add_gtest(collfuzz_reference_tests
           tests/reference/rule_fix_test.cpp
           tests/reference/corpus_coverage_test.cpp tests/reference/jax_version_test.cpp
           tests/reference/undefined_behaviour_test.cpp tests/reference/smem_race_test.cpp
-          tests/reference/interleavings_test.cpp
+          tests/reference/interleavings_test.cpp tests/reference/store_reduction_test.cpp
   LIBS collfuzz_reference)
 target_link_libraries(collfuzz_reference_tests PRIVATE collfuzz_core collfuzz_oracles)
 

@@ -34,6 +34,12 @@ Op make_op(auto v) {
 
 Op guarded(Cond cond, Body body) { return make_op(When{std::move(cond), std::move(body)}); }
 
+// The same store, reducing: copy_smem_to_gmem(src, dst, reduction_op=op).
+CopySmemToGmem reduced(CopySmemToGmem store, ReductionOp op) {
+  store.reduction_op = op;
+  return store;
+}
+
 IndexEntry whole_dim(std::int64_t size) {
   IndexEntry e;
   e.kind = IndexEntry::Kind::kSlice;
@@ -547,9 +553,11 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
       at.dyn_start = DynStart{loop.index, 1, 0, true};
       wb.dst_index = {at};
       case_.outputs.back().shape = out_spec.shape;
-      loop.body.push_back(make_op(std::move(wb)));
+      loop.body.push_back(make_op(wb));
+      if (plan.reduce_back) loop.body.push_back(make_op(reduced(wb, *plan.reduce_back)));
     } else {
-      rs.body.push_back(make_op(std::move(wb)));
+      rs.body.push_back(make_op(wb));
+      if (plan.reduce_back) rs.body.push_back(make_op(reduced(wb, *plan.reduce_back)));
     }
   }
 

@@ -374,6 +374,7 @@ class Encoder {
       return fail("a store to no output");
     }
     if (s.slice.rank < 1 || s.slice.rank > kMaxStoreRank) return fail("a store of rank 0 or > 8");
+    if (s.reduction_op) return fail("a store with reduction_op (the device interpreter has none)");
     const std::int64_t region = (s.elements * s.elem_bits + 7) / 8;
     if (s.smem_offset < 0 || s.smem_offset + region > p_.smem_scratch_bytes) {
       return fail("a store from SMEM outside the scratch area");

@@ -214,7 +214,8 @@ def canonical(case: dict) -> dict:
         dst = ren.get(op["dst"]["output"], op["dst"]["output"])
         r = {"op": kind, "src": {"alloc": src, "index": _smem_index(op["src"].get("index"), loops)},
              "dst": {"output": dst, "index": _index(op["dst"].get("index"), shapes.get(dst, []),
-                                                    loops)}}
+                                                    loops)},
+             "reduction_op": op.get("reduction_op")}
       elif kind in ("barrier_arrive", "barrier_wait", "barrier_arrive_and_wait"):
         r = {"op": kind, "barrier": bar(op["barrier"])}
       elif kind == "when":

@@ -198,6 +198,21 @@ struct RunScoped {
 
 enum class LeaderTracked : std::uint8_t { kNone, kPartitioned, kReplicated };
 enum class OobMode : std::uint8_t { kUndefined = 0, kPromiseInBounds = 1, kZeros = 2 };
+// JAX's TMAReductionOp (launch_context.py): what a reducing TMA store does to each GMEM element.
+enum class ReductionOp : std::uint8_t {
+  kAdd,
+  kMin,
+  kMax,
+  kInc,
+  kDec,
+  kAnd,
+  kOr,
+  kXor,
+  kUmin,
+  kUmax,
+  kSmin,
+  kSmax
+};
 
 struct CopyGmemToSmem {
   std::string src;  // an input
@@ -222,6 +237,8 @@ struct CopySmemToGmem {
       std::nullopt;  // the leading index as a loop's slot (see dst_slot)
   std::string dst;   // an output
   std::vector<IndexEntry> dst_index;
+  // `reduction_op=`: the store combines each element with the output's (a cp.reduce.async.bulk).
+  std::optional<ReductionOp> reduction_op = std::nullopt;
 };
 
 struct BarrierArrive {
@@ -301,6 +318,7 @@ const char* to_string(Entry e);
 const char* to_string(Profile p);
 const char* to_string(AllocKind k);
 const char* to_string(OobMode m);
+const char* to_string(ReductionOp op);
 const char* to_string(FillPattern p);
 const char* to_string(CmpOp op);
 

@@ -60,6 +60,7 @@ const char* to_string(Entry e) { return name_of(e, kEntries); }
 const char* to_string(Profile p) { return name_of(p, kProfiles); }
 const char* to_string(AllocKind k) { return name_of(k, kAllocKinds); }
 const char* to_string(OobMode m) { return name_of(m, kOobModes); }
+const char* to_string(ReductionOp op) { return name_of(op, kReductionOps); }
 const char* to_string(FillPattern p) { return name_of(p, kPatterns); }
 const char* to_string(CmpOp op) { return name_of(op, kCmpOps); }
 

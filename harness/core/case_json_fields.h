@@ -60,6 +60,11 @@ constexpr std::pair<std::string_view, OobMode> kOobModes[] = {
     {"undefined", OobMode::kUndefined},
     {"promise_in_bounds", OobMode::kPromiseInBounds},
     {"zeros", OobMode::kZeros}};
+constexpr std::pair<std::string_view, ReductionOp> kReductionOps[] = {
+    {"add", ReductionOp::kAdd},   {"min", ReductionOp::kMin},   {"max", ReductionOp::kMax},
+    {"inc", ReductionOp::kInc},   {"dec", ReductionOp::kDec},   {"and", ReductionOp::kAnd},
+    {"or", ReductionOp::kOr},     {"xor", ReductionOp::kXor},   {"umin", ReductionOp::kUmin},
+    {"umax", ReductionOp::kUmax}, {"smin", ReductionOp::kSmin}, {"smax", ReductionOp::kSmax}};
 constexpr std::pair<std::string_view, CmpOp> kCmpOps[] = {{"eq", CmpOp::kEq}, {"ne", CmpOp::kNe},
                                                           {"lt", CmpOp::kLt}, {"le", CmpOp::kLe},
                                                           {"gt", CmpOp::kGt}, {"ge", CmpOp::kGe}};

@@ -127,6 +127,7 @@ json op_to_json(const Op& op) {
             out["src"]["index"] = smem_index_to_json(v.src_index, v.src_slot);
           out["dst"] = json{{"output", v.dst}};
           if (!v.dst_index.empty()) out["dst"]["index"] = gmem_index_to_json(v.dst_index);
+          if (v.reduction_op) out["reduction_op"] = name_of(*v.reduction_op, kReductionOps);
           return out;
         } else if constexpr (std::is_same_v<T, BarrierArrive>) {
           return json{{"op", "barrier_arrive"}, {"barrier", barrier_use_to_json(v.barrier)}};

@@ -17,6 +17,10 @@
 
 namespace collfuzz::case_json {
 
+// The bit pattern of one element given as a JSON number (a `values` fill, an expectation's
+// `values` region): exactly a value of `dtype`, else an InputError naming `path`.
+std::uint64_t value_bits(const nlohmann::json& v, const std::string& path, DType dtype);
+
 using nlohmann::json;
 
 class CaseParser {

@@ -22,6 +22,8 @@ std::string range_text(std::int64_t lo, std::int64_t hi) {
   return "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
 }
 
+}  // namespace
+
 // The bit pattern of one element of a `values` fill.
 std::uint64_t value_bits(const json& v, const std::string& path, DType dtype) {
   const DTypeInfo& info = dtype_info(dtype);
@@ -61,7 +63,7 @@ std::uint64_t value_bits(const json& v, const std::string& path, DType dtype) {
   return static_cast<std::uint64_t>(jr::integer(v, path, lo, hi)) & mask;
 }
 
-}  // namespace
+namespace {}  // namespace
 
 Fill CaseParser::parse_fill(const json& j, const std::string& path, const ArraySpec& a) {
   jr::object(j, path, {"pattern", "seed", "value", "start", "step", "values"});

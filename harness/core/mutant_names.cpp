@@ -21,6 +21,7 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Mutant::kCount)>
     "cluster_barrier_count_off_by_one",
     "loop_index_frozen",
     "barrier_slot_shifted",
+    "store_reduction_ignored",
     "interpret_scoped_check_order",
     "interpret_predicate_accepted",
     "interpret_axes_thread_first",

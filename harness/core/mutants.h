@@ -30,6 +30,7 @@ enum class Mutant : std::uint8_t {
   kClusterBarrierCountOffByOne,  // ClusterBarrier count num_arrivals*(sum(sizes)-len(dims))
   kLoopIndexFrozen,              // a loop's index reads 0 on every trip (hoisted out of the loop)
   kBarrierSlotShifted,           // bars.at[i % 2] picks the next trip's barrier, (i + 1) % 2
+  kStoreReductionIgnored,        // a reduction_op store lowers as a plain store (overwrites)
   // The reference's interpret profile (found by real JAX interpret mode, jax-interpret):
   kInterpretScopedCheckOrder,        // run_scoped: thread_axis_required checked before cluster_axes
   kInterpretPredicateAccepted,       // interpret.copy.predicate never fires

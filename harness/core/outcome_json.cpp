@@ -1,7 +1,9 @@
 #include "harness/core/outcome_json.h"
 
 #include <array>
+#include <memory>
 
+#include "harness/core/case_parser.h"
 #include "harness/core/errors.h"
 #include "harness/core/fill.h"
 #include "harness/core/json_reader.h"
@@ -54,15 +56,16 @@ std::vector<std::uint8_t> from_hex(const std::string& s, const std::string& path
   return out;
 }
 
-// Writes the regions of `j` (an array of {"at": [...], "from": {...}} or {"at": [...], "zeros":
-// [shape]}) into `buf`, an array of `shape` and `dtype`, marking written elements in `written`.
+// Writes the regions of `j` (an array of {"at": [...], "from": {...}}, {"at": [...], "zeros":
+// [shape]} or {"at": [...], "shape": [...], "values": [numbers, row-major]}) into `buf`, an array
+// of `shape` and `dtype`, marking written elements in `written`.
 void apply_regions(const json& j, const std::string& path, const Case& c, const Shape& shape,
                    DType dtype, std::vector<std::uint8_t>& buf, std::vector<bool>& written) {
   jr::array(j, path, 4096);
   const auto dst_strides = row_major_strides(shape);
   for (std::size_t r = 0; r < j.size(); ++r) {
     const std::string rp = jr::index_path(path, r);
-    jr::object(j[r], rp, {"at", "from", "zeros"});
+    jr::object(j[r], rp, {"at", "from", "zeros", "shape", "values"});
     const json& at_j = jr::required(j[r], rp, "at");
     jr::array(at_j, rp + ".at", shape.size());
     if (at_j.size() != shape.size())
@@ -82,6 +85,29 @@ void apply_regions(const json& j, const std::string& path, const Case& c, const 
         box.push_back(jr::integer((*z)[i], jr::index_path(rp + ".zeros", i), 1, shape[i]));
       }
       value = [](const std::vector<std::int64_t>&) -> std::uint64_t { return 0; };
+    } else if (const json* vs = jr::member(j[r], "values")) {
+      // Values written out by hand (a reduction's results): the box's elements, row-major.
+      const json& sj = jr::required(j[r], rp, "shape");
+      jr::array(sj, rp + ".shape", shape.size());
+      for (std::size_t i = 0; i < sj.size(); ++i) {
+        box.push_back(jr::integer(sj[i], jr::index_path(rp + ".shape", i), 1, shape[i]));
+      }
+      const std::int64_t n = element_count(box);
+      jr::array(*vs, rp + ".values", static_cast<std::size_t>(limits::kMaxFillValues));
+      if (static_cast<std::int64_t>(vs->size()) != n) {
+        throw InputError(rp + ".values", "holds " + std::to_string(vs->size()) +
+                                             " values for a region of " + std::to_string(n));
+      }
+      auto bits = std::make_shared<std::vector<std::uint64_t>>();
+      for (std::size_t i = 0; i < vs->size(); ++i) {
+        bits->push_back(case_json::value_bits((*vs)[i], jr::index_path(rp + ".values", i), dtype));
+      }
+      const auto box_strides = row_major_strides(box);
+      value = [bits, box_strides](const std::vector<std::int64_t>& coord) -> std::uint64_t {
+        std::int64_t k = 0;
+        for (std::size_t i = 0; i < coord.size(); ++i) k += coord[i] * box_strides[i];
+        return (*bits)[static_cast<std::size_t>(k)];
+      };
     } else {
       const json& from = jr::required(j[r], rp, "from");
       const std::string fp = rp + ".from";
@@ -133,6 +159,8 @@ void apply_regions(const json& j, const std::string& path, const Case& c, const 
           s += (slice.start[i] + ci) * src_strides[i];
         }
         bits = fill_element_bits(*src, s);
+      } else {
+        bits = value(coord);
       }
       store_element(buf, dtype, d, bits);
       written[static_cast<std::size_t>(d)] = true;

@@ -18,6 +18,23 @@ class CaseError(ValueError):
   """A case the adapter cannot read (malformed JSON object, unknown field values)."""
 
 
+# JAX's TMAReductionOp (mosaic/gpu/launch_context.py): a copy_smem_to_gmem's `reduction_op`.
+REDUCTION_OPS = ("add", "min", "max", "inc", "dec", "and", "or", "xor",
+                 "umin", "umax", "smin", "smax")
+
+
+def reduction_op(op: dict, path: str = "$") -> str | None:
+  """A copy_smem_to_gmem's `reduction_op` (None: absent or null, a plain store); anything but one
+  of REDUCTION_OPS is a CaseError naming the field."""
+  r = op.get("reduction_op")
+  if r is None:
+    return None
+  if not isinstance(r, str) or r not in REDUCTION_OPS:
+    raise CaseError(f"{path}.reduction_op: unknown reduction op {r!r} (one of "
+                    f"{', '.join(REDUCTION_OPS)})")
+  return r
+
+
 def axis_name(j: Any):
   """A JSON axis name -> the Python value JAX sees: "x" -> "x", ["x", "y"] -> ("x", "y")."""
   if isinstance(j, str):
@@ -324,10 +341,13 @@ def loop_indices(parents: list[dict]) -> list[dict]:
 
 def written_ranges(case: Case) -> dict[str, list[list[int]]]:
   """Output name -> element ranges that some executed copy_smem_to_gmem writes (a copy in a loop
-  whose index it uses: its range for every trip)."""
+  whose index it uses: its range for every trip). A reducing store (`reduction_op`) writes
+  nothing of its own: it combines with the element's prior contents, so an element only
+  reductions reach holds op(uninitialised, src), undefined; an element a plain store also writes
+  is written by that store."""
   ranges: dict[str, list] = {o["name"]: [] for o in case.outputs}
-  for _, op, parents in case.walk():
-    if op["op"] != "copy_smem_to_gmem":
+  for path, op, parents in case.walk():
+    if op["op"] != "copy_smem_to_gmem" or reduction_op(op, path) is not None:
       continue
     dst = op["dst"]
     out = case.array(dst["output"], outputs=True)

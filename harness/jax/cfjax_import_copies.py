@@ -1,13 +1,14 @@
 """Copies: TMA copies between GMEM and SMEM and their waits (`collfuzz import`, cfjax_import.py).
 
 CopiesMixin reads `copy_gmem_to_smem` (source, destination and barrier transforms,
-`collective_axes`, `leader_tracked`, `oob_mode`, `predicate`) and `copy_smem_to_gmem` into the
-case's ops of those names; `commit_smem` and `wait_smem_to_gmem(0)` around the latter are part of
-the case's op (commit, copy, wait) and add nothing.
+`collective_axes`, `leader_tracked`, `oob_mode`, `predicate`) and `copy_smem_to_gmem` (with its
+`reduction_op`) into the case's ops of those names; `commit_smem` and `wait_smem_to_gmem(0)`
+around the latter are part of the case's op (commit, copy, wait) and add nothing.
 """
 
 from __future__ import annotations
 
+from cfjax_case import REDUCTION_OPS
 from cfjax_import_values import Cond, Ref, axis_names_json
 
 
@@ -74,8 +75,6 @@ class CopiesMixin:
     p = eqn.params
     if p.get("has_user_predicate"):
       self.refuse(eqn, "copy_smem_to_gmem with a predicate")
-    if p.get("reduction_op") is not None:
-      self.refuse(eqn, f"copy_smem_to_gmem with reduction_op={p['reduction_op']}")
     src, dst, *rest = eqn.invars
     n_src = p["src_transforms_treedef"].num_leaves
     src_t = p["src_transforms_treedef"].unflatten(rest[:n_src])
@@ -92,6 +91,11 @@ class CopiesMixin:
     di = self.gmem_index(env, dst_t, d, eqn, "copy_smem_to_gmem's destination")
     if di:
       op["dst"]["index"] = di
+    if p.get("reduction_op") is not None:  # a reducing store (TMAReductionOp), omitted when None
+      if str(p["reduction_op"]) not in REDUCTION_OPS:
+        self.refuse(eqn, f"copy_smem_to_gmem with reduction_op={p['reduction_op']!r} (the case "
+                    f"format knows {', '.join(REDUCTION_OPS)})")
+      op["reduction_op"] = str(p["reduction_op"])
     return op
 
   def commit_smem(self, eqn, env: dict, ops: list):

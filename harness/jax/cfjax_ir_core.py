@@ -151,9 +151,12 @@ class Mbarrier:
 
 
 class TmaDesc:
-  def __init__(self, base, bits, sizes, strides, window, swizzle):
+  def __init__(self, base, bits, sizes, strides, window, swizzle, dtype=None):
     self.base, self.bits, self.sizes, self.strides, self.window = base, bits, sizes, strides, window
     self.swizzle = swizzle
+    # mosaic_gpu_init_tma_desc's dtype code (launch_context._tma_dma_type): what a reducing store
+    # combines elements as (5 f16, 6 f32, 7 bf16; 3/4 U32/U64, 9/10 S32/S64 for smin/smax).
+    self.dtype = dtype
 
 
 # ---- the machine

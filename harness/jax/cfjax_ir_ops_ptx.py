@@ -3,7 +3,8 @@ against the PTX statements Mosaic GPU emits. Modelled: no-op fences and prefetch
 optimization barrier on accumulator registers, named warpgroup barriers, cluster barrier
 arrive/wait, mbarrier init / arrive (expect_tx) / complete_tx, a remote arrive through mapa, TMA
 tensor loads (0.12's inline form, multicast and cta_group::2; through cfjax_ir_tma), mapa, bulk
-GMEM stores and bulk loads. Any other string raises Unsupported("ptx ...").
+GMEM stores, reducing TMA stores (`cp.reduce.async.bulk.tensor`, cfjax_ir_tma.tma_reduce) and bulk
+loads. Any other string raises Unsupported("ptx ...").
 Registers into cfjax_ir_core.OPS: llvm.inline_asm.
 """
 
@@ -162,6 +163,22 @@ def ptx_step(comp: Compiler, op, text: str, ins, outs):
           raise Unsupported("bulk store past the end of an array")
         data[dst - base:dst - base + n] = mach.smem[r][off:off + n]
     return simple(store)
+  m = re.fullmatch(r"@\$0 cp\.reduce\.async\.bulk\.tensor\.(\d)d\.global\.shared::cta\."
+                   r"(add|min|max|inc|dec|and|or|xor)\.tile\.bulk_group "
+                   r"\[\$2,\{([$\d,]+)\}\], \[\$1\];", text)
+  if m:
+    # copy_smem_to_gmem(..., reduction_op=...): a reducing TMA store of the issuing CTA's SMEM box
+    # (complete at issue); umin/umax/smin/smax are min/max here, the descriptor's dtype signs them.
+    rank, red = int(m.group(1)), m.group(2)
+    coord_ops = [int(x) for x in re.findall(r"\$(\d+)", m.group(3))]
+    if len(coord_ops) != rank:
+      raise Unsupported(f"ptx {text[:60]}")
+
+    def reduce_store(th):
+      for i in comp.pred_lanes(th, ins[0]):
+        get = lambda k: lane(th.env[ins[k]], i)  # noqa: E731
+        cfjax_ir_tma.tma_reduce(mach, th.cta, get(1), get(2), [get(k) for k in coord_ops], red)
+    return simple(reduce_store)
   m = re.fullmatch(r"@\$0 cp\.async\.bulk\.shared::cta\.global\.mbarrier::complete_tx::bytes \[\$1\], \[\$2\], \$3, \[\$4\];", text)
   if m:
     def bulk(th):

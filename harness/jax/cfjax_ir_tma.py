@@ -1,7 +1,9 @@
 """jax-ir's bulk copy engine: TMA tensor loads (`tma_load`: the box gathered from GMEM through a
 TMA descriptor, out-of-bounds elements zero, written to the destination CTA(s), multicast and
 cta_group::2 pairs included) and plain bulk loads (`bulk_load`), each completing its bytes on an
-mbarrier at issue time (docs/outcome-format.md, execution model).
+mbarrier at issue time (docs/outcome-format.md, execution model); reducing TMA stores
+(`tma_reduce`: `cp.reduce.async.bulk.tensor`, copy_smem_to_gmem's `reduction_op`), which combine
+the issuing CTA's SMEM box with the GMEM elements at issue time.
 Used by the nvvm op family (cfjax_ir_ops_nvvm) and the inline PTX family (cfjax_ir_ops_ptx).
 """
 
@@ -9,6 +11,9 @@ from __future__ import annotations
 
 import itertools
 import math
+
+import ml_dtypes
+import numpy as np
 
 from cfjax_ir_core import Machine, signed
 from cfjax_ir_extract import Undefined, Unsupported
@@ -93,3 +98,108 @@ def bulk_load(self: Machine, cta, dst, src, nbytes, bar):
   self.smem[dr][doff:doff + nbytes] = chunk
   br, boff = self.smem_of(cta, bar)
   self.bars[br][boff].complete_tx(nbytes)
+
+
+# ---- reducing TMA stores (cp.reduce.async.bulk.tensor)
+
+# TMA dtype code (cfjax_ir_core.TmaDesc.dtype) -> (bits, signed) for the integer types a reduction
+# takes: U32, U64, and S32, S64 (launch_context._tma_dma_type gives these to smin/smax only).
+_REDUCE_INTS = {3: (32, False), 4: (64, False), 9: (32, True), 10: (64, True)}
+# -> (numpy dtype, unsigned view, the NaN the result gets) for the float types.
+_REDUCE_FLOATS = {5: (np.float16, np.uint16, 0x7FFF), 6: (np.float32, np.uint32, 0x7FFFFFFF),
+                  7: (ml_dtypes.bfloat16, np.uint16, 0x7FFF)}
+
+
+def _float_codec(code):
+  dt, raw, nan = _REDUCE_FLOATS[code]
+
+  def decode(bits):
+    return np.array([bits], raw).view(dt)[0].astype(np.float32)  # exact: f16/bf16 in f32
+
+  def encode(x):
+    if np.isnan(x):
+      return nan
+    return int(np.array([x], np.float32).astype(dt).view(raw)[0])  # round to nearest even
+  return decode, encode
+
+
+def reduce_element(op: str, code):
+  """f(old_bits, src_bits) -> new_bits, the element function of `cp.reduce.async.bulk.tensor`'s
+  `.op` (the PTX text's add/min/max/inc/dec/and/or/xor) on the descriptor's dtype code; JAX's
+  umin/umax and smin/smax are min/max on a U32/U64 or an S32/S64 descriptor. A pair JAX never
+  emits (launch_context._is_tma_reduction_op_supported) is Unsupported."""
+  if code in _REDUCE_INTS:
+    bits, is_signed = _REDUCE_INTS[code]
+    mask = (1 << bits) - 1
+    key = (lambda v: signed(v, bits)) if is_signed else (lambda v: v)
+    if op == "add":  # wraps modulo 2**bits (JAX adds i64 as u64: the same bits)
+      return lambda a, b: (a + b) & mask
+    if op == "min":
+      return lambda a, b: a if key(a) <= key(b) else b
+    if op == "max":
+      return lambda a, b: a if key(a) >= key(b) else b
+    if op == "and":
+      return lambda a, b: a & b
+    if op == "or":
+      return lambda a, b: a | b
+    if op == "xor":
+      return lambda a, b: a ^ b
+    if code == 3 and op == "inc":  # unsigned 32-bit: old >= src ? 0 : old + 1
+      return lambda a, b: 0 if a >= b else a + 1
+    if code == 3 and op == "dec":  # unsigned 32-bit: (old == 0 || old > src) ? src : old - 1
+      return lambda a, b: b if a == 0 or a > b else a - 1
+  elif code in _REDUCE_FLOATS:
+    decode, encode = _float_codec(code)
+    if op == "add":
+      def fadd(a, b):
+        # The sum rounded once to nearest even: f32 adds exactly that; for f16 and bf16 the f32
+        # sum, rounded again, is the same (f32 has more than twice their precision plus 2 bits).
+        with np.errstate(all="ignore"):
+          return encode(np.float32(decode(a) + decode(b)))
+      return fadd
+    if op in ("min", "max") and code in (5, 7):
+      def fminmax(a, b):
+        x, y = decode(a), decode(b)
+        if np.isnan(x) or np.isnan(y):  # a NaN operand yields the other; two yield the NaN
+          return b if np.isnan(x) and not np.isnan(y) else (a if not np.isnan(x) else encode(x))
+        if x == y:  # +0 and -0: -0 is the smaller
+          neg_a = bool(a >> 15)
+          return (a if neg_a else b) if op == "min" else (b if neg_a else a)
+        return a if (x < y) == (op == "min") else b
+      return fminmax
+  raise Unsupported(f"ptx cp.reduce.async.bulk.tensor .{op} on TMA dtype {code}")
+
+
+def tma_reduce(self: Machine, cta, src, desc_addr, coords, op: str):
+  """`cp.reduce.async.bulk.tensor.Nd.global.shared::cta.OP.tile.bulk_group [desc, coords],
+  [src]`: every in-bounds element of the descriptor's box at `coords` (PTX order, innermost
+  first) becomes op(old, SMEM element) at issue time; elements out of bounds are not written."""
+  d = self.tma.get(desc_addr)
+  if d is None:
+    raise Unsupported("TMA descriptor the host never initialised")
+  if d.swizzle != 16:
+    raise Unsupported(f"TMA swizzle {d.swizzle}")
+  rank = len(d.sizes)
+  coords = [signed(c, 32) for c in coords][::-1]
+  if len(coords) != rank:
+    raise Unsupported("TMA rank")
+  f = reduce_element(op, d.dtype)
+  esz = d.bits // 8
+  sr, soff = self.smem_of(cta, src)
+  smem = self.smem[sr]
+  n = math.prod(d.window)
+  if soff + n * esz > len(smem):
+    raise Unsupported("TMA reduce past the end of SMEM")
+  base, data, _ = self.gmem_at(d.base)
+  base_off = d.base - base
+  for k, idx in enumerate(itertools.product(*(range(w) for w in d.window))):
+    pos = [coords[j] + idx[j] for j in range(rank)]
+    if not all(0 <= pos[j] < d.sizes[j] for j in range(rank)):
+      continue
+    g = base_off + sum(pos[j] * d.strides[j] for j in range(rank)) * esz
+    if g < 0 or g + esz > len(data):
+      raise Unsupported("TMA reduce past the end of a GMEM array")
+    s_at = soff + k * esz
+    old = int.from_bytes(data[g:g + esz], "little")
+    new = int.from_bytes(smem[s_at:s_at + esz], "little")
+    data[g:g + esz] = f(old, new).to_bytes(esz, "little")

@@ -2,17 +2,18 @@
 
 Writer mirrors cfjax_translate.Translation op by op: conditions and indices (cond_value,
 gmem_index), allocation types (alloc_type), and each op (emit_op): one nested `def scopeN` per
-`run_scoped`, the copies with their keyword arguments, barrier arrive/wait, `pl.when`, a
-`lax.fori_loop` per `loop` (`def tripN(i, carry)`, its `index` the parameter, spelt by loop_ident
-so that it shadows none of the script's names; `_` without one), `pl.core_map(plgpu.WarpMesh)` per
-`warp_map`; each line carries its op's JSON path. needs_x64: whether a 64-bit dtype appears (the
-script then enables x64).
+`run_scoped`, the copies with their keyword arguments (a store's `reduction_op=` included),
+barrier arrive/wait, `pl.when`, a `lax.fori_loop` per `loop` (`def tripN(i, carry)`, its `index`
+the parameter, spelt by loop_ident so that it shadows none of the script's names; `_` without
+one), `pl.core_map(plgpu.WarpMesh)` per `warp_map`; each line carries its op's JSON path.
+needs_x64: whether a 64-bit dtype appears (the script then enables x64).
 """
 
 from __future__ import annotations
 
 import re
 
+from cfjax_case import REDUCTION_OPS
 from cfjax_repro_src import (Unsupported, axis_names_src, dtype_src, ident, num_barriers_src,
                              shape_src)
 
@@ -276,8 +277,14 @@ class Writer:
       dst = ident(op["dst"]["output"])
       if op["dst"].get("index"):
         dst += f".at[{self.gmem_index(op['dst']['index'])}]"
+      args = [src, dst]
+      r = op.get("reduction_op")
+      if r is not None:  # cfjax_translate: reduction_op= (a reducing TMA store)
+        if r not in REDUCTION_OPS:
+          raise Unsupported(f"{path}.reduction_op: {r!r} (one of {', '.join(REDUCTION_OPS)})")
+        args.append(f'reduction_op="{r}"')
       self.emit(depth, f"plgpu.commit_smem()  # {path}")
-      self.emit(depth, f"plgpu.copy_smem_to_gmem({src}, {dst})")
+      self.emit(depth, f"plgpu.copy_smem_to_gmem({', '.join(args)})")
       self.emit(depth, "plgpu.wait_smem_to_gmem(0)")
     elif kind == "barrier_arrive":
       self.emit(depth, f"plgpu.barrier_arrive({self.barrier_src(op['barrier'])})  # {path}")

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
-from cfjax_case import Case, CaseError, axis_name, axis_names, loop_key
+from cfjax_case import Case, CaseError, axis_name, axis_names, loop_key, reduction_op
 
 LABEL_PREFIX = "cfop"
 HIDDEN_OUTPUT = "_cfjax_keep_alive"
@@ -288,8 +288,12 @@ class Translation:
       dst = env[op["dst"]["output"]]
       if op["dst"].get("index"):
         dst = dst.at[gmem_index(op["dst"]["index"], env)]
+      kwargs = {}
+      r = reduction_op(op, path)
+      if r is not None:  # a reducing TMA store (cp.reduce.async.bulk.tensor): dst = op(dst, src)
+        kwargs["reduction_op"] = r
       plgpu.commit_smem()
-      plgpu.copy_smem_to_gmem(src, dst)
+      plgpu.copy_smem_to_gmem(src, dst, **kwargs)
       plgpu.wait_smem_to_gmem(0)
     elif kind == "barrier_arrive":
       plgpu.barrier_arrive(barrier_ref(env, op["barrier"]))

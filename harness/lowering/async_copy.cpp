@@ -82,6 +82,36 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
     }
   }
 
+  // async_copy checks the reduction first (_is_tma_reduction_op_supported): an op per MLIR
+  // element type, signless (int32 and uint32 are both i32).
+  if (req.reduction_op) {
+    const std::string mlir(dtype_info(g.dtype).mlir);
+    bool supported = false;
+    switch (*req.reduction_op) {
+      case ReductionOp::kAdd:
+        supported =
+            mlir == "f16" || mlir == "f32" || mlir == "bf16" || mlir == "i32" || mlir == "i64";
+        break;
+      case ReductionOp::kMin:
+      case ReductionOp::kMax:
+        supported = mlir == "f16" || mlir == "bf16";
+        break;
+      case ReductionOp::kInc:
+      case ReductionOp::kDec:
+        supported = mlir == "i32";
+        break;
+      default:
+        supported = mlir == "i32" || mlir == "i64";
+        break;
+    }
+    if (!supported) {
+      fail("ValueError",
+           "Reduction op " + std::string(to_string(*req.reduction_op)) +
+               " not supported by the TMA implementation for element type " + mlir,
+           rule_id::kTmaReduction);
+    }
+  }
+
   // _prepare_async_copy: collective and partitioned loads.
   if (!req.collective.empty() && req.cp_async) {
     fail("ValueError", "Only the TMA implementation supports collective copies", "");
@@ -295,7 +325,7 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
     expected *= out.view[k].box;
   }
   const bool bulk = contiguous && n == 1 && req.oob_mode != OobMode::kZeros &&
-                    req.leader_tracked == LeaderTracked::kNone;
+                    req.leader_tracked == LeaderTracked::kNone && !req.reduction_op;
   if (bulk) {
     out.path = LoadPath::kBulk;
     out.clamp_to_array = req.oob_mode == OobMode::kUndefined;

@@ -32,6 +32,7 @@ struct AsyncCopyRequest {
   LeaderTracked leader_tracked = LeaderTracked::kNone;
   std::int64_t partition_axis = 0;
   OobMode oob_mode = OobMode::kZeros;
+  std::optional<ReductionOp> reduction_op;  // a store's reduction_op=
   Stage stage = Stage::kLower;
   std::string op;  // JSON path, for diagnostics
   JaxFacts jax;    // the case's JAX release (harness/lowering/jax_facts.h)

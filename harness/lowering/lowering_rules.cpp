@@ -37,6 +37,7 @@ AsyncCopyRequest store_request(const Case& c, const IrStore& is, Stage stage) {
   r.smem_shape = is.src_shape;
   r.gmem_to_smem = false;
   r.oob_mode = OobMode::kUndefined;  // _copy_smem_to_gmem_lowering passes UNDEFINED
+  r.reduction_op = is.copy->reduction_op;
   r.stage = stage;
   r.op = is.op->path;
   return r;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,7 +68,8 @@ struct StoreOp {
   std::int32_t elem_bits = 32;
   std::int64_t smem_offset = 0;
   std::int64_t elements = 0;
-  ArraySlice slice;  // in the output's dims
+  ArraySlice slice;                         // in the output's dims
+  std::optional<ReductionOp> reduction_op;  // cp.reduce.async.bulk.tensor: combine, not overwrite
 };
 
 // Arrivals from the lanes of one warpgroup on a CTA-local mbarrier, each with an expect_tx

@@ -315,6 +315,8 @@ class PlanBuilder {
     if (is.copy->src_slot)
       s.smem_offset += dyn_value(*is.copy->src_slot, iteration_) * is.slot_stride;
     s.elements = element_count(is.src_shape);
+    s.reduction_op = is.copy->reduction_op;
+    if (mutant_active(Mutant::kStoreReductionIgnored)) s.reduction_op.reset();
     s.slice.rank = static_cast<std::int32_t>(out.shape.size());
     for (std::size_t i = 0; i < out.shape.size(); ++i) {
       s.slice.dims[i] = out.shape[i];

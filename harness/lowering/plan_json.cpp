@@ -92,6 +92,7 @@ json step_json(const Plan& p, const Step& s) {
       j["smem_offset"] = st.smem_offset;
       j["elements"] = st.elements;
       j["start"] = head(st.slice.start, st.slice.rank);
+      if (st.reduction_op) j["reduction_op"] = to_string(*st.reduction_op);
       break;
     }
     case StepKind::kWait:

@@ -70,6 +70,7 @@ inline constexpr std::string_view kMulticastSplit = "launch_context.multicast.no
 inline constexpr std::string_view kMinorBits = "launch_context.minor_dim_16b";
 inline constexpr std::string_view kBox256 = "launch_context.box_max_256";
 inline constexpr std::string_view kTmaDtype = "launch_context.tma.dtype";
+inline constexpr std::string_view kTmaReduction = "launch_context.tma.reduction_op";
 inline constexpr std::string_view kCpAsyncSqueeze = "launch_context.cp_async.squeeze_leading";
 inline constexpr std::string_view kCpAsyncElements = "launch_context.cp_async.elements_128";
 inline constexpr std::string_view kCpAsyncBytes = "launch_context.cp_async.bytes_per_transfer";
@@ -142,6 +143,7 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kMinorBits,
                                             kBox256,
                                             kTmaDtype,
+                                            kTmaReduction,
                                             kCpAsyncSqueeze,
                                             kCpAsyncElements,
                                             kCpAsyncBytes,

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "harness/core/fill.h"
+#include "harness/core/reduction.h"
 
 #include "harness/lowering/mutants.h"
 #include "harness/sim/mbarrier.h"
@@ -417,6 +418,23 @@ class Simulation {
     int inner = -1;
     for (int k = s.slice.rank - 1; k >= 0 && inner < 0; --k) {
       if (s.slice.size[k] != 0) inner = k;
+    }
+    if (s.reduction_op) {
+      // cp.reduce.async.bulk.tensor: each output element combined with the SMEM one; defined
+      // where both were.
+      const DType dtype = plan_.outputs[static_cast<std::size_t>(s.output)].dtype;
+      for (std::int64_t j = 0; j < s.elements; ++j) {
+        const std::int64_t index = output_index(j);
+        const auto e = static_cast<std::size_t>(index);
+        const bool undefined =
+            cta.smem->undefined(s.smem_offset + packed_byte(bits, j)) || out.written[e] == 0;
+        store_packed(
+            out.bytes.data(), bits, index,
+            apply_reduction(*s.reduction_op, dtype, load_packed(out.bytes.data(), bits, index),
+                            load_packed(src, bits, j)));
+        out.written[e] = undefined ? 0 : 1;
+      }
+      return;
     }
     if (bits >= 8 && inner >= 0 && inner == s.slice.rank - 1) {
       const std::int64_t row = s.slice.size[inner];

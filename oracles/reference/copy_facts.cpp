@@ -62,6 +62,7 @@ CopyFacts store_facts(const Op& op, const CopySmemToGmem& copy, const Case& c, c
   f.dst_bits = element_count(f.dst_shape) * f.bits_per_element;
   f.bytes = f.dst_bits / 8;
   f.oob_mode = OobMode::kUndefined;
+  f.reduction_op = copy.reduction_op;
   return f;
 }
 
@@ -131,7 +132,7 @@ bool bulk_path(const CopyFacts& f, const TmaShape& t) {
   }
   const OobMode oob = f.oob_mode.value_or(OobMode::kZeros);
   return contiguous && f.n == 1 && oob != OobMode::kZeros &&
-         f.leader_tracked == LeaderTracked::kNone;
+         f.leader_tracked == LeaderTracked::kNone && !f.reduction_op;
 }
 
 std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> multicast_chunk(

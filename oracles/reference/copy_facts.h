@@ -28,11 +28,12 @@ struct CopyFacts {
   std::vector<bool> squeezed;      // per dim of the src array
   Shape dst_shape;                 // shape of dst.at[...]
   std::int64_t bits_per_element = 0;
-  std::int64_t dst_bits = 0;  // prod(dst_shape) * bits
-  std::int64_t bytes = 0;     // dst_bits / 8, as the lowering computes it
-  std::vector<int> dims;      // resolved collective CUDA dims, in the order written
-  std::int64_t n = 1;         // prod(cuda_cluster[d] for d in dims)
-  bool leader = false;        // collective non-empty and leader_tracked set
+  std::int64_t dst_bits = 0;                // prod(dst_shape) * bits
+  std::int64_t bytes = 0;                   // dst_bits / 8, as the lowering computes it
+  std::vector<int> dims;                    // resolved collective CUDA dims, in the order written
+  std::int64_t n = 1;                       // prod(cuda_cluster[d] for d in dims)
+  bool leader = false;                      // collective non-empty and leader_tracked set
+  std::optional<ReductionOp> reduction_op;  // a store's reduction_op=
 };
 
 // Everything but `dims`, `n` and `leader`, which need the collective axes resolved.
@@ -53,7 +54,7 @@ struct TmaShape {
 };
 TmaShape tma_shape(const CopyFacts& f);
 // Whether the copy takes the bulk (non-tensor) path: a contiguous slice, no multicast, no leader
-// tracking, and an oob_mode other than ZEROS (the default).
+// tracking, no reduction, and an oob_mode other than ZEROS (the default).
 bool bulk_path(const CopyFacts& f, const TmaShape& t);
 
 // The region of a multicast destination that issuer `i` of `n` loads (spec 3.5, chunk split over

@@ -128,7 +128,7 @@ bool Execution::advance(Thread& th, std::size_t stop) {
         break;
       }
       case Step::Kind::kCopyOut:
-        copy_out(th, std::get<CopySmemToGmem>(st.op->v));
+        copy_out(th, *st.op, std::get<CopySmemToGmem>(st.op->v));
         break;
       case Step::Kind::kArrive:
         barrier_arrive(th, *st.op, *arrival_barrier(*st.op));

@@ -339,11 +339,16 @@ class Execution {
   void copy_tma(const Thread& th, const CopyFacts& f);
 
   // A store into an output: elements two writers leave with different values race and are not
-  // compared (output_races.h).
-  void copy_out(const Thread& th, const CopySmemToGmem& cp);
+  // compared (output_races.h). With reduction_op, each element is combined with the output's
+  // (harness/core/reduction.h): defined where the output element was written and the source is
+  // defined. Interpret mode refuses it when a thread reaches it.
+  void copy_out(const Thread& th, const Op& op, const CopySmemToGmem& cp);
   std::map<std::string, std::vector<std::int64_t>> output_writers_;  // per element: -1 or writer
 
-  void copy_out_elements(const Thread& th, const CopySmemToGmem& cp);
+  // `before_written`: the output's written_ marks before this store (a reduction's old value is
+  // defined where one is kOutputWritten).
+  void copy_out_elements(const Thread& th, const CopySmemToGmem& cp,
+                         const std::vector<std::uint8_t>& before_written);
 
   // ---- barrier ops ---------------------------------------------------------------------------
 

@@ -1,16 +1,19 @@
-// The reference's execution: stores from SMEM into an output, with output race tracking
-// (output_races.h).
+// The reference's execution: stores from SMEM into an output, plain or reducing, with output
+// race tracking (output_races.h).
 
+#include "harness/core/reduction.h"
 #include "oracles/reference/execution_model.h"
 
 namespace collfuzz::ref::exec {
 
-void Execution::copy_out(const Thread& th, const CopySmemToGmem& cp) {
+void Execution::copy_out(const Thread& th, const Op& op, const CopySmemToGmem& cp) {
+  // gpu_callbacks.copy_smem_to_gmem: interpret mode has no reducing store.
+  ck_.check(RuleId::kInterpStoreReduction, !mosaic_ && cp.reduction_op.has_value(), op.path);
   std::vector<std::uint8_t>& written = written_.at(cp.dst);
   const std::vector<std::uint8_t> before_written = written;
   const std::vector<std::uint8_t> before = outputs_.at(cp.dst).bytes;
   std::fill(written.begin(), written.end(), kOutputUntouched);
-  copy_out_elements(th, cp);
+  copy_out_elements(th, cp, before_written);
   DType dtype{};
   for (const auto& o : c_.outputs) {
     if (o.name == cp.dst) dtype = o.dtype;
@@ -22,7 +25,8 @@ void Execution::copy_out(const Thread& th, const CopySmemToGmem& cp) {
                       });
 }
 
-void Execution::copy_out_elements(const Thread& th, const CopySmemToGmem& cp) {
+void Execution::copy_out_elements(const Thread& th, const CopySmemToGmem& cp,
+                                  const std::vector<std::uint8_t>& before_written) {
   const Alloc* a = allocs_.at(cp.src);
   const View src = buffer(th.rank, cp.src);
   const ArraySpec* out = nullptr;
@@ -53,6 +57,15 @@ void Execution::copy_out_elements(const Thread& th, const CopySmemToGmem& cp) {
   }
   const int bits = dtype_bits(out->dtype);
   const auto element = [&](std::int64_t s, std::int64_t d) {
+    if (cp.reduction_op) {
+      // cp.reduce.async.bulk: the output's element combined with the source's.
+      const bool undefined =
+          src.undefined(s) || before_written[static_cast<std::size_t>(d)] != kOutputWritten;
+      dst.store(d, apply_reduction(*cp.reduction_op, out->dtype, dst.load(d), src.load(s)),
+                undefined);
+      written[static_cast<std::size_t>(d)] = !undefined;
+      return;
+    }
     const bool undefined = src.undefined(s);
     dst.store(d, src.load(s), undefined);
     written[static_cast<std::size_t>(d)] = !undefined;
@@ -81,7 +94,9 @@ void Execution::copy_out_elements(const Thread& th, const CopySmemToGmem& cp) {
       const auto first_byte = src.mem->undef.begin() + src.offset + s * w;
       return std::find(first_byte, first_byte + n * w, std::uint8_t{1}) == first_byte + n * w;
     };
-    if (bits >= 8 && dtype_bits(a->dtype) == bits && along[last] == 1 && row_defined()) {
+    if (cp.reduction_op) {
+      for (std::int64_t e = 0; e < n; ++e) element(s + e, d + e * along[last]);
+    } else if (bits >= 8 && dtype_bits(a->dtype) == bits && along[last] == 1 && row_defined()) {
       // A row of whole bytes, every one defined: one copy.
       std::memcpy(dst.mem->bytes.data() + d * w, src.mem->bytes.data() + src.offset + s * w,
                   static_cast<std::size_t>(n * w));

@@ -174,9 +174,43 @@ void check_tma(Checker& ck, const CopyFacts& f, Stage stage) {
   }
 }
 
+// _is_tma_reduction_op_supported, by the MLIR element type (signless: int32 and uint32 are both
+// i32).
+bool tma_reduction_supported(ReductionOp op, DType dtype) {
+  const std::string_view t = dtype_info(dtype).mlir;
+  const auto one_of = [&](std::initializer_list<std::string_view> types) {
+    return std::find(types.begin(), types.end(), t) != types.end();
+  };
+  switch (op) {
+    case ReductionOp::kAdd:
+      return one_of({"f16", "f32", "bf16", "i32", "i64"});
+    case ReductionOp::kMin:
+    case ReductionOp::kMax:
+      return one_of({"f16", "bf16"});
+    case ReductionOp::kInc:
+    case ReductionOp::kDec:
+      return t == "i32";
+    default:  // umin umax smin smax and or xor
+      return one_of({"i32", "i64"});
+  }
+}
+
+// LaunchContext.async_copy's first check, before the slice and the partition.
+void check_reduction(Checker& ck, const CopyFacts& f, Stage stage) {
+  if (!f.reduction_op) return;
+  ck.check(
+      RuleId::kLcTmaReduction, !tma_reduction_supported(*f.reduction_op, f.src->dtype), f.op->path,
+      [&] {
+        return Holes{{"op", to_string(*f.reduction_op)},
+                     {"dtype", std::string(dtype_info(f.src->dtype).mlir)}};
+      },
+      stage);
+}
+
 }  // namespace
 
 void check_store_launch_context(Checker& ck, const CopyFacts& f, Stage stage) {
+  check_reduction(ck, f, stage);
   check_tma(ck, f, stage);
 }
 
@@ -229,7 +263,8 @@ void check_dialect(Checker& ck) {
       resolve_collective(f, ck.mesh);
       check_launch_context(ck, f, Stage::kDialect);
     } else if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
-      check_tma(ck, store_facts(op, *st, ck.c, scope), Stage::kDialect);  // stores are always TMA
+      check_store_launch_context(ck, store_facts(op, *st, ck.c, scope),
+                                 Stage::kDialect);  // stores are always TMA
     }
   });
 }

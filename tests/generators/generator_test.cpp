@@ -46,8 +46,8 @@ TEST(Generators, TheStreamOfSeedOneIsPinned) {
     for (unsigned char ch : case_to_json(generate_case(1, i)).dump())
       h = (h ^ ch) * 0x100000001b3ULL;
   }
-  EXPECT_EQ(h, 0x4a428058575866abULL)  // scratch_shapes, 0-d barriers, warp_map, loops, slots,
-                                       // arrive_and_wait
+  EXPECT_EQ(h, 0xc7eb7fa9a1638572ULL)  // scratch_shapes, 0-d barriers, warp_map, loops, slots,
+                                       // arrive_and_wait, reducing stores
       << "the stream of seed 1 changed: new pin 0x" << std::hex << h;
 }
 
@@ -59,6 +59,33 @@ TEST(Generators, AboutHalfOfTheCasesAreAccepted) {
                     .outcome.accepted();
   EXPECT_GT(accepted, n * 35 / 100);
   EXPECT_LT(accepted, n * 75 / 100);
+}
+
+bool has_reducing_store(const Body& body) {
+  for (const Op& op : body) {
+    const auto* st = std::get_if<CopySmemToGmem>(&op.v);
+    if (st && st->reduction_op) return true;
+    if (const Body* inner = nested_body(op); inner && has_reducing_store(*inner)) return true;
+  }
+  return false;
+}
+
+// Reducing stores: some write-backs are followed by a reduction of the same tile; most fit their
+// dtype (the case completes), some do not (JAX's launch_context.tma.reduction_op).
+TEST(Generators, SomeWriteBacksReduce) {
+  int reducing = 0;
+  int refused = 0;
+  for (std::uint64_t i = 0; i < 4000; ++i) {
+    const Case c = generate_case(5, i);
+    if (!has_reducing_store(c.program)) continue;
+    ++reducing;
+    const Outcome o = predict(c, Profile::kMosaic).outcome;
+    refused +=
+        !o.accepted() && o.diagnostic && o.diagnostic->rule == "launch_context.tma.reduction_op";
+  }
+  EXPECT_GT(reducing, 20);
+  EXPECT_GT(refused, 0);
+  EXPECT_LT(refused, reducing);
 }
 
 // Loops whose index picks the tile, and the copies and stores that read it.

@@ -26,6 +26,7 @@ struct Planted {
   const char* inputs;
   const char* program;
   const char* signature;  // one mismatch the oracles must report
+  const char* outputs = "[]";
 };
 
 const char* kLane = R"({"arch": "sm_90a", "semantics": "lane"})";
@@ -83,6 +84,16 @@ const std::string kLoopTiles =
        "dst": {"alloc": "dst"}, "barrier": {"alloc": "bar"}},
       {"op": "barrier_wait", "barrier": {"alloc": "bar"}}]}]}])";
 
+// A store of x's first 128 rows into y, then the same tile reduced into it (y = 2x).
+const std::string kStoreThenReduce =
+    R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [128, 64], "dtype": "float32"},
+      {"name": "bar", "kind": "barrier"}],
+    "body": [{"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "dst"}, "barrier": {"alloc": "bar"}},
+             {"op": "barrier_wait", "barrier": {"alloc": "bar"}},
+             {"op": "copy_smem_to_gmem", "src": {"alloc": "dst"}, "dst": {"output": "y"}},
+             {"op": "copy_smem_to_gmem", "src": {"alloc": "dst"}, "dst": {"output": "y"}, "reduction_op": "add"}]}])";
+const char* kY = R"([{"name": "y", "shape": [128, 64], "dtype": "float32"}])";
+
 // Three trips of double buffering: tile i into dst.at[i % 2] on bars.at[i % 2], then its wait.
 const std::string kDoubleBuffered =
     R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [2, 64, 64], "dtype": "float32"},
@@ -122,6 +133,8 @@ const Planted kPlanted[] = {
     {Mutant::kLoopIndexFrozen, kCluster2, kLane, kX256, kLoopTiles.c_str(), "memory:data:copy:sim"},
     {Mutant::kBarrierSlotShifted, "{}", kLane, kX256, kDoubleBuffered.c_str(),
      "bytes:arrivals:copy:sim"},
+    {Mutant::kStoreReductionIgnored, "{}", kLane, kX, kStoreThenReduce.c_str(),
+     "memory:output:copy_smem_to_gmem:sim", kY},
 };
 
 std::vector<std::string> signatures(const Case& c) {
@@ -141,7 +154,7 @@ class PlantedBug : public ::testing::TestWithParam<Planted> {
 
 TEST_P(PlantedBug, IsCaughtByTheRightOracle) {
   const Planted& p = GetParam();
-  const Case c = simtest::make_case(p.mesh, p.target, p.inputs, p.program);
+  const Case c = simtest::make_case(p.mesh, p.target, p.inputs, p.program, p.outputs);
   lowering::set_active_mutant(Mutant::kNone);
   EXPECT_TRUE(signatures(c).empty()) << "the faithful model must agree on this case";
   lowering::set_active_mutant(p.mutant);
