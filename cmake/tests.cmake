@@ -27,7 +27,7 @@ collfuzz_add_gtest(collfuzz_reference_tests
           tests/reference/rule_fix_test.cpp
           tests/reference/corpus_coverage_test.cpp tests/reference/jax_version_test.cpp
           tests/reference/undefined_behaviour_test.cpp tests/reference/smem_race_test.cpp
-          tests/reference/interleavings_test.cpp tests/reference/store_reduction_test.cpp
+          tests/reference/interleavings_test.cpp tests/reference/store_options_test.cpp
   LIBS collfuzz_reference)
 target_link_libraries(collfuzz_reference_tests PRIVATE collfuzz_core collfuzz_oracles)
 

@@ -128,22 +128,22 @@ rc::Gen<MeshChoice> mesh_choice() {
                                                                       {2, NameVariant::kMissing},
                                                                       {2, NameVariant::kExtra}})),
       rc::gen::set(&MeshChoice::threads,
-                   weighted_element<ThreadVariant>({{55, ThreadVariant::kNone},
+                   weighted_element<ThreadVariant>({{57, ThreadVariant::kNone},
                                                     {39, ThreadVariant::kBoth},
-                                                    {3, ThreadVariant::kNumOnly},
-                                                    {3, ThreadVariant::kNameOnly}})),
+                                                    {2, ThreadVariant::kNumOnly},
+                                                    {2, ThreadVariant::kNameOnly}})),
       rc::gen::set(&MeshChoice::num_threads,
                    weighted_element<std::int64_t>(
                        {{12, 1}, {45, 2}, {5, 3}, {15, 4}, {6, 8}, {4, 9}, {4, 16}, {5, 17}})),
       rc::gen::set(&MeshChoice::thread_name,
                    weighted_element<std::size_t>({{79, 0}, {12, 1}, {9, 2}})),
-      rc::gen::set(&MeshChoice::grid, weighted_element<GridVariant>({{62, GridVariant::kNone},
+      rc::gen::set(&MeshChoice::grid, weighted_element<GridVariant>({{65, GridVariant::kNone},
                                                                      {20, GridVariant::kOne},
                                                                      {6, GridVariant::kTwo},
                                                                      {2, GridVariant::kHuge},
-                                                                     {4, GridVariant::kUnnamed},
+                                                                     {2, GridVariant::kUnnamed},
                                                                      {3, GridVariant::kClusterName},
-                                                                     {3, GridVariant::kFourD}})));
+                                                                     {2, GridVariant::kFourD}})));
 }
 
 rc::Gen<Mesh> mesh() {

@@ -541,6 +541,7 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     wb.src = dsts.front().name;
     if (first.dst_indexed) wb.src_index = {1};
     wb.dst = out_spec.name;
+    if (plan.write_back_predicate) wb.predicate = resolve_cond(*plan.write_back_predicate, env_);
     if (indexed_loop) {  // each trip stores its tile: out.at[i]
       Loop& loop = std::get<Loop>(rs.body[*indexed_loop].v);
       if (slots && first.dst_indexed) {

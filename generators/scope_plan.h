@@ -107,6 +107,8 @@ struct ScopePlan {
   // With a write-back: a second store of the same tile after it, with this reduction_op (the
   // output then holds op(tile, tile) where the dtype allows the op; JAX refuses it otherwise).
   std::optional<ReductionOp> reduce_back;
+  // With a write-back: `predicate=` on its stores (resolved against the mesh's axes).
+  std::optional<CondChoice> write_back_predicate;
   // > 0: the copies, arrivals and waits run in a loop of this many trips, on the same barrier
   // (its phases carried from one trip to the next: a pipeline reusing its barrier).
   std::int64_t loop_trips = 0;

@@ -215,7 +215,8 @@ def canonical(case: dict) -> dict:
         r = {"op": kind, "src": {"alloc": src, "index": _smem_index(op["src"].get("index"), loops)},
              "dst": {"output": dst, "index": _index(op["dst"].get("index"), shapes.get(dst, []),
                                                     loops)},
-             "reduction_op": op.get("reduction_op")}
+             "reduction_op": op.get("reduction_op"),
+             "predicate": None if op.get("predicate") is None else _cond(op["predicate"])}
       elif kind in ("barrier_arrive", "barrier_wait", "barrier_arrive_and_wait"):
         r = {"op": kind, "barrier": bar(op["barrier"])}
       elif kind == "when":

@@ -268,19 +268,23 @@ std::vector<Case> simplify_fields(const Case& c) {
     cp.collective_axes->pop_back();
     return true;
   });
-  // A reducing store becomes a plain one (reduction_op dropped), op by op.
-  for (std::size_t i = 0, n = op_addresses(c).size(); i < n; ++i) {
-    Case k = c;
-    std::size_t j = 0;
-    bool changed = false;
-    for_each_op(k.program, [&](Op& op) {
-      auto* st = std::get_if<CopySmemToGmem>(&op.v);
-      if (j++ != i || !st || !st->reduction_op) return;
-      st->reduction_op.reset();
-      changed = true;
-    });
-    if (changed) out.push_back(std::move(k));
-  }
+  // A store loses its predicate, then a reducing store becomes a plain one, op by op.
+  const auto each_store = [&](const std::function<bool(CopySmemToGmem&)>& edit) {
+    for (std::size_t i = 0, n = op_addresses(c).size(); i < n; ++i) {
+      Case k = c;
+      std::size_t j = 0;
+      bool changed = false;
+      for_each_op(k.program, [&](Op& op) {
+        auto* st = std::get_if<CopySmemToGmem>(&op.v);
+        if (j++ == i && st) changed = edit(*st);
+      });
+      if (changed) out.push_back(std::move(k));
+    }
+  };
+  each_store(
+      [](CopySmemToGmem& st) { return st.predicate ? (st.predicate.reset(), true) : false; });
+  each_store(
+      [](CopySmemToGmem& st) { return st.reduction_op ? (st.reduction_op.reset(), true) : false; });
   for (std::size_t i = 0; i < c.inputs.size(); ++i) {
     if (c.inputs[i].fill.pattern == FillPattern::kIota) continue;
     Case k = c;

@@ -23,7 +23,8 @@ std::uint64_t text_hash(const std::string& s) {
 }
 
 // Bits for the op kinds and copy kinds the body uses: whether a run_scoped is collective over
-// the thread axis or over another axis, whether a copy is collective or predicated.
+// the thread axis or over another axis, whether a copy is collective or predicated, whether a
+// store reduces or is predicated.
 void features(const Body& body, const std::optional<std::string>& thread, std::uint64_t& bits) {
   for (const Op& op : body) {
     bits |= std::uint64_t{1} << op.v.index();
@@ -37,6 +38,9 @@ void features(const Body& body, const std::optional<std::string>& thread, std::u
       bits |= std::uint64_t{1} << (16 + static_cast<int>(cp->leader_tracked));
       if (cp->collective_axes) bits |= std::uint64_t{1} << 20;
       if (cp->predicate) bits |= std::uint64_t{1} << 21;
+    } else if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
+      if (st->reduction_op) bits |= std::uint64_t{1} << 22;
+      if (st->predicate) bits |= std::uint64_t{1} << 23;
     } else if (const Body* b = nested_body(op)) {
       features(*b, thread, bits);
     }

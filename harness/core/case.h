@@ -239,6 +239,8 @@ struct CopySmemToGmem {
   std::vector<IndexEntry> dst_index;
   // `reduction_op=`: the store combines each element with the output's (a cp.reduce.async.bulk).
   std::optional<ReductionOp> reduction_op = std::nullopt;
+  // `predicate=`: the store happens only where the condition holds.
+  std::optional<Cond> predicate = std::nullopt;
 };
 
 struct BarrierArrive {

@@ -128,6 +128,7 @@ json op_to_json(const Op& op) {
           out["dst"] = json{{"output", v.dst}};
           if (!v.dst_index.empty()) out["dst"]["index"] = gmem_index_to_json(v.dst_index);
           if (v.reduction_op) out["reduction_op"] = name_of(*v.reduction_op, kReductionOps);
+          if (v.predicate) out["predicate"] = cond_to_json(*v.predicate);
           return out;
         } else if constexpr (std::is_same_v<T, BarrierArrive>) {
           return json{{"op", "barrier_arrive"}, {"barrier", barrier_use_to_json(v.barrier)}};

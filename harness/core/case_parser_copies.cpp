@@ -163,10 +163,12 @@ CopyGmemToSmem CaseParser::parse_copy_g2s(const json& j, const std::string& path
 }
 
 CopySmemToGmem CaseParser::parse_copy_s2g(const json& j, const std::string& path) {
-  jr::object(j, path, {"op", "src", "dst", "reduction_op"});
+  jr::object(j, path, {"op", "src", "dst", "reduction_op", "predicate"});
   CopySmemToGmem cp;
   if (const json* r = jr::member(j, "reduction_op"); r && !r->is_null())
     cp.reduction_op = jr::choice(*r, path + ".reduction_op", kReductionOps);
+  if (const json* p = jr::member(j, "predicate"); p && !p->is_null())
+    cp.predicate = parse_cond(*p, path + ".predicate", 0);
   const json& src = jr::required(j, path, "src");
   jr::object(src, path + ".src", {"alloc", "index"});
   cp.src = jr::identifier(jr::required(src, path + ".src", "alloc"), path + ".src.alloc");

@@ -52,7 +52,10 @@ void bind(Body& body, const std::string& axis, std::int64_t warp) {
       bind_index(cp->src_index, axis, warp);
       if (cp->predicate) bind_cond(*cp->predicate, axis, warp);
     }
-    if (auto* st = std::get_if<CopySmemToGmem>(&op.v)) bind_index(st->dst_index, axis, warp);
+    if (auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
+      bind_index(st->dst_index, axis, warp);
+      if (st->predicate) bind_cond(*st->predicate, axis, warp);
+    }
     if (Body* inner = nested_body(op)) bind(*inner, axis, warp);
   }
 }

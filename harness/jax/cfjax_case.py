@@ -344,7 +344,8 @@ def written_ranges(case: Case) -> dict[str, list[list[int]]]:
   whose index it uses: its range for every trip). A reducing store (`reduction_op`) writes
   nothing of its own: it combines with the element's prior contents, so an element only
   reductions reach holds op(uninitialised, src), undefined; an element a plain store also writes
-  is written by that store."""
+  is written by that store. A store with a `predicate` writes only for the threads where it holds
+  (as under a `when`: the copy is issued there only)."""
   ranges: dict[str, list] = {o["name"]: [] for o in case.outputs}
   for path, op, parents in case.walk():
     if op["op"] != "copy_smem_to_gmem" or reduction_op(op, path) is not None:
@@ -355,7 +356,8 @@ def written_ranges(case: Case) -> dict[str, list[list[int]]]:
     for coords in case.mesh.cta_coords():
       for t in range(case.mesh.threads()):
         axes = axis_indices(case.mesh, coords, t)
-        if executes(parents, axes):
+        if executes(parents, axes) and (op.get("predicate") is None
+                                        or eval_cond(op["predicate"], axes)):
           for loops in trips:
             ranges[out["name"]].extend(slice_ranges(out["shape"], dst.get("index", []),
                                                     {**axes, **loops}))

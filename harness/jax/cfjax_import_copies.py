@@ -2,7 +2,7 @@
 
 CopiesMixin reads `copy_gmem_to_smem` (source, destination and barrier transforms,
 `collective_axes`, `leader_tracked`, `oob_mode`, `predicate`) and `copy_smem_to_gmem` (with its
-`reduction_op`) into the case's ops of those names; `commit_smem` and `wait_smem_to_gmem(0)`
+`reduction_op` and `predicate`) into the case's ops of those names; `commit_smem` and `wait_smem_to_gmem(0)`
 around the latter are part of the case's op (commit, copy, wait) and add nothing.
 """
 
@@ -61,21 +61,27 @@ class CopiesMixin:
     if p.get("oob_mode") is not None:
       op["oob_mode"] = p["oob_mode"].name.lower()
     if p.get("has_user_predicate"):
-      x = self.value(env, pred[0])
-      if isinstance(x, bool):
-        op["predicate"] = x
-      elif isinstance(x, Cond):
-        op["predicate"] = x.j
-      else:
-        self.refuse(eqn, f"copy_gmem_to_smem's predicate is {self.describe(x)} (a predicate "
-                    "is a condition on lax.axis_index)")
+      op["predicate"] = self.copy_predicate(env, pred[0], eqn, "copy_gmem_to_smem")
     return op
+
+  def copy_predicate(self, env: dict, var, eqn, name: str):
+    """A copy's or store's `predicate=` (its last flat argument): `true`, `false` or a
+    condition."""
+    x = self.value(env, var)
+    if isinstance(x, bool):
+      return x
+    if isinstance(x, Cond):
+      return x.j
+    self.refuse(eqn, f"{name}'s predicate is {self.describe(x)} (a predicate is a condition on "
+                "lax.axis_index)")
+    return None
 
   def copy_smem_to_gmem(self, eqn, env: dict) -> dict:
     p = eqn.params
-    if p.get("has_user_predicate"):
-      self.refuse(eqn, "copy_smem_to_gmem with a predicate")
     src, dst, *rest = eqn.invars
+    pred = None
+    if p.get("has_user_predicate"):  # predicate= is the last flat argument
+      rest, pred = rest[:-1], rest[-1]
     n_src = p["src_transforms_treedef"].num_leaves
     src_t = p["src_transforms_treedef"].unflatten(rest[:n_src])
     dst_t = p["dst_transforms_treedef"].unflatten(rest[n_src:])
@@ -96,6 +102,8 @@ class CopiesMixin:
         self.refuse(eqn, f"copy_smem_to_gmem with reduction_op={p['reduction_op']!r} (the case "
                     f"format knows {', '.join(REDUCTION_OPS)})")
       op["reduction_op"] = str(p["reduction_op"])
+    if pred is not None:
+      op["predicate"] = self.copy_predicate(env, pred, eqn, "copy_smem_to_gmem")
     return op
 
   def commit_smem(self, eqn, env: dict, ops: list):

@@ -283,6 +283,8 @@ class Writer:
         if r not in REDUCTION_OPS:
           raise Unsupported(f"{path}.reduction_op: {r!r} (one of {', '.join(REDUCTION_OPS)})")
         args.append(f'reduction_op="{r}"')
+      if op.get("predicate") is not None:  # cfjax_translate: predicate= (as a copy's)
+        args.append(f"predicate={self.cond(op['predicate'])[0]}")
       self.emit(depth, f"plgpu.commit_smem()  # {path}")
       self.emit(depth, f"plgpu.copy_smem_to_gmem({', '.join(args)})")
       self.emit(depth, "plgpu.wait_smem_to_gmem(0)")

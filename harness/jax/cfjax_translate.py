@@ -292,6 +292,8 @@ class Translation:
       r = reduction_op(op, path)
       if r is not None:  # a reducing TMA store (cp.reduce.async.bulk.tensor): dst = op(dst, src)
         kwargs["reduction_op"] = r
+      if op.get("predicate") is not None:  # the store is issued where it holds (as a copy's)
+        kwargs["predicate"] = cond_value(op["predicate"])
       plgpu.commit_smem()
       plgpu.copy_smem_to_gmem(src, dst, **kwargs)
       plgpu.wait_smem_to_gmem(0)

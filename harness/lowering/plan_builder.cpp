@@ -307,6 +307,9 @@ class PlanBuilder {
   }
 
   void store(const IrStore& is, std::int32_t path, std::int64_t r, std::int64_t t) {
+    // predicate=: the TMA store's predicate operand (and the single-lane one); false stores
+    // nothing, and the wait that follows has no group to wait for.
+    if (is.copy->predicate && !eval(*is.copy->predicate, r, t)) return;
     const ArraySpec& out = c_.outputs[static_cast<std::size_t>(is.output)];
     StoreOp s;
     s.output = is.output;

@@ -341,7 +341,8 @@ class Execution {
   // A store into an output: elements two writers leave with different values race and are not
   // compared (output_races.h). With reduction_op, each element is combined with the output's
   // (harness/core/reduction.h): defined where the output element was written and the source is
-  // defined. Interpret mode refuses it when a thread reaches it.
+  // defined. Interpret mode refuses it when a thread reaches it, as it does a store with a
+  // predicate; under the compiler a false predicate stores nothing.
   void copy_out(const Thread& th, const Op& op, const CopySmemToGmem& cp);
   std::map<std::string, std::vector<std::int64_t>> output_writers_;  // per element: -1 or writer
 

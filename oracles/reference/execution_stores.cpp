@@ -7,8 +7,11 @@
 namespace collfuzz::ref::exec {
 
 void Execution::copy_out(const Thread& th, const Op& op, const CopySmemToGmem& cp) {
-  // gpu_callbacks.copy_smem_to_gmem: interpret mode has no reducing store.
+  // gpu_callbacks.copy_smem_to_gmem: interpret mode has no predicated and no reducing store.
+  ck_.check(RuleId::kInterpStorePredicate, !mosaic_ && cp.predicate.has_value(), op.path);
   ck_.check(RuleId::kInterpStoreReduction, !mosaic_ && cp.reduction_op.has_value(), op.path);
+  // The compiler: a false predicate stores nothing (the TMA's own predicate operand).
+  if (cp.predicate && !eval_cond(*cp.predicate, mesh_, th.rank, th.index)) return;
   std::vector<std::uint8_t>& written = written_.at(cp.dst);
   const std::vector<std::uint8_t> before_written = written;
   const std::vector<std::uint8_t> before = outputs_.at(cp.dst).bytes;

@@ -92,6 +92,12 @@ Case rename_axes(Case c, const std::function<std::string(const std::string&)>& r
         if (e.dyn_start && !e.dyn_start->loop) e.dyn_start->axis = rename(e.dyn_start->axis);
       }
     }
+    if (auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
+      if (st->predicate) rename_cond(*st->predicate, rename);
+      for (auto& e : st->dst_index) {
+        if (e.dyn_start && !e.dyn_start->loop) e.dyn_start->axis = rename(e.dyn_start->axis);
+      }
+    }
     if (auto* w = std::get_if<When>(&op.v)) rename_cond(w->cond, rename);
     if (auto* wm = std::get_if<WarpMap>(&op.v)) wm->axis = rename(wm->axis);
   });

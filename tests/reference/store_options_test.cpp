@@ -1,7 +1,8 @@
-// The reference on reducing stores (copy_smem_to_gmem's reduction_op): which output elements it
-// predicts defined (a reduction needs a defined old value: the same thread's earlier store), the
-// two rules (the compiler's dtype check in each lowering semantics, interpret mode's refusal when
-// a thread reaches the store), and the rule check explain shows.
+// The reference on copy_smem_to_gmem's options. reduction_op: which output elements it predicts
+// defined (a reduction needs a defined old value: the same thread's earlier store), the two rules
+// (the compiler's dtype check in each lowering semantics, interpret mode's refusal when a thread
+// reaches the store), and the rule check explain shows. predicate: the compiler stores where it
+// holds; interpret mode refuses it first.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -103,6 +104,35 @@ TEST(StoreReduction, ExplainShowsTheRuleChecked) {
            s.where == "$.program[0].body[3]";
   });
   EXPECT_TRUE(checked);
+}
+
+json predicated(json s, json cond) {
+  s["predicate"] = std::move(cond);
+  return s;
+}
+
+TEST(StorePredicate, AFalsePredicateStoresNothing) {
+  const json cluster = {{"cluster", {2}}, {"cluster_names", {"x"}}};
+  // Both CTAs store the same tile; only CTA 0's predicate holds, so no race and y == x.
+  const Outcome o =
+      outcome_of(reduction_case({predicated(store("y"), {{"axis", "x"}, {"eq", 0}})}, cluster));
+  ASSERT_EQ(o.kind, OutcomeKind::kCompleted);
+  EXPECT_EQ(written_elements(o, "y"), 128);
+  EXPECT_EQ(element(o, 5), 6.0f);
+  const Outcome none =
+      outcome_of(reduction_case({predicated(store("y"), {{"axis", "x"}, {"eq", 7}})}, cluster));
+  EXPECT_EQ(written_elements(none, "y"), 0);
+}
+
+TEST(StorePredicate, InterpretModeRefusesItBeforeTheReduction) {
+  const Outcome o =
+      outcome_of(reduction_case({predicated(store("y", "add"), {{"axis", "x"}, {"eq", 0}})},
+                                {{"cluster", {2}}, {"cluster_names", {"x"}}}, "interpret"),
+                 Profile::kInterpret);
+  ASSERT_EQ(o.kind, OutcomeKind::kRejected);
+  EXPECT_EQ(o.diagnostic->rule, "interpret.store.predicate");
+  EXPECT_EQ(o.diagnostic->message, "predicate not supported");
+  EXPECT_EQ(o.diagnostic->stage, "run");
 }
 
 }  // namespace
