@@ -18,6 +18,12 @@ import sys
 REASONS = [
     (r"^diagnostic:accepted_not_rejected:(lower|launch_context|verify|compile|launch|module|estimate|copy\.leader_tracked)\.",
      "interpret mode never runs the compiler's lowering, launch-context, compile or launch checks, and accepts the case", "4.5"),
+    (r"^diagnostic:rejected_not_accepted:interpret\.store\.reduction_op",
+     "interpret mode has no reducing store: gpu_callbacks.copy_smem_to_gmem raises NotImplementedError('reduction_op not supported') when a thread reaches it (docs/jax-divergences.md row 19)", "4"),
+    (r"^diagnostic:rejected_not_accepted:interpret\.store\.predicate",
+     "interpret mode refuses a store with a user predicate: gpu_callbacks.copy_smem_to_gmem raises NotImplementedError('predicate not supported') (docs/jax-divergences.md row 20)", "4"),
+    (r"^diagnostic:rule:launch_context\.tma\.reduction_op",
+     "the compiler refuses the reduction op for the element type while lowering; interpret mode lowers nothing and refuses any reducing store at run time (docs/jax-divergences.md row 19)", "3.3, 4"),
     (r"^diagnostic:rule:", "interpret mode raises its own run_scoped / copy error where the compiler raises another", "2.3"),
     (r"^diagnostic:rejected_not_accepted:run\.barrier\.",
      "interpret mode enforces Pallas barrier phase invariants at run time; the hardware has no such checks", "4.10"),
