@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "tests/reference/reference_test_util.h"
 
@@ -20,10 +21,11 @@ json store(const char* out, const char* op = nullptr) {
 }
 
 // x f32[128] (iota 1..128) into dst, waited for, then `stores`; one output y f32[128].
-json reduction_case(json stores, json mesh = json::object(), std::string profile = "mosaic",
-                    std::string dtype = "float32", std::string semantics = "lane") {
+json reduction_case(const std::vector<json>& stores, json mesh = json::object(),
+                    std::string profile = "mosaic", std::string dtype = "float32",
+                    std::string semantics = "lane") {
   json body = {copy(), wait()};
-  for (auto& s : stores) body.push_back(s);
+  for (const json& s : stores) body.push_back(s);
   json j = make_case(mesh, {smem("dst", {128}, dtype), barrier("bar")}, body, {128}, dtype,
                      "sm_90a", semantics, profile);
   j["outputs"] = json::array({{{"name", "y"}, {"shape", {128}}, {"dtype", dtype}}});
