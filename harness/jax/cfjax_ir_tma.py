@@ -19,16 +19,23 @@ from cfjax_ir_core import Machine, signed
 from cfjax_ir_extract import Undefined, Unsupported
 
 
-def tma_load(self: Machine, cta, dst, desc_addr, coords, bar, mask, bar_local, pair=False):
+def _descriptor(self: Machine, desc_addr, coords):
+  """The TMA descriptor at `desc_addr` (unswizzled) and `coords` as signed box coordinates in the
+  descriptor's dim order (PTX gives them innermost first); Unsupported for anything else."""
   d = self.tma.get(desc_addr)
   if d is None:
     raise Unsupported("TMA descriptor the host never initialised")
   if d.swizzle != 16:
     raise Unsupported(f"TMA swizzle {d.swizzle}")
-  rank = len(d.sizes)
-  coords = [signed(c, 32) for c in coords][::-1]  # PTX: innermost first
-  if len(coords) != rank:
+  coords = [signed(c, 32) for c in coords][::-1]
+  if len(coords) != len(d.sizes):
     raise Unsupported("TMA rank")
+  return d, coords
+
+
+def tma_load(self: Machine, cta, dst, desc_addr, coords, bar, mask, bar_local, pair=False):
+  d, coords = _descriptor(self, desc_addr, coords)
+  rank = len(d.sizes)
   bits = d.bits
   window = d.window
   n = math.prod(window)
@@ -174,15 +181,8 @@ def tma_reduce(self: Machine, cta, src, desc_addr, coords, op: str):
   """`cp.reduce.async.bulk.tensor.Nd.global.shared::cta.OP.tile.bulk_group [desc, coords],
   [src]`: every in-bounds element of the descriptor's box at `coords` (PTX order, innermost
   first) becomes op(old, SMEM element) at issue time; elements out of bounds are not written."""
-  d = self.tma.get(desc_addr)
-  if d is None:
-    raise Unsupported("TMA descriptor the host never initialised")
-  if d.swizzle != 16:
-    raise Unsupported(f"TMA swizzle {d.swizzle}")
+  d, coords = _descriptor(self, desc_addr, coords)
   rank = len(d.sizes)
-  coords = [signed(c, 32) for c in coords][::-1]
-  if len(coords) != rank:
-    raise Unsupported("TMA rank")
   f = reduce_element(op, d.dtype)
   esz = d.bits // 8
   sr, soff = self.smem_of(cta, src)
