@@ -42,6 +42,7 @@ if(COLLFUZZ_BUILD_TESTS)
       tests/sim/layout_test.cpp
       tests/sim/loop_test.cpp
       tests/sim/loop_index_test.cpp
+      tests/sim/store_groups_test.cpp
       tests/sim/lowering_diagnostics_test.cpp
       tests/sim/mbarrier_test.cpp
       tests/sim/plan_test.cpp

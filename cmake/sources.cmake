@@ -61,6 +61,7 @@ set(COLLFUZZ_REFERENCE_SOURCES
   oracles/reference/execution_layout.cpp
   oracles/reference/execution_scopes.cpp
   oracles/reference/execution_stores.cpp
+  oracles/reference/execution_store_groups.cpp
   oracles/reference/interleavings.cpp
   oracles/reference/interpret_rules.cpp
   oracles/reference/launch_context_rules.cpp

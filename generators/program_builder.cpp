@@ -40,6 +40,41 @@ CopySmemToGmem reduced(CopySmemToGmem store, ReductionOp op) {
   return store;
 }
 
+// A write-back's stores (the store, and its reducing twin when there is one) with the commits and
+// waits of `sync` (scope_plan.h StoreSync).
+Body write_back_ops(const CopySmemToGmem& store, std::optional<ReductionOp> reduce, StoreSync sync,
+                    bool read_only) {
+  std::vector<CopySmemToGmem> stores{store};
+  if (reduce) stores.push_back(reduced(store, *reduce));
+  Body body;
+  for (CopySmemToGmem& st : stores) {
+    st.wait = sync == StoreSync::kIdiom;
+    st.commit_group = sync != StoreSync::kCommitLater && sync != StoreSync::kNeverCommitted;
+    body.push_back(make_op(st));
+  }
+  const auto wait = [&](std::int64_t n) { body.push_back(make_op(WaitSmemToGmem{n, read_only})); };
+  switch (sync) {
+    case StoreSync::kIdiom:
+    case StoreSync::kNoWait:
+      break;
+    case StoreSync::kWaitZero:
+    case StoreSync::kNeverCommitted:
+      wait(0);
+      break;
+    case StoreSync::kWaitOne:
+      wait(1);
+      break;
+    case StoreSync::kCommitLater:
+      body.push_back(make_op(CommitSmemToGmemGroup{}));
+      wait(0);
+      break;
+    case StoreSync::kNegativeWait:
+      wait(-1);
+      break;
+  }
+  return body;
+}
+
 IndexEntry whole_dim(std::int64_t size) {
   IndexEntry e;
   e.kind = IndexEntry::Kind::kSlice;
@@ -554,11 +589,13 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
       at.dyn_start = DynStart{loop.index, 1, 0, true};
       wb.dst_index = {at};
       case_.outputs.back().shape = out_spec.shape;
-      loop.body.push_back(make_op(wb));
-      if (plan.reduce_back) loop.body.push_back(make_op(reduced(wb, *plan.reduce_back)));
+      for (Op& op :
+           write_back_ops(wb, plan.reduce_back, plan.store_sync, plan.store_wait_read_only))
+        loop.body.push_back(std::move(op));
     } else {
-      rs.body.push_back(make_op(wb));
-      if (plan.reduce_back) rs.body.push_back(make_op(reduced(wb, *plan.reduce_back)));
+      for (Op& op :
+           write_back_ops(wb, plan.reduce_back, plan.store_sync, plan.store_wait_read_only))
+        rs.body.push_back(std::move(op));
     }
   }
 

@@ -34,6 +34,19 @@ enum class WaitChoice : std::uint8_t {
   kTwice,  // two waits in a row (the second waits for a phase nobody completes)
 };
 
+// How a write-back's stores complete (store groups: copy_smem_to_gmem's commit_group,
+// commit_smem_to_gmem_group, wait_smem_to_gmem). In a loop the next trip's copy overwrites the
+// stored buffer, so a store its wait does not retire races with it.
+enum class StoreSync : std::uint8_t {
+  kIdiom,           // commit_smem(); copy_smem_to_gmem(...); wait_smem_to_gmem(0)
+  kWaitZero,        // no wait of its own; wait_smem_to_gmem(0) after the stores
+  kWaitOne,         // wait_smem_to_gmem(1): the latest store stays in flight (a pipeline's)
+  kNoWait,          // nothing waits: the stores complete by the end of the kernel
+  kCommitLater,     // commit_group=False, then commit_smem_to_gmem_group() and a wait(0)
+  kNeverCommitted,  // commit_group=False and a wait(0) that no committed group covers
+  kNegativeWait,    // wait_smem_to_gmem(-1): JAX's trace error
+};
+
 // The order of the scope's copies and waits on its barrier.
 enum class Schedule : std::uint8_t {
   kBatch,           // every copy, then the waits (one phase)
@@ -109,6 +122,9 @@ struct ScopePlan {
   std::optional<ReductionOp> reduce_back;
   // With a write-back: `predicate=` on its stores (resolved against the mesh's axes).
   std::optional<CondChoice> write_back_predicate;
+  // With a write-back: how its stores complete, and whether its waits wait only for the reads.
+  StoreSync store_sync = StoreSync::kIdiom;
+  bool store_wait_read_only = false;
   // > 0: the copies, arrivals and waits run in a loop of this many trips, on the same barrier
   // (its phases carried from one trip to the next: a pipeline reusing its barrier).
   std::int64_t loop_trips = 0;

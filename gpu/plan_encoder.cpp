@@ -273,6 +273,12 @@ class Encoder {
         return load(p_.loads[idx], path(s));
       case StepKind::kStore:
         return store(p_.stores[idx]);
+      case StepKind::kStoreCommit:
+      case StepKind::kStoreWait:
+        // The device interpreter completes each store before its next step, which is exact
+        // while every store of the plan commits and waits for itself (store() refuses any other):
+        // then a commit or a wait of its own only meets empty groups.
+        return true;
       case StepKind::kWait: {
         const auto& w = p_.waits[idx];
         if (!valid_mbar(w.mbarrier)) return fail("a wait on no mbarrier");
@@ -375,6 +381,11 @@ class Encoder {
     }
     if (s.slice.rank < 1 || s.slice.rank > kMaxStoreRank) return fail("a store of rank 0 or > 8");
     if (s.reduction_op) return fail("a store with reduction_op (the device interpreter has none)");
+    if (!s.commit || !s.wait) {
+      return fail(
+          "a store left in flight (commit_group=False or no wait after it): the device "
+          "interpreter stores synchronously");
+    }
     const std::int64_t region = (s.elements * s.elem_bits + 7) / 8;
     if (s.smem_offset < 0 || s.smem_offset + region > p_.smem_scratch_bytes) {
       return fail("a store from SMEM outside the scratch area");

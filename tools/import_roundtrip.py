@@ -216,7 +216,13 @@ def canonical(case: dict) -> dict:
              "dst": {"output": dst, "index": _index(op["dst"].get("index"), shapes.get(dst, []),
                                                     loops)},
              "reduction_op": op.get("reduction_op"),
-             "predicate": None if op.get("predicate") is None else _cond(op["predicate"])}
+             "predicate": None if op.get("predicate") is None else _cond(op["predicate"]),
+             "commit_group": op.get("commit_group") is not False,
+             "wait": op.get("wait") is not False}
+      elif kind == "commit_smem_to_gmem_group":
+        r = {"op": kind}
+      elif kind == "wait_smem_to_gmem":
+        r = {"op": kind, "n": op.get("n"), "wait_read_only": bool(op.get("wait_read_only", False))}
       elif kind in ("barrier_arrive", "barrier_wait", "barrier_arrive_and_wait"):
         r = {"op": kind, "barrier": bar(op["barrier"])}
       elif kind == "when":
@@ -234,6 +240,12 @@ def canonical(case: dict) -> dict:
         r = {"op": kind, "axis": op["axis"], "body": body(op.get("body", []))}
       else:
         r = dict(op)
+      if (r.get("op") == "wait_smem_to_gmem" and r["n"] == 0 and not r["wait_read_only"] and res
+          and res[-1].get("op") == "copy_smem_to_gmem" and not res[-1]["wait"]):
+        # A store without its wait and a wait_smem_to_gmem(0) right after it are the JAX calls of
+        # a store with its wait: one store with `wait` true (what the import makes of them).
+        res[-1]["wait"] = True
+        continue
       res.append(r)
     return res
 

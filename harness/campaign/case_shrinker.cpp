@@ -268,7 +268,8 @@ std::vector<Case> simplify_fields(const Case& c) {
     cp.collective_axes->pop_back();
     return true;
   });
-  // A store loses its predicate, then a reducing store becomes a plain one, op by op.
+  // A store loses its predicate, then a reducing store becomes a plain one, then a store in
+  // flight waits for itself and commits its group, op by op.
   const auto each_store = [&](const std::function<bool(CopySmemToGmem&)>& edit) {
     for (std::size_t i = 0, n = op_addresses(c).size(); i < n; ++i) {
       Case k = c;
@@ -285,6 +286,9 @@ std::vector<Case> simplify_fields(const Case& c) {
       [](CopySmemToGmem& st) { return st.predicate ? (st.predicate.reset(), true) : false; });
   each_store(
       [](CopySmemToGmem& st) { return st.reduction_op ? (st.reduction_op.reset(), true) : false; });
+  each_store([](CopySmemToGmem& st) { return !st.wait ? (st.wait = true, true) : false; });
+  each_store(
+      [](CopySmemToGmem& st) { return !st.commit_group ? (st.commit_group = true, true) : false; });
   for (std::size_t i = 0; i < c.inputs.size(); ++i) {
     if (c.inputs[i].fill.pattern == FillPattern::kIota) continue;
     Case k = c;

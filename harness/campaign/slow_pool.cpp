@@ -27,7 +27,9 @@ std::uint64_t text_hash(const std::string& s) {
 // store reduces or is predicated.
 void features(const Body& body, const std::optional<std::string>& thread, std::uint64_t& bits) {
   for (const Op& op : body) {
-    bits |= std::uint64_t{1} << op.v.index();
+    // The op's kind: bits 0-7, and 24-25 for the kinds past the eighth (bits 8-23 are taken).
+    const std::size_t kind = op.v.index();
+    bits |= std::uint64_t{1} << (kind < 8 ? kind : 24 + (kind - 8));
     if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
       for (const AxisName& a : rs->collective_axes) {
         const bool is_thread = thread && !a.is_tuple && a.as_plain() == *thread;
@@ -41,6 +43,11 @@ void features(const Body& body, const std::optional<std::string>& thread, std::u
     } else if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
       if (st->reduction_op) bits |= std::uint64_t{1} << 22;
       if (st->predicate) bits |= std::uint64_t{1} << 23;
+      if (!st->wait) bits |= std::uint64_t{1} << 26;
+      if (!st->commit_group) bits |= std::uint64_t{1} << 27;
+    } else if (const auto* ws = std::get_if<WaitSmemToGmem>(&op.v)) {
+      if (ws->read_only) bits |= std::uint64_t{1} << 28;
+      if (ws->n > 0) bits |= std::uint64_t{1} << 29;
     } else if (const Body* b = nested_body(op)) {
       features(*b, thread, bits);
     }

@@ -48,6 +48,7 @@ int cmd_explain(const Flags& flags, const std::string& case_file) {
       steps.push_back(std::move(step));
     }
     nlohmann::json out{{"case", c.name}, {"profile", to_string(profile)}, {"steps", steps}};
+    if (!p.notes.empty()) out["notes"] = p.notes;
     if (const auto b = first_unbalanced_barrier(c, p.outcome)) {
       nlohmann::json contributors = nlohmann::json::array();
       for (const auto& k : b->contributors)
@@ -90,6 +91,7 @@ int cmd_explain(const Flags& flags, const std::string& case_file) {
     ++n;
   }
   std::cout << "\n" << n << " rule check(s). Outcome:\n" << describe_outcome(p.outcome, &c);
+  for (const std::string& note : p.notes) std::cout << "\n" << terminal_text(note) << "\n";
   if (const auto imbalance = first_unbalanced_barrier(c, p.outcome))
     std::cout << "\n" << describe_imbalance(*imbalance);
   return 0;

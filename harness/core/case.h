@@ -241,6 +241,24 @@ struct CopySmemToGmem {
   std::optional<ReductionOp> reduction_op = std::nullopt;
   // `predicate=`: the store happens only where the condition holds.
   std::optional<Cond> predicate = std::nullopt;
+  // `commit_group=`: false leaves the store outside any bulk async-group until a later
+  // commit_smem_to_gmem_group (or the next store that commits) commits it.
+  bool commit_group = true;
+  // true: the op is JAX's idiom `commit_smem(); copy_smem_to_gmem(...); wait_smem_to_gmem(0)`;
+  // false: no wait follows, and the store stays in flight until a wait_smem_to_gmem retires its
+  // group (docs/case-format.md, "Store groups").
+  bool wait = true;
+};
+
+// `plgpu.commit_smem_to_gmem_group()`: the thread's uncommitted stores become one bulk
+// async-group (cp.async.bulk.commit_group; an empty group when there are none).
+struct CommitSmemToGmemGroup {};
+
+// `plgpu.wait_smem_to_gmem(n, wait_read_only=...)`: waits until at most the n most recent groups
+// the thread committed are pending; with wait_read_only, only until they finished reading SMEM.
+struct WaitSmemToGmem {
+  std::int64_t n = 0;  // JAX raises at trace for n < 0 (rule trace.wait_smem_to_gmem.n)
+  bool read_only = false;
 };
 
 struct BarrierArrive {
@@ -283,7 +301,7 @@ struct WarpMap {
 struct Op {
   std::string path;  // JSON path of the op, e.g. $.program[1].body[0]
   std::variant<RunScoped, CopyGmemToSmem, CopySmemToGmem, BarrierArrive, BarrierWait, When, Loop,
-               WarpMap>
+               WarpMap, CommitSmemToGmemGroup, WaitSmemToGmem>
       v;
   // Set only in a case expanded by expand_warp_maps (harness/core/warp_map.h):
   std::string warp_axis;       // the op runs in the warp context of the warp_map over this axis

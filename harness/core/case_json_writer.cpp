@@ -129,7 +129,15 @@ json op_to_json(const Op& op) {
           if (!v.dst_index.empty()) out["dst"]["index"] = gmem_index_to_json(v.dst_index);
           if (v.reduction_op) out["reduction_op"] = name_of(*v.reduction_op, kReductionOps);
           if (v.predicate) out["predicate"] = cond_to_json(*v.predicate);
+          if (!v.commit_group) out["commit_group"] = false;
+          if (!v.wait) out["wait"] = false;
           return out;
+        } else if constexpr (std::is_same_v<T, CommitSmemToGmemGroup>) {
+          return json{{"op", "commit_smem_to_gmem_group"}};
+        } else if constexpr (std::is_same_v<T, WaitSmemToGmem>) {
+          json w{{"op", "wait_smem_to_gmem"}, {"n", v.n}};
+          if (v.read_only) w["wait_read_only"] = true;
+          return w;
         } else if constexpr (std::is_same_v<T, BarrierArrive>) {
           return json{{"op", "barrier_arrive"}, {"barrier", barrier_use_to_json(v.barrier)}};
         } else if constexpr (std::is_same_v<T, BarrierWait>) {

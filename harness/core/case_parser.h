@@ -38,6 +38,7 @@ class CaseParser {
   std::int64_t loop_trips_ = 0;
   std::vector<std::string> warp_axes_;  // the axes of the warp_maps around the op being parsed
   static constexpr std::int64_t kMaxTripCount = 256;
+  static constexpr std::int64_t kMaxWaitGroups = 1 << 20;  // wait_smem_to_gmem's |n|
   static constexpr std::int64_t kMaxLoopSteps = 1024;
   std::int64_t alloc_bytes_ = 0;
 

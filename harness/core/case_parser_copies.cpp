@@ -163,8 +163,11 @@ CopyGmemToSmem CaseParser::parse_copy_g2s(const json& j, const std::string& path
 }
 
 CopySmemToGmem CaseParser::parse_copy_s2g(const json& j, const std::string& path) {
-  jr::object(j, path, {"op", "src", "dst", "reduction_op", "predicate"});
+  jr::object(j, path, {"op", "src", "dst", "reduction_op", "predicate", "commit_group", "wait"});
   CopySmemToGmem cp;
+  if (const json* g = jr::member(j, "commit_group"))
+    cp.commit_group = jr::boolean(*g, path + ".commit_group");
+  if (const json* w = jr::member(j, "wait")) cp.wait = jr::boolean(*w, path + ".wait");
   if (const json* r = jr::member(j, "reduction_op"); r && !r->is_null())
     cp.reduction_op = jr::choice(*r, path + ".reduction_op", kReductionOps);
   if (const json* p = jr::member(j, "predicate"); p && !p->is_null())

@@ -51,6 +51,17 @@ Op CaseParser::parse_op(const json& j, const std::string& path, int depth) {
     op.v =
         BarrierWait{parse_barrier_use(jr::required(j, path, "barrier"), path + ".barrier", false),
                     kind == "barrier_arrive_and_wait"};
+  } else if (kind == "commit_smem_to_gmem_group") {
+    jr::object(j, path, {"op"});
+    op.v = CommitSmemToGmemGroup{};
+  } else if (kind == "wait_smem_to_gmem") {
+    jr::object(j, path, {"op", "n", "wait_read_only"});
+    WaitSmemToGmem w;
+    // A negative n is JAX's own trace error (rule trace.wait_smem_to_gmem.n), not bad input.
+    w.n = jr::integer(jr::required(j, path, "n"), path + ".n", -kMaxWaitGroups, kMaxWaitGroups);
+    if (const json* r = jr::member(j, "wait_read_only"))
+      w.read_only = jr::boolean(*r, path + ".wait_read_only");
+    op.v = w;
   } else if (kind == "loop") {
     op.v = parse_loop(j, path, depth);
   } else if (kind == "warp_map") {
@@ -64,7 +75,8 @@ Op CaseParser::parse_op(const json& j, const std::string& path, int depth) {
   } else {
     throw InputError(path + ".op", "unknown op \"" + kind +
                                        "\"; expected run_scoped, copy_gmem_to_smem, "
-                                       "copy_smem_to_gmem, barrier_arrive, barrier_wait, "
+                                       "copy_smem_to_gmem, commit_smem_to_gmem_group, "
+                                       "wait_smem_to_gmem, barrier_arrive, barrier_wait, "
                                        "barrier_arrive_and_wait, when, loop or warp_map");
   }
   if (!warp_axes_.empty()) check_in_warp_map(kind, path);

@@ -22,6 +22,7 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Mutant::kCount)>
     "loop_index_frozen",
     "barrier_slot_shifted",
     "store_reduction_ignored",
+    "store_wait_group_off_by_one",
     "interpret_scoped_check_order",
     "interpret_predicate_accepted",
     "interpret_axes_thread_first",

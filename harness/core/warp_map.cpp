@@ -152,8 +152,9 @@ void check_in_warp_map(const std::string& kind, const std::string& path) {
                          " inside warp_map is not modelled (the warps run concurrently); "
                          "wait after the warp_map");
   }
-  if (kind == "copy_smem_to_gmem") {
-    throw InputError(path + ".op", "copy_smem_to_gmem inside warp_map is not modelled");
+  if (kind == "copy_smem_to_gmem" || kind == "commit_smem_to_gmem_group" ||
+      kind == "wait_smem_to_gmem") {
+    throw InputError(path + ".op", kind + " inside warp_map is not modelled");
   }
 }
 

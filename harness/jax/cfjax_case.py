@@ -35,6 +35,26 @@ def reduction_op(op: dict, path: str = "$") -> str | None:
   return r
 
 
+def flag(op: dict, name: str, default: bool, path: str = "$") -> bool:
+  """A boolean field of an op (`commit_group`, `wait`, `wait_read_only`): absent (or null) is
+  `default`; anything but a JSON boolean is a CaseError naming the field."""
+  v = op.get(name)
+  if v is None:
+    return default
+  if not isinstance(v, bool):
+    raise CaseError(f"{path}.{name}: expected a boolean, got {v!r}")
+  return v
+
+
+def wait_groups(op: dict, path: str = "$") -> int:
+  """A wait_smem_to_gmem's `n` (required; an integer, passed to JAX as it is: a negative one is
+  JAX's own ValueError at trace)."""
+  n = op.get("n")
+  if not isinstance(n, int) or isinstance(n, bool):
+    raise CaseError(f"{path}.n: expected an integer, got {n!r}")
+  return n
+
+
 def axis_name(j: Any):
   """A JSON axis name -> the Python value JAX sees: "x" -> "x", ["x", "y"] -> ("x", "y")."""
   if isinstance(j, str):

@@ -14,10 +14,12 @@ scripts `collfuzz repro` writes define `collfuzz_case` this way.
 The kernel is traced (`jax.make_jaxpr`, nothing is compiled or run), the kernel call's equation is
 found in the jaxpr, and its body's equations are walked: `run_scoped` (its allocations and
 `collective_axes`), `copy_gmem_to_smem`, `copy_smem_to_gmem` (with its `commit_smem` and
-`wait_smem_to_gmem`), `barrier_arrive`, `barrier_wait`, `barrier_arrive_and_wait` (0.12.0.1), `cond` from `pl.when`, `scan` from a
-`lax.fori_loop` with a static trip count, and the scalar arithmetic of `lax.axis_index(...) * m + a`
-and comparisons that indices and conditions are made of. Anything else is refused with the
-primitive's name and the user's source line (the equation's source_info), exit code 2.
+`wait_smem_to_gmem(0)`), `commit_group` (`plgpu.commit_smem_to_gmem_group()`), any other
+`wait_smem_to_gmem`, `barrier_arrive`, `barrier_wait`, `barrier_arrive_and_wait` (0.12.0.1),
+`cond` from `pl.when`, `scan` from a `lax.fori_loop` with a static trip count, and the scalar
+arithmetic of `lax.axis_index(...) * m + a` and comparisons that indices and conditions are made
+of. Anything else is refused with the primitive's name and the user's source line (the equation's
+source_info), exit code 2.
 
 Fills: an argument gets a fill holding exactly its elements (cfjax_import_kernel.infer_fill):
 iota, a constant or an arange where its numbers are one, else an explicit `values` fill of its
@@ -31,7 +33,8 @@ primitive -> handler); each primitive family is a module of its own, a mixin of 
                               Unknown), ImporterBase (names, literal values, refuse)
     cfjax_import_index.py     scalar arithmetic of indices and conditions; ref indices
     cfjax_import_allocs.py    run_scoped and its allocation types
-    cfjax_import_copies.py    copy_gmem_to_smem, copy_smem_to_gmem, commit_smem, wait_smem_to_gmem
+    cfjax_import_copies.py    copy_gmem_to_smem, copy_smem_to_gmem, commit_smem, commit_group,
+                              wait_smem_to_gmem (which wait a store absorbs: pair_store_waits)
     cfjax_import_barriers.py  barrier_arrive, barrier_wait, a barrier's use
     cfjax_import_control.py   pl.when (cond), lax.fori_loop (scan), warp_map, inlined calls, while
     cfjax_import_kernel.py    the kernel call: mesh, target, inputs/outputs, fills -> the case
@@ -67,6 +70,7 @@ class Importer(IndexMixin, AllocsMixin, CopiesMixin, BarriersMixin, ControlMixin
 
   def walk(self, jaxpr, env: dict) -> list:
     ops = []
+    self.pair_store_waits(jaxpr.eqns)
     for eqn in jaxpr.eqns:
       self.eqn(eqn, env, ops)
     return ops
@@ -78,7 +82,8 @@ class Importer(IndexMixin, AllocsMixin, CopiesMixin, BarriersMixin, ControlMixin
     handler = PRIMITIVES.get(name)
     if handler is None:
       self.refuse(eqn, f"unsupported primitive `{name}` (a case holds run_scoped, "
-                  "copy_gmem_to_smem, copy_smem_to_gmem, barrier_arrive, barrier_wait, "
+                  "copy_gmem_to_smem, copy_smem_to_gmem, commit_smem_to_gmem_group, "
+                  "wait_smem_to_gmem, barrier_arrive, barrier_wait, "
                   "barrier_arrive_and_wait, "
                   "pl.when, lax.fori_loop with a static trip count, pl.core_map over "
                   "plgpu.WarpMesh and lax.axis_index arithmetic)")
@@ -99,6 +104,7 @@ PRIMITIVES = {
     "copy_gmem_to_smem": _op(CopiesMixin.copy_gmem_to_smem),
     "copy_smem_to_gmem": _op(CopiesMixin.copy_smem_to_gmem),
     "commit_smem": CopiesMixin.commit_smem,
+    "commit_group": CopiesMixin.commit_group,  # plgpu.commit_smem_to_gmem_group()
     "wait_smem_to_gmem": CopiesMixin.wait_smem_to_gmem,
     "barrier_arrive": _op(BarriersMixin.barrier_op),
     "barrier_wait": _op(BarriersMixin.barrier_op),

@@ -2,8 +2,13 @@
 
 CopiesMixin reads `copy_gmem_to_smem` (source, destination and barrier transforms,
 `collective_axes`, `leader_tracked`, `oob_mode`, `predicate`) and `copy_smem_to_gmem` (with its
-`reduction_op` and `predicate`) into the case's ops of those names; `commit_smem` and `wait_smem_to_gmem(0)`
-around the latter are part of the case's op (commit, copy, wait) and add nothing.
+`reduction_op`, `predicate` and `commit_group`) into the case's ops of those names. The case's
+store is `commit_smem(); copy_smem_to_gmem(...); wait_smem_to_gmem(0)`: a `wait_smem_to_gmem` with
+n=0 and wait_read_only=False that follows a store in the same jaxpr, with only `commit_smem`
+equations between them, is part of that store (pair_store_waits); a store without one gets
+`"wait": false`, and every other wait is a `wait_smem_to_gmem` op. `commit_group` (from
+`plgpu.commit_smem_to_gmem_group()`) is a `commit_smem_to_gmem_group` op; `commit_smem` adds
+nothing (a fence the case language does not hold).
 """
 
 from __future__ import annotations
@@ -104,12 +109,42 @@ class CopiesMixin:
       op["reduction_op"] = str(p["reduction_op"])
     if pred is not None:
       op["predicate"] = self.copy_predicate(env, pred, eqn, "copy_smem_to_gmem")
+    if not p.get("commit_group", True):  # left for a later commit; omitted when True
+      op["commit_group"] = False
+    if id(eqn) not in self.waited_stores:  # no wait_smem_to_gmem(0) right after it
+      op["wait"] = False
     return op
 
+  def pair_store_waits(self, eqns):
+    """Marks (in waited_stores) each copy_smem_to_gmem of a jaxpr's equations that is followed,
+    past `commit_smem` equations only, by a wait_smem_to_gmem(0) without wait_read_only, and
+    that wait: the two are one case store (the op's default `"wait": true`)."""
+    eqns = list(eqns)
+    for k, e in enumerate(eqns):
+      if e.primitive.name != "copy_smem_to_gmem":
+        continue
+      j = k + 1
+      while j < len(eqns) and eqns[j].primitive.name == "commit_smem":
+        j += 1
+      if j < len(eqns) and eqns[j].primitive.name == "wait_smem_to_gmem":
+        w = eqns[j].params
+        if w.get("n") == 0 and not isinstance(w.get("n"), bool) and not w.get("wait_read_only"):
+          self.waited_stores.add(id(e))
+          self.waited_stores.add(id(eqns[j]))
+
   def commit_smem(self, eqn, env: dict, ops: list):
-    pass  # part of copy_smem_to_gmem (the case's op is commit, copy, wait)
+    pass  # a fence the case language does not hold (a case's store begins with one)
+
+  def commit_group(self, eqn, env: dict, ops: list):
+    ops.append({"op": "commit_smem_to_gmem_group"})  # plgpu.commit_smem_to_gmem_group()
 
   def wait_smem_to_gmem(self, eqn, env: dict, ops: list):
-    if eqn.params.get("n", 0) != 0:
-      self.refuse(eqn, f"wait_smem_to_gmem({eqn.params.get('n')}) (a case waits for every "
-                  "SMEM-to-GMEM copy at once: 0)")
+    if id(eqn) in self.waited_stores:
+      return  # the wait of the store before it (pair_store_waits)
+    n = eqn.params.get("n", 0)
+    if not isinstance(n, int) or isinstance(n, bool):
+      self.refuse(eqn, f"wait_smem_to_gmem({n!r}) (a case's n is an integer)")
+    op = {"op": "wait_smem_to_gmem", "n": int(n)}
+    if eqn.params.get("wait_read_only"):
+      op["wait_read_only"] = True
+    ops.append(op)

@@ -131,6 +131,9 @@ class ImporterBase:
     self.counters: dict[str, int] = {}
     # plgpu.warp_map names its WarpMesh axis with a fresh object(): such an axis gets a name.
     self.axis_names: dict[int, str] = {}
+    # id() of each copy_smem_to_gmem equation that a wait_smem_to_gmem(0) closes (a store with
+    # `wait` true) and of that wait (absorbed into the store): CopiesMixin.pair_store_waits.
+    self.waited_stores: set[int] = set()
 
   def axis_name(self, axis) -> str:
     if isinstance(axis, str):

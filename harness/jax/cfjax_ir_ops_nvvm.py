@@ -51,7 +51,10 @@ def fence(comp, op, ins, outs):
 
 @register("nvvm.cp.async.bulk.wait_group")
 def cp_async_bulk_wait_group(comp, op, ins, outs):
-  return None  # copies complete at issue time (docs/outcome-format.md, execution model)
+  # wait_smem_to_gmem(n), with or without wait_read_only (the `read` attribute: PTX
+  # cp.async.bulk.wait_group.read n): copies complete at issue time (docs/outcome-format.md,
+  # execution model), so no group is ever pending, whatever n.
+  return None
 
 
 @register("nvvm.mbarrier.init")

@@ -1,5 +1,6 @@
 """jax-ir's inline PTX: `llvm.inline_asm`, whose asm string (whitespace normalised) is matched
-against the PTX statements Mosaic GPU emits. Modelled: no-op fences and prefetches, the empty
+against the PTX statements Mosaic GPU emits. Modelled: no-op fences, prefetches and bulk-group
+commits (`cp.async.bulk.commit_group`: every store completes at issue), the empty
 optimization barrier on accumulator registers, named warpgroup barriers, cluster barrier
 arrive/wait, mbarrier init / arrive (expect_tx) / complete_tx, a remote arrive through mapa, TMA
 tensor loads (0.12's inline form, multicast and cta_group::2; through cfjax_ir_tma), mapa, bulk
@@ -29,6 +30,8 @@ def inline_asm(comp, op, ins, outs):
 _NOOP_PTX = {
     "fence.mbarrier_init.release.cluster;", "@$1 prefetch.tensormap [$0];",
     "wgmma.fence.sync.aligned;", "fence.proxy.async.shared::cta;",
+    # plgpu.commit_smem_to_gmem_group(): groups stores that have completed at issue already.
+    "cp.async.bulk.commit_group;",
 }
 
 

@@ -2,10 +2,12 @@
 
 Writer mirrors cfjax_translate.Translation op by op: conditions and indices (cond_value,
 gmem_index), allocation types (alloc_type), and each op (emit_op): one nested `def scopeN` per
-`run_scoped`, the copies with their keyword arguments (a store's `reduction_op=` included),
-barrier arrive/wait, `pl.when`, a `lax.fori_loop` per `loop` (`def tripN(i, carry)`, its `index`
-the parameter, spelt by loop_ident so that it shadows none of the script's names; `_` without
-one), `pl.core_map(plgpu.WarpMesh)` per `warp_map`; each line carries its op's JSON path.
+`run_scoped`, the copies with their keyword arguments (a store's `reduction_op=`, `predicate=` and
+`commit_group=False` included; its `wait_smem_to_gmem(0)` left out for `"wait": false`),
+`commit_smem_to_gmem_group`, `wait_smem_to_gmem(n, wait_read_only=...)`, barrier arrive/wait,
+`pl.when`, a `lax.fori_loop` per `loop` (`def tripN(i, carry)`, its `index` the parameter, spelt by
+loop_ident so that it shadows none of the script's names; `_` without one),
+`pl.core_map(plgpu.WarpMesh)` per `warp_map`; each line carries its op's JSON path.
 needs_x64: whether a 64-bit dtype appears (the script then enables x64).
 """
 
@@ -220,6 +222,16 @@ class Writer:
 
   # -- ops (cfjax_translate.Translation.emit_op)
 
+  @staticmethod
+  def flag(op: dict, name: str, default: bool, path: str) -> bool:
+    """A store's `commit_group`/`wait` or a wait's `wait_read_only` (absent or null: default)."""
+    v = op.get(name)
+    if v is None:
+      return default
+    if not isinstance(v, bool):
+      raise Unsupported(f"{path}.{name}: expected a boolean, got {v!r}")
+    return v
+
   def body(self, ops: list, depth: int, path: str):
     if not isinstance(ops, list):
       raise Unsupported(f"{path}: expected an array of ops")
@@ -230,7 +242,8 @@ class Writer:
 
   def op(self, op: dict, depth: int, path: str):
     kind = op.get("op") if isinstance(op, dict) else None
-    known = {"run_scoped", "copy_gmem_to_smem", "copy_smem_to_gmem", "barrier_arrive",
+    known = {"run_scoped", "copy_gmem_to_smem", "copy_smem_to_gmem",
+             "commit_smem_to_gmem_group", "wait_smem_to_gmem", "barrier_arrive",
              "barrier_wait", "barrier_arrive_and_wait", "when", "loop", "warp_map"}
     if kind not in known:
       raise Unsupported(f"{path}: op {kind!r} (the generator writes {', '.join(sorted(known))})")
@@ -285,9 +298,22 @@ class Writer:
         args.append(f'reduction_op="{r}"')
       if op.get("predicate") is not None:  # cfjax_translate: predicate= (as a copy's)
         args.append(f"predicate={self.cond(op['predicate'])[0]}")
+      if not self.flag(op, "commit_group", True, path):  # cfjax_translate: commit_group=False
+        args.append("commit_group=False")
       self.emit(depth, f"plgpu.commit_smem()  # {path}")
       self.emit(depth, f"plgpu.copy_smem_to_gmem({', '.join(args)})")
-      self.emit(depth, "plgpu.wait_smem_to_gmem(0)")
+      if self.flag(op, "wait", True, path):  # `"wait": false`: no wait after the store
+        self.emit(depth, "plgpu.wait_smem_to_gmem(0)")
+    elif kind == "commit_smem_to_gmem_group":
+      self.emit(depth, f"plgpu.commit_smem_to_gmem_group()  # {path}")
+    elif kind == "wait_smem_to_gmem":
+      n = op.get("n")
+      if not isinstance(n, int) or isinstance(n, bool):  # a negative n: JAX's ValueError at trace
+        raise Unsupported(f"{path}.n: expected an integer, got {n!r}")
+      args = [str(n)]
+      if self.flag(op, "wait_read_only", False, path):
+        args.append("wait_read_only=True")
+      self.emit(depth, f"plgpu.wait_smem_to_gmem({', '.join(args)})  # {path}")
     elif kind == "barrier_arrive":
       self.emit(depth, f"plgpu.barrier_arrive({self.barrier_src(op['barrier'])})  # {path}")
     elif kind == "barrier_wait":

@@ -21,7 +21,8 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
-from cfjax_case import Case, CaseError, axis_name, axis_names, loop_key, reduction_op
+from cfjax_case import (Case, CaseError, axis_name, axis_names, flag, loop_key, reduction_op,
+                        wait_groups)
 
 LABEL_PREFIX = "cfop"
 HIDDEN_OUTPUT = "_cfjax_keep_alive"
@@ -294,9 +295,19 @@ class Translation:
         kwargs["reduction_op"] = r
       if op.get("predicate") is not None:  # the store is issued where it holds (as a copy's)
         kwargs["predicate"] = cond_value(op["predicate"])
+      if not flag(op, "commit_group", True, path):  # left for a later commit to group
+        kwargs["commit_group"] = False
+      wait = flag(op, "wait", True, path)  # false: no wait_smem_to_gmem(0) after the store
       plgpu.commit_smem()
       plgpu.copy_smem_to_gmem(src, dst, **kwargs)
-      plgpu.wait_smem_to_gmem(0)
+      if wait:
+        plgpu.wait_smem_to_gmem(0)
+    elif kind == "commit_smem_to_gmem_group":
+      plgpu.commit_smem_to_gmem_group()
+    elif kind == "wait_smem_to_gmem":
+      # n passes through as it is: a negative n is JAX's ValueError at trace.
+      plgpu.wait_smem_to_gmem(wait_groups(op, path),
+                              wait_read_only=flag(op, "wait_read_only", False, path))
     elif kind == "barrier_arrive":
       plgpu.barrier_arrive(barrier_ref(env, op["barrier"]))
     elif kind == "barrier_wait":

@@ -75,6 +75,8 @@ enum class IrKind : std::uint8_t {
   kStore,
   kArrive,
   kWait,
+  kStoreCommit,  // cp.async.bulk.commit_group
+  kStoreWait,    // cp.async.bulk.wait_group(.read) n; the op is a WaitSmemToGmem
 };
 
 struct IrOp {

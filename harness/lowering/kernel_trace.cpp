@@ -110,6 +110,12 @@ class Tracer {
               "'barrier_arrive_and_wait'",
               rule_id::kArriveAndWaitMissing, op.path);
       }
+      // _wait_smem_to_gmem_abstract_eval.
+      if (const auto* ws = std::get_if<WaitSmemToGmem>(&op.v); ws && ws->n < 0) {
+        raise(Stage::kTrace, "ValueError",
+              "n must be a non-negative integer, got " + std::to_string(ws->n),
+              rule_id::kWaitSmemToGmemN, op.path);
+      }
       out.push_back(TracedNode{&op, {}});
     }
     return out;

@@ -125,6 +125,11 @@ class Lowerer {
       } else if (const auto* wt = std::get_if<BarrierWait>(&op.v)) {
         if (wt->arrive_first) arrive(op, wt->barrier);  // _barrier_arrive_and_wait_lowering
         wait(op, wt->barrier);
+      } else if (std::holds_alternative<CommitSmemToGmemGroup>(op.v)) {
+        ir_.ops.push_back(
+            IrOp{IrKind::kStoreCommit, &op, 0, nullptr, true});  // _commit_group_lowering
+      } else if (std::holds_alternative<WaitSmemToGmem>(op.v)) {
+        ir_.ops.push_back(IrOp{IrKind::kStoreWait, &op, 0, nullptr, true});  // await_async_copy
       }
     }
   }

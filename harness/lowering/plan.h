@@ -70,6 +70,17 @@ struct StoreOp {
   std::int64_t elements = 0;
   ArraySlice slice;                         // in the output's dims
   std::optional<ReductionOp> reduction_op;  // cp.reduce.async.bulk.tensor: combine, not overwrite
+  // What follows the store in the same op: cp.async.bulk.commit_group (commit_group=True), then
+  // cp.async.bulk.wait_group 0 (the case's `wait`: JAX's wait_smem_to_gmem(0) idiom).
+  bool commit = true;
+  bool wait = true;
+};
+
+// cp.async.bulk.wait_group(.read) n: the thread's committed store groups but the n most recent
+// finish (reading SMEM only, with read_only).
+struct StoreWaitOp {
+  std::int64_t n = 0;
+  bool read_only = false;
 };
 
 // Arrivals from the lanes of one warpgroup on a CTA-local mbarrier, each with an expect_tx
@@ -124,6 +135,8 @@ enum class StepKind : std::uint8_t {
   kLoad,          // LoadOp
   kStore,         // StoreOp
   kWait,          // WaitOp
+  kStoreCommit,   // cp.async.bulk.commit_group (no table)
+  kStoreWait,     // StoreWaitOp
 };
 
 struct Step {
@@ -191,6 +204,7 @@ struct Plan {
   std::vector<CompleteTxOp> complete_txs;
   std::vector<LoadOp> loads;
   std::vector<StoreOp> stores;
+  std::vector<StoreWaitOp> store_waits;
   std::vector<WaitOp> waits;
   std::vector<BlockSyncOp> block_syncs;
 

@@ -204,6 +204,14 @@ class PlanBuilder {
         case IrKind::kArrive:
           arrive(ir_.barrier_ops[static_cast<std::size_t>(op.index)], path, r);
           break;
+        case IrKind::kStoreCommit:
+          step(StepKind::kStoreCommit, path, 0);
+          break;
+        case IrKind::kStoreWait: {
+          const auto& w = std::get<WaitSmemToGmem>(op.op->v);
+          store_wait(path, w.n, w.read_only);
+          break;
+        }
         case IrKind::kWait: {
           const IrBarrier& b = ir_.barrier_ops[static_cast<std::size_t>(op.index)].barrier;
           const std::int32_t mb = mbarrier(b);
@@ -309,7 +317,12 @@ class PlanBuilder {
   void store(const IrStore& is, std::int32_t path, std::int64_t r, std::int64_t t) {
     // predicate=: the TMA store's predicate operand (and the single-lane one); false stores
     // nothing, and the wait that follows has no group to wait for.
-    if (is.copy->predicate && !eval(*is.copy->predicate, r, t)) return;
+    if (is.copy->predicate && !eval(*is.copy->predicate, r, t)) {
+      // The op's commit and wait still run (empty groups count).
+      if (is.copy->commit_group) step(StepKind::kStoreCommit, path, 0);
+      if (is.copy->wait) store_wait(path, 0, false);
+      return;
+    }
     const ArraySpec& out = c_.outputs[static_cast<std::size_t>(is.output)];
     StoreOp s;
     s.output = is.output;
@@ -319,6 +332,8 @@ class PlanBuilder {
       s.smem_offset += dyn_value(*is.copy->src_slot, iteration_) * is.slot_stride;
     s.elements = element_count(is.src_shape);
     s.reduction_op = is.copy->reduction_op;
+    s.commit = is.copy->commit_group;
+    s.wait = is.copy->wait;
     if (mutant_active(Mutant::kStoreReductionIgnored)) s.reduction_op.reset();
     s.slice.rank = static_cast<std::int32_t>(out.shape.size());
     for (std::size_t i = 0; i < out.shape.size(); ++i) {
@@ -335,6 +350,12 @@ class PlanBuilder {
     }
     plan_.stores.push_back(s);
     step(StepKind::kStore, path, static_cast<std::int32_t>(plan_.stores.size() - 1));
+  }
+
+  void store_wait(std::int32_t path, std::int64_t n, bool read_only) {
+    if (mutant_active(Mutant::kStoreWaitGroupOffByOne)) ++n;
+    plan_.store_waits.push_back(StoreWaitOp{n, read_only});
+    step(StepKind::kStoreWait, path, static_cast<std::int32_t>(plan_.store_waits.size() - 1));
   }
 
   void arrive(const IrBarrierOp& b, std::int32_t path, std::int64_t r) {

@@ -93,8 +93,18 @@ json step_json(const Plan& p, const Step& s) {
       j["elements"] = st.elements;
       j["start"] = head(st.slice.start, st.slice.rank);
       if (st.reduction_op) j["reduction_op"] = to_string(*st.reduction_op);
+      j["commit"] = st.commit;
+      j["wait"] = st.wait;
       break;
     }
+    case StepKind::kStoreCommit:
+      j["step"] = "store_commit_group";
+      break;
+    case StepKind::kStoreWait:
+      j["step"] = "store_wait_group";
+      j["n"] = p.store_waits[i].n;
+      j["read_only"] = p.store_waits[i].read_only;
+      break;
     case StepKind::kWait:
       j["step"] = "wait";
       j["mbarrier"] = p.waits[i].mbarrier;

@@ -65,6 +65,14 @@ struct Thread {
   bool done = false;
   std::size_t wait_record = 0;
   std::int64_t sync_generation = 0;
+  // Store groups (cp.async.bulk.commit_group / wait_group, per thread): the stores issued, in
+  // order (Plan::stores indices); the number issued at each commit; how many groups and stores
+  // have completed. A store reads its SMEM and writes its output when it completes: at the wait
+  // that retires its group, or when the thread ends (the latest the hardware may).
+  std::vector<std::int32_t> stores;
+  std::vector<std::size_t> group_ends;
+  std::size_t groups_done = 0;
+  std::size_t stores_done = 0;
 };
 
 struct Output {
@@ -143,7 +151,11 @@ class Simulation {
       outputs_.push_back(std::move(o));
     }
     threads_.reserve(plan_.threads.size());
-    for (const auto& p : plan_.threads) threads_.push_back(Thread{&p});
+    for (const auto& p : plan_.threads) {
+      Thread th;
+      th.program = &p;
+      threads_.push_back(std::move(th));
+    }
   }
 
   // ---- records ---------------------------------------------------------------------------------
@@ -389,6 +401,21 @@ class Simulation {
     }
   }
 
+  // cp.async.bulk.wait_group n: every committed group of `th` but the n most recent completes.
+  void complete_stores(Thread& th, std::int64_t n) {
+    const auto groups = static_cast<std::int64_t>(th.group_ends.size());
+    if (groups <= n) return;
+    const auto upto = static_cast<std::size_t>(groups - n);
+    if (upto <= th.groups_done) return;
+    th.groups_done = upto;
+    complete_stores_upto(th, th.group_ends[upto - 1]);
+  }
+  void complete_stores_upto(Thread& th, std::size_t end) {
+    for (; th.stores_done < end; ++th.stores_done) {
+      store(th.program->cta, plan_.stores[static_cast<std::size_t>(th.stores[th.stores_done])]);
+    }
+  }
+
   void store(std::int64_t rank, const StoreOp& s) {
     Cta& cta = ctas_[static_cast<std::size_t>(rank)];
     Output& out = outputs_[static_cast<std::size_t>(s.output)];
@@ -629,8 +656,18 @@ class Simulation {
         case StepKind::kLoad:
           load(p.cta, plan_.loads[idx], path(s));
           break;
-        case StepKind::kStore:
-          store(p.cta, plan_.stores[idx]);
+        case StepKind::kStore: {
+          const StoreOp& st = plan_.stores[idx];
+          th.stores.push_back(s.index);
+          if (st.commit) th.group_ends.push_back(th.stores.size());
+          if (st.wait) complete_stores(th, 0);
+          break;
+        }
+        case StepKind::kStoreCommit:
+          th.group_ends.push_back(th.stores.size());
+          break;
+        case StepKind::kStoreWait:
+          complete_stores(th, plan_.store_waits[idx].n);  // read_only: the same, done sooner
           break;
       }
       th.blocked = false;
@@ -638,6 +675,7 @@ class Simulation {
       progressed = true;
     }
     if (th.pc >= p.num_steps && !th.done) {
+      complete_stores_upto(th, th.stores.size());
       th.done = true;
       ++cta.finished_threads;
       release_block_sync(cta);

@@ -57,6 +57,11 @@ class Checker {
         id, violated, where, [] { return Holes{}; }, stage);
   }
 
+  // Explaining: what the execution found worth saying besides the rules (a store racing with a
+  // write of its SMEM, execution_store_groups.cpp).
+  bool explaining() const { return log_ != nullptr; }
+  std::vector<std::string> notes;
+
   bool lane() const { return c.target.semantics == Semantics::kLane; }
   int arch_major() const { return collfuzz::arch_major(c.target.arch); }
   JaxVersion jax() const { return c.target.jax; }

@@ -133,6 +133,14 @@ bool Execution::advance(Thread& th, std::size_t stop) {
       case Step::Kind::kArrive:
         barrier_arrive(th, *st.op, *arrival_barrier(*st.op));
         break;
+      case Step::Kind::kStoreCommit:
+        commit_stores(th);
+        break;
+      case Step::Kind::kStoreWait: {
+        const auto& w = std::get<WaitSmemToGmem>(st.op->v);
+        wait_stores(th, w.n, w.read_only);
+        break;
+      }
     }
     blocked_.erase(&th);
     first_try = true;

@@ -13,6 +13,20 @@ const std::vector<std::uint8_t>& Execution::input_bytes(const ArraySpec& a) {
 
 template <class Write>
 void Execution::guarded_write(Memory& m, std::size_t at, std::size_t n, Write write) {
+  if (store_reads_.empty() || !meets_store_read(m, at, n)) {
+    claim_write(m, at, n, write);
+    return;
+  }
+  const auto first = static_cast<std::ptrdiff_t>(at);
+  const auto last = static_cast<std::ptrdiff_t>(at + n);
+  store_read_before_.assign(m.bytes.begin() + first, m.bytes.begin() + last);
+  store_read_undef_before_.assign(m.undef.begin() + first, m.undef.begin() + last);
+  claim_write(m, at, n, write);
+  settle_store_reads(m, at, n, store_read_before_, store_read_undef_before_);
+}
+
+template <class Write>
+void Execution::claim_write(Memory& m, std::size_t at, std::size_t n, Write write) {
   if (m.writers.empty()) {
     if (!smem_spans_meet_another(m.spans, at, at + n, writer_)) {
       write();
@@ -41,6 +55,7 @@ void Execution::write_region(const Thread& th, const CopyFacts& f, std::int64_t 
                              const std::vector<std::pair<std::int64_t, std::int64_t>>& region,
                              int shift_dim, std::int64_t shift, bool bulk) {
   writer_ = smem_writer(th.rank, mesh_.num_threads(), th.index);
+  writing_op_ = f.op;
   write_region_bytes(f, dst_rank, slice, region, shift_dim, shift, bulk);
 }
 

@@ -115,6 +115,10 @@ void Execution::build_steps(const Body& body, Thread& th, std::int64_t iteration
       push(Step::Kind::kCopy, op);
     } else if (std::holds_alternative<CopySmemToGmem>(op.v)) {
       push(Step::Kind::kCopyOut, op);
+    } else if (std::holds_alternative<CommitSmemToGmemGroup>(op.v)) {
+      push(Step::Kind::kStoreCommit, op);
+    } else if (std::holds_alternative<WaitSmemToGmem>(op.v)) {
+      push(Step::Kind::kStoreWait, op);
     } else if (std::holds_alternative<BarrierArrive>(op.v)) {
       push(Step::Kind::kArrive, op);
     } else if (const auto* wt = std::get_if<BarrierWait>(&op.v)) {

@@ -106,7 +106,17 @@ struct View {
 // ----------------------------------------------------------------------------------------------
 
 struct Step {
-  enum class Kind : std::uint8_t { kEnter, kExit, kBlockSync, kCopy, kCopyOut, kArrive, kWait };
+  enum class Kind : std::uint8_t {
+    kEnter,
+    kExit,
+    kBlockSync,
+    kCopy,
+    kCopyOut,
+    kArrive,
+    kWait,
+    kStoreCommit,  // commit_smem_to_gmem_group
+    kStoreWait,    // wait_smem_to_gmem
+  };
   Kind kind;
   const Op* op;
   std::int64_t iteration = 0;  // inside a loop: its trip (the value of the loop's index)
@@ -136,9 +146,38 @@ struct Cta {
   std::vector<WaitRecord> waits;
 };
 
+// The bulk async-groups of one thread's stores (execution_store_groups.cpp; PTX
+// cp.async.bulk.commit_group / wait_group, counted per thread as the hardware does). Stores are
+// numbered in issue order; group k holds the stores before group_ends[k] not in an older group.
+// The groups retire oldest first, so the stores that finished reading SMEM (writing GMEM) are
+// always those numbered below read_done() (write_done()).
+struct StoreGroups {
+  std::int64_t issued = 0;
+  std::vector<std::int64_t> group_ends;
+  std::size_t read_retired = 0;
+  std::size_t write_retired = 0;
+  std::int64_t read_done() const { return read_retired ? group_ends[read_retired - 1] : 0; }
+  std::int64_t write_done() const { return write_retired ? group_ends[write_retired - 1] : 0; }
+};
+
+// A store still reading its SMEM source: bytes [lo, hi) of `mem`. A write that changes any of them
+// before the store's group retires its read races with it (execution_store_groups.cpp).
+struct PendingStoreRead {
+  const Memory* mem = nullptr;
+  std::size_t lo = 0;
+  std::size_t hi = 0;
+  std::int64_t thread = 0;  // Execution::thread_id
+  std::int64_t seq = 0;     // the store's number in its thread's issue order
+  std::string output;
+  std::int64_t writer = 0;          // its output_writers_ mark
+  const std::string* op = nullptr;  // the store's JSON path
+  std::int64_t rank = 0;
+};
+
 struct Thread {
   std::int64_t rank = 0;
   std::int64_t index = 0;
+  StoreGroups stores;
   std::vector<Step> steps;
   std::size_t pc = 0;
   std::map<std::string, std::int64_t> waits_on;  // barrier identity -> waits done (parity)
@@ -288,6 +327,8 @@ class Execution {
   // its changed bytes are compared one by one.
   template <class Write>
   void guarded_write(Memory& m, std::size_t at, std::size_t n, Write write);
+  template <class Write>
+  void claim_write(Memory& m, std::size_t at, std::size_t n, Write write);
   // The bytes of elements [e, e + n) of `v`.
   static std::pair<std::size_t, std::size_t> byte_span(const View& v, std::int64_t e,
                                                        std::int64_t n) {
@@ -297,6 +338,7 @@ class Execution {
     return {static_cast<std::size_t>(v.offset + first), static_cast<std::size_t>(end - first)};
   }
   std::uint16_t writer_ = kSmemNoWriter;  // the thread whose copy is writing
+  const Op* writing_op_ = nullptr;        // and its op
   std::vector<std::uint8_t> race_before_;
 
   // Thread `th` writes region `region` (dst coords) of `dst_rank`'s destination from the issuer's
@@ -343,8 +385,41 @@ class Execution {
   // (harness/core/reduction.h): defined where the output element was written and the source is
   // defined. Interpret mode refuses it when a thread reaches it, as it does a store with a
   // predicate; under the compiler a false predicate stores nothing.
-  void copy_out(const Thread& th, const Op& op, const CopySmemToGmem& cp);
-  std::map<std::string, std::vector<std::int64_t>> output_writers_;  // per element: -1 or writer
+  void copy_out(Thread& th, const Op& op, const CopySmemToGmem& cp);
+  // Per output element: -1 or its last writer, a store_writer() mark.
+  std::map<std::string, std::vector<std::int64_t>> output_writers_;
+
+  // ---- store groups (execution_store_groups.cpp) ---------------------------------------------
+
+  // A store's writer mark: its thread and its number in the thread's issue order.
+  static constexpr std::int64_t kStoreSeqSpan = std::int64_t{1} << 32;
+  std::int64_t thread_id(const Thread& th) const {
+    return th.rank * mesh_.num_threads() + th.index;
+  }
+  static std::int64_t store_writer(std::int64_t thread, std::int64_t seq) {
+    return thread * kStoreSeqSpan + seq;
+  }
+  // Whether a store of `th` issued now is unordered with the earlier store marked `prev`: another
+  // thread's, or one of its own whose GMEM write no wait has retired.
+  bool store_unordered(const Thread& th, std::int64_t prev) const {
+    return prev / kStoreSeqSpan != thread_id(th) || prev % kStoreSeqSpan >= th.stores.write_done();
+  }
+  // commit_smem_to_gmem_group; wait_smem_to_gmem(n, wait_read_only). Interpret mode stores at
+  // issue time, so there the groups hold nothing that a wait changes.
+  void commit_stores(Thread& th);
+  void wait_stores(Thread& th, std::int64_t n, bool read_only);
+  // After a store's own commit and wait: keep its SMEM read pending while its group has not
+  // retired it.
+  void note_store_read(Thread& th, const Op& op, const CopySmemToGmem& cp, std::int64_t seq,
+                       std::int64_t writer);
+  // Whether a write of bytes [at, at + n) of `m` meets a pending store read; after the write,
+  // each store read whose bytes it changed races: its output elements are not compared.
+  bool meets_store_read(const Memory& m, std::size_t at, std::size_t n) const;
+  void settle_store_reads(const Memory& m, std::size_t at, std::size_t n,
+                          const std::vector<std::uint8_t>& before,
+                          const std::vector<std::uint8_t>& undef_before);
+  std::vector<PendingStoreRead> store_reads_;
+  std::vector<std::uint8_t> store_read_before_, store_read_undef_before_;
 
   // `before_written`: the output's written_ marks before this store (a reduction's old value is
   // defined where one is kOutputWritten).

@@ -6,26 +6,38 @@
 
 namespace collfuzz::ref::exec {
 
-void Execution::copy_out(const Thread& th, const Op& op, const CopySmemToGmem& cp) {
+void Execution::copy_out(Thread& th, const Op& op, const CopySmemToGmem& cp) {
   // gpu_callbacks.copy_smem_to_gmem: interpret mode has no predicated and no reducing store.
   ck_.check(RuleId::kInterpStorePredicate, !mosaic_ && cp.predicate.has_value(), op.path);
   ck_.check(RuleId::kInterpStoreReduction, !mosaic_ && cp.reduction_op.has_value(), op.path);
-  // The compiler: a false predicate stores nothing (the TMA's own predicate operand).
-  if (cp.predicate && !eval_cond(*cp.predicate, mesh_, th.rank, th.index)) return;
-  std::vector<std::uint8_t>& written = written_.at(cp.dst);
-  const std::vector<std::uint8_t> before_written = written;
-  const std::vector<std::uint8_t> before = outputs_.at(cp.dst).bytes;
-  std::fill(written.begin(), written.end(), kOutputUntouched);
-  copy_out_elements(th, cp, before_written);
-  DType dtype{};
-  for (const auto& o : c_.outputs) {
-    if (o.name == cp.dst) dtype = o.dtype;
+  // The compiler: a false predicate stores nothing (the TMA's own predicate operand); the commit
+  // and the wait of the op still run.
+  if (!cp.predicate || eval_cond(*cp.predicate, mesh_, th.rank, th.index)) {
+    const std::int64_t seq = th.stores.issued++;
+    const std::int64_t writer = store_writer(thread_id(th), seq);
+    std::vector<std::uint8_t>& written = written_.at(cp.dst);
+    const std::vector<std::uint8_t> before_written = written;
+    const std::vector<std::uint8_t> before = outputs_.at(cp.dst).bytes;
+    std::fill(written.begin(), written.end(), kOutputUntouched);
+    copy_out_elements(th, cp, before_written);
+    DType dtype{};
+    for (const auto& o : c_.outputs) {
+      if (o.name == cp.dst) dtype = o.dtype;
+    }
+    const std::vector<std::uint8_t>& now = outputs_.at(cp.dst).bytes;
+    settle_output_store(
+        written, before_written, output_writers_[cp.dst], writer,
+        [&](std::int64_t i) {
+          return load_element(before, dtype, i) != load_element(now, dtype, i);
+        },
+        [&](std::int64_t prev) { return store_unordered(th, prev); });
+    if (cp.commit_group) commit_stores(th);
+    if (cp.wait) wait_stores(th, 0, false);
+    note_store_read(th, op, cp, seq, writer);
+    return;
   }
-  const std::vector<std::uint8_t>& now = outputs_.at(cp.dst).bytes;
-  settle_output_store(written, before_written, output_writers_[cp.dst],
-                      th.rank * mesh_.num_threads() + th.index, [&](std::int64_t i) {
-                        return load_element(before, dtype, i) != load_element(now, dtype, i);
-                      });
+  if (cp.commit_group) commit_stores(th);
+  if (cp.wait) wait_stores(th, 0, false);
 }
 
 void Execution::copy_out_elements(const Thread& th, const CopySmemToGmem& cp,

@@ -1,8 +1,9 @@
 // Racing GMEM output stores. Nothing in a case orders the GMEM writes of different CTAs or Pallas
-// threads, so an output element that two writers leave with different values ends with the last
-// writer's value under whatever interleaving ran (interpret mode runs them as Python threads, the
-// hardware as it pleases). The prediction leaves such an element unwritten: not compared. Stores
-// of one writer, or of the same value, are still compared.
+// threads (nor a thread's stores in flight together), so an output element that two writers leave
+// with different values ends with the last writer's value under whatever interleaving ran
+// (interpret mode runs them as Python threads, the hardware as it pleases). The prediction leaves
+// such an element unwritten: not compared. Stores of one writer, or of the same value, are still
+// compared.
 #pragma once
 
 #include <cstddef>
@@ -18,23 +19,25 @@ inline constexpr std::uint8_t kOutputWritten = 1;
 inline constexpr std::uint8_t kOutputRacy = 2;
 inline constexpr std::uint8_t kOutputUntouched = 3;
 
-// After one store by `writer` (a CTA rank and thread index made one number) into an output:
-// `written` holds the marks the store left (kOutputUntouched where it wrote nothing), `before`
-// the marks before it, `writers` each element's last writer (-1: none; grown to size), and
-// `changed(e)` says whether the store changed element e's value. Restores the untouched marks,
-// marks as racy an element written by another writer before with another value (or already
-// racy), and records the writer.
-template <class Changed>
+// After one store by `writer` (a mark naming the store) into an output: `written` holds the marks
+// the store left (kOutputUntouched where it wrote nothing), `before` the marks before it,
+// `writers` each element's last writer (-1: none; grown to size), `changed(e)` says whether the
+// store changed element e's value, and `unordered(w)` whether nothing orders the store after the
+// earlier store marked w (another thread's, or one of its own thread still in flight: store
+// groups, execution_store_groups.cpp). Restores the untouched marks, marks as racy an element an
+// unordered store wrote before with another value (or already racy), and records the writer.
+template <class Changed, class Unordered>
 void settle_output_store(std::vector<std::uint8_t>& written,
                          const std::vector<std::uint8_t>& before,
-                         std::vector<std::int64_t>& writers, std::int64_t writer, Changed changed) {
+                         std::vector<std::int64_t>& writers, std::int64_t writer, Changed changed,
+                         Unordered unordered) {
   writers.resize(written.size(), -1);
   for (std::size_t e = 0; e < written.size(); ++e) {
     if (written[e] == kOutputUntouched) {
       written[e] = before[e];
       continue;
     }
-    const bool other = writers[e] >= 0 && writers[e] != writer;
+    const bool other = writers[e] >= 0 && unordered(writers[e]);
     if (written[e] == kOutputWritten &&
         (before[e] == kOutputRacy ||
          (other && (before[e] != kOutputWritten || changed(static_cast<std::int64_t>(e))))))

@@ -44,6 +44,7 @@ Prediction predict(const Case& original, Profile profile, bool explain) {
   } catch (const ref::UndefinedRun& u) {
     p.outcome = ref::undefined_outcome(u, profile);
   }
+  p.notes = std::move(ck.notes);
   p.outcome.info["rules_jax_version"] = to_string(c.target.jax);
   return p;
 }

@@ -13,6 +13,7 @@ namespace collfuzz {
 struct Prediction {
   Outcome outcome;
   std::vector<ref::ExplainStep> steps;  // filled when explaining: every rule checked, in order
+  std::vector<std::string> notes;       // filled when explaining: races the execution met
 };
 
 Prediction predict(const Case& c, Profile profile, bool explain = false);

@@ -69,6 +69,11 @@ void check_trace(Checker& ck) {
     // The attribute lookup raises before anything of the call is traced (until 0.12.0.1).
     if (const auto* wt = std::get_if<BarrierWait>(&op.v))
       ck.check(RuleId::kBarrierArriveAndWaitMissing, wt->arrive_first, op.path);
+    if (const auto* ws = std::get_if<WaitSmemToGmem>(&op.v)) {
+      ck.check(RuleId::kWaitSmemToGmemN, ws->n < 0, op.path, [&] {
+        return Holes{{"n", std::to_string(ws->n)}};
+      });
+    }
   });
 }
 

@@ -93,6 +93,17 @@ const std::string kStoreThenReduce =
              {"op": "copy_smem_to_gmem", "src": {"alloc": "dst"}, "dst": {"output": "y"}},
              {"op": "copy_smem_to_gmem", "src": {"alloc": "dst"}, "dst": {"output": "y"}, "reduction_op": "add"}]}])";
 const char* kY = R"([{"name": "y", "shape": [128, 64], "dtype": "float32"}])";
+// Two trips reuse one buffer: tile i in, stored to y's tile i with no wait of its own, then a
+// read-only wait that retires the store before the next trip's copy overwrites the buffer.
+const std::string kStoreReuse =
+    R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [64, 64], "dtype": "float32"},
+      {"name": "bar", "kind": "barrier"}],
+    "body": [{"op": "loop", "trip_count": 2, "index": "i", "body": [
+      {"op": "copy_gmem_to_smem", "src": {"input": "x", "index": [{"start": {"loop": "i", "mul": 64}, "size": 64}]},
+       "dst": {"alloc": "dst"}, "barrier": {"alloc": "bar"}},
+      {"op": "barrier_wait", "barrier": {"alloc": "bar"}},
+      {"op": "copy_smem_to_gmem", "src": {"alloc": "dst"}, "dst": {"output": "y", "index": [{"start": {"loop": "i", "mul": 64}, "size": 64}]}, "wait": false},
+      {"op": "wait_smem_to_gmem", "n": 0, "wait_read_only": true}]}]}])";
 
 // Three trips of double buffering: tile i into dst.at[i % 2] on bars.at[i % 2], then its wait.
 const std::string kDoubleBuffered =
@@ -134,6 +145,8 @@ const Planted kPlanted[] = {
     {Mutant::kBarrierSlotShifted, "{}", kLane, kX256, kDoubleBuffered.c_str(),
      "bytes:arrivals:copy:sim"},
     {Mutant::kStoreReductionIgnored, "{}", kLane, kX, kStoreThenReduce.c_str(),
+     "memory:output:copy_smem_to_gmem:sim", kY},
+    {Mutant::kStoreWaitGroupOffByOne, "{}", kLane, kX, kStoreReuse.c_str(),
      "memory:output:copy_smem_to_gmem:sim", kY},
 };
 
