@@ -43,6 +43,7 @@ if(COLLFUZZ_BUILD_TESTS)
       tests/sim/loop_test.cpp
       tests/sim/loop_index_test.cpp
       tests/sim/store_groups_test.cpp
+      tests/sim/index_sum_test.cpp
       tests/sim/lowering_diagnostics_test.cpp
       tests/sim/mbarrier_test.cpp
       tests/sim/plan_test.cpp

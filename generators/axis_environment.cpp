@@ -56,6 +56,15 @@ std::int64_t AxisEnvironment::cluster_size_of(const AxisNames& axes) const {
   return n;
 }
 
+std::vector<NamedAxis> AxisEnvironment::varying_axes() const {
+  std::vector<NamedAxis> out;
+  for (const auto& a : plain_cluster_) {
+    if (a.size > 1) out.push_back(a);
+  }
+  if (thread_indexable_ && thread_->size > 1) out.push_back(*thread_);
+  return out;
+}
+
 std::optional<NamedAxis> AxisEnvironment::varying_axis() const {
   for (const auto& a : plain_cluster_) {
     if (a.size > 1) return a;

@@ -43,6 +43,8 @@ class AxisEnvironment {
   // An indexable plain cluster axis of size > 1 (the first), else the thread axis if it is
   // indexable and has size > 1.
   std::optional<NamedAxis> varying_axis() const;
+  // Every axis varying_axis() may give: the plain cluster axes of size > 1, then the thread axis.
+  std::vector<NamedAxis> varying_axes() const;
 
  private:
   std::vector<NamedAxis> cluster_;

@@ -26,6 +26,7 @@ enum class SrcLayout : std::uint8_t {
   kWhollyOutOfBounds,  // a dynamic start that lies past the end for axis index >= 1
   kSqueezedSecond,     // the array has an extra dim after its first, indexed with an integer
   kPerCtaAt,           // an extra leading dim, one per index of an axis: .at[lax.axis_index(a)]
+  kPerCtaSum,          // one slice per pair of two axes' indices: pl.ds(a * rows * |b| + b * rows)
 };
 
 // A deliberate mistake in the source shape (copy.src_shape).

@@ -255,8 +255,11 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
   const auto axis = env_.varying_axis();
   SrcLayout layout = plan.layout;
   const bool dynamic = layout == SrcLayout::kPerCta || layout == SrcLayout::kPartlyOutOfBounds ||
-                       layout == SrcLayout::kWhollyOutOfBounds || layout == SrcLayout::kPerCtaAt;
+                       layout == SrcLayout::kWhollyOutOfBounds || layout == SrcLayout::kPerCtaAt ||
+                       layout == SrcLayout::kPerCtaSum;
   if (dynamic && !axis) layout = SrcLayout::kExact;
+  const std::vector<NamedAxis> varying = env_.varying_axes();
+  if (layout == SrcLayout::kPerCtaSum && varying.size() < 2) layout = SrcLayout::kPerCta;
   switch (layout) {
     case SrcLayout::kExact:
       break;
@@ -302,6 +305,19 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
       at.kind = IndexEntry::Kind::kAt;
       at.dyn_start = DynStart{axis->name.as_plain(), 1, 0};
       index.push_back(at);
+      break;
+    }
+    case SrcLayout::kPerCtaSum: {
+      // x.at[pl.ds(axis_index(a) * rows * |b| + axis_index(b) * rows, rows)]: every CTA (or
+      // thread) of the pair of axes reads its own rows (an index summed over two axes).
+      const NamedAxis& a = varying[0];
+      const NamedAxis& b = varying[1];
+      const std::int64_t rows = slice.front();
+      in.shape.front() = rows * a.size * b.size;
+      IndexEntry e = whole_dim(rows);
+      e.dyn_start = DynStart{a.name.as_plain(), rows * b.size, 0};
+      e.dyn_start->plus.push_back(DynTerm{b.name.as_plain(), rows, false});
+      index.push_back(e);
       break;
     }
     case SrcLayout::kPerCta:

@@ -59,13 +59,31 @@ def _cond(c):
 
 
 def _dyn(e: dict, loops=None) -> dict:
-  """A dynamic index: {"axis": A} or {"loop": NAME} (NAME renamed by `loops`), mul, add, mod."""
-  if "loop" in e:
-    out = {"loop": (loops or {}).get(e["loop"], e["loop"])}
+  """A dynamic index: {"axis": A} or {"loop": NAME} (NAME renamed by `loops`), mul, add, mod, and
+  its `plus` terms. With `plus`, every term (the own one too) is merged by name (an axis, or a
+  loop's index, met twice: one term, the muls summed) and the terms are sorted, the first the own
+  one: the same sum written in another order is the same index."""
+  def term(t: dict) -> tuple:
+    if "loop" in t:
+      return ("loop", (loops or {}).get(t["loop"], t["loop"]))
+    return ("axis", json.dumps(t["axis"]))  # an axis name may be a list
+
+  if e.get("plus"):
+    merged: dict = {}
+    for t in [e, *e["plus"]]:
+      merged[term(t)] = merged.get(term(t), 0) + int(t.get("mul", 1))
+    terms = sorted(merged.items())
   else:
-    out = {"axis": e["axis"]}
-  if int(e.get("mul", 1)) != 1:
-    out["mul"] = int(e["mul"])
+    terms = [(term(e), int(e.get("mul", 1)))]
+  out = {}
+  for k, ((kind, name), mul) in enumerate(terms):
+    t = {kind: json.loads(name) if kind == "axis" else name}
+    if mul != 1:
+      t["mul"] = mul
+    if k == 0:
+      out = t
+    else:
+      out.setdefault("plus", []).append(t)
   if int(e.get("add", 0)) != 0:
     out["add"] = int(e["add"])
   if e.get("mod") is not None:

@@ -215,6 +215,7 @@ Case scale_trailing(const Case& c, std::size_t k,
     if (e.dyn_start) {
       e.dyn_start->mul = e.dyn_start->mul > 0 ? f(e.dyn_start->mul) : 0;
       e.dyn_start->add = e.dyn_start->add > 0 ? f(e.dyn_start->add) : 0;
+      for (DynTerm& t : e.dyn_start->plus) t.mul = t.mul > 0 ? f(t.mul) : 0;
     }
   };
   for (auto& a : out.inputs) on_shape(a.shape);
@@ -287,6 +288,18 @@ std::vector<Case> simplify_fields(const Case& c) {
   each_store(
       [](CopySmemToGmem& st) { return st.reduction_op ? (st.reduction_op.reset(), true) : false; });
   each_store([](CopySmemToGmem& st) { return !st.wait ? (st.wait = true, true) : false; });
+  // An index summed over several axes loses its extra terms.
+  const auto drop_plus = [](std::vector<IndexEntry>& index) {
+    bool changed = false;
+    for (IndexEntry& e : index) {
+      if (!e.dyn_start || e.dyn_start->plus.empty()) continue;
+      e.dyn_start->plus.clear();
+      changed = true;
+    }
+    return changed;
+  };
+  each_copy([&](CopyGmemToSmem& cp) { return drop_plus(cp.src_index); });
+  each_store([&](CopySmemToGmem& st) { return drop_plus(st.dst_index); });
   each_store(
       [](CopySmemToGmem& st) { return !st.commit_group ? (st.commit_group = true, true) : false; });
   for (std::size_t i = 0; i < c.inputs.size(); ++i) {

@@ -93,20 +93,64 @@ struct Cond {
 // ---------------------------------------------------------------------------------------------
 // Indexing of GMEM refs: `ref.at[i, pl.ds(start, size), ...]`
 
+// One more term of a dynamic index: axis_index(axis) * mul, or, with `loop`, i * mul.
+struct DynTerm {
+  std::string axis;
+  std::int64_t mul = 1;
+  bool loop = false;
+};
+
 // start = axis_index(axis) * mul + add, or, with `loop`, i * mul + add where i is the index of
-// the enclosing loop whose `index` is `axis` (`lax.fori_loop(0, n, lambda i, c: ...)`).
+// the enclosing loop whose `index` is `axis` (`lax.fori_loop(0, n, lambda i, c: ...)`), plus the
+// terms of `plus` (`lax.axis_index("a") * 128 + lax.axis_index("b") * 64`: an index summed over
+// several axes, GMEM index entries only).
 struct DynStart {
   std::string axis;
   std::int64_t mul = 1;
   std::int64_t add = 0;
   bool loop = false;
   std::int64_t mod = 0;  // > 0: (v * mul + add) % mod, `lax.rem` (a pipeline's slot: i % 2)
+  std::vector<DynTerm> plus = {};
 };
 
-// The value of a dynamic index for `v` (the axis index, or the loop's trip).
+// The value of a dynamic index without `plus` terms for `v` (the axis index, or the loop's trip).
 inline std::int64_t dyn_value(const DynStart& d, std::int64_t v) {
   const std::int64_t x = v * d.mul + d.add;
   return d.mod > 0 ? x % d.mod : x;
+}
+
+// The value of a dynamic index where `axis_index(name)` gives each axis's index and
+// `loop_iteration` is the enclosing loop's trip.
+template <typename AxisIndex>
+std::int64_t dyn_eval(const DynStart& d, const AxisIndex& axis_index, std::int64_t loop_iteration) {
+  std::int64_t x = (d.loop ? loop_iteration : axis_index(d.axis)) * d.mul + d.add;
+  for (const DynTerm& t : d.plus) x += (t.loop ? loop_iteration : axis_index(t.axis)) * t.mul;
+  return d.mod > 0 ? x % d.mod : x;
+}
+
+// Folds every term of `d` (its own and its `plus` ones) that `fixed(axis, loop)` gives a value
+// into `add`; returns the static value when no term is left, else nullopt (a term left takes the
+// own term's place when that one was folded).
+template <typename Fixed>
+std::optional<std::int64_t> dyn_fold(DynStart& d, const Fixed& fixed) {
+  std::vector<DynTerm> left;
+  for (const DynTerm& t : d.plus) {
+    if (const std::optional<std::int64_t> v = fixed(t.axis, t.loop)) {
+      d.add += *v * t.mul;
+    } else {
+      left.push_back(t);
+    }
+  }
+  d.plus = std::move(left);
+  if (const std::optional<std::int64_t> v = fixed(d.axis, d.loop)) {
+    d.add += *v * d.mul;
+    if (d.plus.empty()) return d.mod > 0 ? d.add % d.mod : d.add;
+    d.axis = d.plus.front().axis;
+    d.mul = d.plus.front().mul;
+    d.loop = d.plus.front().loop;
+    d.plus.erase(d.plus.begin());
+  }
+  return std::nullopt;
 }
 
 struct IndexEntry {
@@ -126,8 +170,7 @@ template <typename AxisIndex>
 std::int64_t index_start(const IndexEntry& e, const AxisIndex& axis_index,
                          std::int64_t loop_iteration) {
   if (!e.dyn_start) return e.kind == IndexEntry::Kind::kAt ? e.at : e.start;
-  return dyn_value(*e.dyn_start,
-                   e.dyn_start->loop ? loop_iteration : axis_index(e.dyn_start->axis));
+  return dyn_eval(*e.dyn_start, axis_index, loop_iteration);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -75,18 +75,28 @@ void CaseParser::check_store_slice_in_bounds(const IndexEntry& e, std::int64_t d
                                              const std::string& path) const {
   if (!e.dyn_start || e.kind != IndexEntry::Kind::kSlice) return;
   const DynStart& d = *e.dyn_start;
-  const std::optional<std::int64_t> n =
-      d.loop ? std::optional<std::int64_t>(check_loop_index(d.axis, path + ".start.loop"))
-             : check_index_axis(d.axis, path + ".start.axis");
-  if (!n) {
-    throw InputError(path + ".start.axis", "the mesh gives the axis \"" + d.axis +
-                                               "\" no size; a store's dynamic slice needs one");
+  const auto size_of = [&](const std::string& axis, bool loop, const std::string& at) {
+    const std::optional<std::int64_t> n =
+        loop ? std::optional<std::int64_t>(check_loop_index(axis, at + ".loop"))
+             : check_index_axis(axis, at + ".axis");
+    if (!n) {
+      throw InputError(at + ".axis", "the mesh gives the axis \"" + axis +
+                                         "\" no size; a store's dynamic slice needs one");
+    }
+    return *n;
+  };
+  std::vector<std::int64_t> sizes{size_of(d.axis, d.loop, path + ".start")};
+  for (std::size_t k = 0; k < d.plus.size(); ++k) {
+    sizes.push_back(
+        size_of(d.plus[k].axis, d.plus[k].loop, jr::index_path(path + ".start.plus", k)));
   }
-  const std::int64_t last = dyn_max(d, *n);
+  const std::int64_t last = dyn_max(d, sizes);
   if (last + e.size > dim) {
     throw InputError(path, "the store's dynamic slice reaches [" + std::to_string(last) + ", " +
                                std::to_string(last + e.size) + ") (" +
-                               (d.loop ? "loop index " : "axis_index ") + std::to_string(*n - 1) +
+                               (d.loop ? "loop index " : "axis_index ") +
+                               std::to_string(sizes[0] - 1) +
+                               (d.plus.empty() ? "" : " and the largest of every term") +
                                "), out of bounds of a dimension of size " + std::to_string(dim) +
                                "; copy_smem_to_gmem's slices stay in bounds");
   }

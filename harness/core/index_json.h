@@ -2,13 +2,15 @@
 // `k` (ref.at[k]), `":"` (slice(None), the whole dim), {"start", "size"} (pl.ds, the start static
 // or dynamic), and a dynamic integer index: {"axis", "mul", "add"}
 // (ref.at[lax.axis_index(axis) * mul + add]) or {"loop", "mul", "add"} (ref.at[i * mul + add],
-// i the index of the enclosing loop named `loop`).
+// i the index of the enclosing loop named `loop`), either with "plus": [{"axis"|"loop", "mul"}...]
+// (more terms summed in: lax.axis_index("a") * 128 + lax.axis_index("b") * 64).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -40,5 +42,8 @@ nlohmann::json dyn_to_json(const DynStart& d);
 
 // The largest value `d` takes over the values 0..n-1 of its axis or loop index.
 std::int64_t dyn_max(const DynStart& d, std::int64_t n);
+// The same for an index with `plus` terms: sizes[0] is its own term's, sizes[k + 1] plus[k]'s.
+// With a mod and more than 65,536 combinations, a bound (the peak, at most mod - 1).
+std::int64_t dyn_max(const DynStart& d, const std::vector<std::int64_t>& sizes);
 
 }  // namespace collfuzz

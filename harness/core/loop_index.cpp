@@ -4,7 +4,12 @@ namespace collfuzz {
 namespace {
 
 bool reads(const std::optional<DynStart>& d, const std::string& name) {
-  return d && d->loop && d->axis == name;
+  if (!d) return false;
+  if (d->loop && d->axis == name) return true;
+  for (const DynTerm& t : d->plus) {
+    if (t.loop && t.axis == name) return true;
+  }
+  return false;
 }
 
 // Every place of `body` (nested ops too) a loop index can be read at: the GMEM index of copies
@@ -38,7 +43,11 @@ void bind_loop_index(Body& body, const std::string& name, std::int64_t value) {
       [&](std::vector<IndexEntry>& index) {
         for (IndexEntry& e : index) {
           if (!reads(e.dyn_start, name)) continue;
-          (e.kind == IndexEntry::Kind::kAt ? e.at : e.start) = dyn_value(*e.dyn_start, value);
+          const auto v = dyn_fold(*e.dyn_start, [&](const std::string& a, bool loop) {
+            return loop && a == name ? std::optional<std::int64_t>(value) : std::nullopt;
+          });
+          if (!v) continue;  // it still reads an axis
+          (e.kind == IndexEntry::Kind::kAt ? e.at : e.start) = *v;
           e.dyn_start.reset();
         }
       },

@@ -37,9 +37,12 @@ void bind_cond(Cond& c, const std::string& axis, std::int64_t warp) {
 
 void bind_index(std::vector<IndexEntry>& index, const std::string& axis, std::int64_t warp) {
   for (IndexEntry& e : index) {
-    if (!e.dyn_start || e.dyn_start->loop || e.dyn_start->axis != axis) continue;
-    const std::int64_t v = warp * e.dyn_start->mul + e.dyn_start->add;
-    (e.kind == IndexEntry::Kind::kAt ? e.at : e.start) = v;
+    if (!e.dyn_start) continue;
+    const auto v = dyn_fold(*e.dyn_start, [&](const std::string& a, bool loop) {
+      return !loop && a == axis ? std::optional<std::int64_t>(warp) : std::nullopt;
+    });
+    if (!v) continue;
+    (e.kind == IndexEntry::Kind::kAt ? e.at : e.start) = *v;
     e.dyn_start.reset();
   }
 }
@@ -108,6 +111,15 @@ void check_indices(const Body& body, const std::string& axis,
       }
       for (std::size_t d = 0; src && d < cp->src_index.size() && d < src->shape.size(); ++d) {
         const IndexEntry& e = cp->src_index[d];
+        if (e.dyn_start && !e.dyn_start->plus.empty()) {
+          bool warp_term = !e.dyn_start->loop && e.dyn_start->axis == axis;
+          for (const DynTerm& t : e.dyn_start->plus)
+            warp_term = warp_term || (!t.loop && t.axis == axis);
+          if (warp_term) {
+            throw InputError(op.path + ".src.index[" + std::to_string(d) + "]",
+                             "an index summed over the warp axis and others is not modelled");
+          }
+        }
         if (!e.dyn_start || e.dyn_start->loop || e.dyn_start->axis != axis ||
             e.kind != IndexEntry::Kind::kSlice)
           continue;

@@ -260,19 +260,37 @@ def rem(v: int, k: int) -> int:
   return -r if v < 0 else r
 
 
-def dynamic_value(e: dict, axes: dict) -> int:
-  """{"axis", "mul", "add"} or {"loop", "mul", "add"} for the thread whose axis indices (and
-  enclosing loops' indices, under loop_key) are `axes`; with `"mod": k`, lax.rem of that by k."""
+def _term_value(e: dict, axes: dict) -> int:
+  """The index a term names: axes[e["axis"]], or the loop's under loop_key(e["loop"])."""
   if "loop" in e:
     key = loop_key(e["loop"])
     if key not in axes:
       raise CaseError(f"no enclosing loop has the index {e['loop']!r}")
-    base = axes[key]
-  else:
-    if e["axis"] not in axes:
-      raise CaseError(f"unknown axis {e['axis']!r} in a dynamic index")
-    base = axes[e["axis"]]
-  v = base * int(e.get("mul", 1)) + int(e.get("add", 0))
+    return axes[key]
+  if e.get("axis") not in axes:
+    raise CaseError(f"unknown axis {e.get('axis')!r} in a dynamic index")
+  return axes[e["axis"]]
+
+
+def plus_terms(e: dict) -> list:
+  """The `plus` terms of a dynamic index ([] without them): each {"axis"|"loop", "mul"}."""
+  terms = e.get("plus")
+  if terms is None:
+    return []
+  if not isinstance(terms, list) or not all(
+      isinstance(t, dict) and ("axis" in t) != ("loop" in t) for t in terms):
+    raise CaseError(f"a dynamic index's plus is a list of {{\"axis\" or \"loop\", \"mul\"}} "
+                    f"terms: {e!r}")
+  return terms
+
+
+def dynamic_value(e: dict, axes: dict) -> int:
+  """{"axis", "mul", "add"} or {"loop", "mul", "add"} for the thread whose axis indices (and
+  enclosing loops' indices, under loop_key) are `axes`, plus each `plus` term's index * its mul;
+  with `"mod": k`, lax.rem of that by k."""
+  v = _term_value(e, axes) * int(e.get("mul", 1)) + int(e.get("add", 0))
+  for t in plus_terms(e):
+    v += _term_value(t, axes) * int(t.get("mul", 1))
   if e.get("mod") is not None:
     k = int(e["mod"])
     if k < 1:
@@ -291,6 +309,8 @@ def slot_value(e: Any, loops: dict) -> int:
   """An SMEM or barrier index (a static integer or a loop slot) for the enclosing loops' indices
   `loops` (loop_key(NAME) -> index)."""
   if is_slot(e):
+    if "plus" in e:
+      raise CaseError(f"a slot reads one loop index, no sum (no \"plus\"): {e!r}")
     return dynamic_value(e, loops)
   if isinstance(e, bool) or not isinstance(e, int):
     raise CaseError(f"an SMEM or barrier index is an integer or a loop slot, got {e!r}")

@@ -23,11 +23,12 @@ class BarriersMixin:
     entries = self.gmem_index(env, transforms, ref, eqn, what)
     if entries:
       e = entries[0]
-      slot = isinstance(e, dict) and "loop" in e  # bars.at[i % 2]: a lax.fori_loop slot
+      # bars.at[i % 2]: a lax.fori_loop slot (of one loop index: no `plus` terms)
+      slot = isinstance(e, dict) and "loop" in e and "plus" not in e
       if len(entries) != 1 or isinstance(e, bool) or not (isinstance(e, int) or slot):
         self.refuse(eqn, f"{what}: barrier `{ref.name}` indexed with {entries!r}; a case "
                     "indexes a barrier array with one static integer or a lax.fori_loop slot "
-                    "(i * m + a) % k (not lax.axis_index)")
+                    "(i * m + a) % k of one loop index (not lax.axis_index, no sum)")
       use["index"] = e
     elif isinstance(ref.alloc.get("num_barriers"), int) and transforms:
       use["index"] = 0  # .at[:] of a 1-barrier array

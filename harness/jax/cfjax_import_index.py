@@ -2,12 +2,16 @@
 
 IndexMixin.scalar_eqn follows `lax.axis_index(axis) * m + a` and a lax.fori_loop's `i * m + a`
 (both Axis values; the loop's kept through the arithmetic, refused in a comparison: conditions use
-only lax.axis_index), comparisons of lax.axis_index with an integer and `and`/`or`/`not` of those
-(a case's index entries and conditions); the rest turns a ref's transforms (one `.at[...]`, an
-NDIndexer) into a case's index entries: GMEM indices (integers, `:`, lax.axis_index and loop
-entries, `pl.ds` with such a start) and SMEM ones (static integers, the first one possibly a
-loop slot). `rem` (lax.rem) and Python's % (a jnp.remainder call) of a loop index by an integer k
-make a slot, an Axis with mod k (`bars.at[i % 2]`); nothing follows a slot's `%`.
+only lax.axis_index), linear sums of those (`lax.axis_index("a") * 128 + lax.axis_index("b") * 64
++ i * 16 + 8`, in any order and scaled by integers: the first term the own one, the others an
+entry's `plus` terms, a name met twice merged, a final `rem`/% allowed; dynamic_entry refuses one
+whose factors or constant would be negative), comparisons of lax.axis_index with an integer and
+`and`/`or`/`not` of those (a case's index entries and conditions); the rest turns a ref's
+transforms (one `.at[...]`, an NDIndexer) into a case's index entries: GMEM indices (integers,
+`:`, lax.axis_index and loop entries and their sums, `pl.ds` with such a start) and SMEM ones
+(static integers, the first one possibly a loop slot). `rem` (lax.rem) and Python's % (a
+jnp.remainder call) of a loop index by an integer k make a slot, an Axis with mod k
+(`bars.at[i % 2]`); nothing follows a slot's `%`; a slot is of one loop index (no sum).
 """
 
 from __future__ import annotations
@@ -48,12 +52,12 @@ class IndexMixin:
       a, b = ins
       if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
         out = {"mul": a * b, "add": a + b, "sub": a - b}[name]
-      elif name == "mul" and isinstance(a, Axis) and isinstance(b, int) and \
-          (a.add == 0 or a.loop):
+      elif name == "mul" and isinstance(a, Axis) and isinstance(b, int):
         out = a.times(b)
-      elif name == "mul" and isinstance(b, Axis) and isinstance(a, int) and \
-          (b.add == 0 or b.loop):
+      elif name == "mul" and isinstance(b, Axis) and isinstance(a, int):
         out = b.times(a)
+      elif name in ("add", "sub") and isinstance(a, Axis) and isinstance(b, Axis):
+        out = a.sum(b, 1 if name == "add" else -1)  # an index summed over several terms
       elif name == "add" and isinstance(a, Axis) and isinstance(b, int):
         out = a.plus(b)
       elif name == "add" and isinstance(b, Axis) and isinstance(a, int):
@@ -72,7 +76,8 @@ class IndexMixin:
         out = Unknown(f"the comparison `{name}` of {self.describe(ins[0])} and "
                       f"{self.describe(ins[1])} (a condition may use only lax.axis_index, "
                       "not a lax.fori_loop index)", user_line(eqn, self.user_file))
-      elif isinstance(a, Axis) and isinstance(b, int) and a.mul == 1 and a.add == 0:
+      elif isinstance(a, Axis) and isinstance(b, int) and a.mul == 1 and a.add == 0 and \
+          not a.terms:
         out = Cond({"axis": axis_name_json(a.axis), op: b})
       elif isinstance(a, int) and isinstance(b, int):
         out = {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b,
@@ -135,14 +140,15 @@ class IndexMixin:
       return Unknown(f"{what} (a slot is (i * m + a) % k, k an integer >= 1)", where)
     if not isinstance(a, Axis):
       return Unknown(what, where)
-    if not a.loop:
+    if not a.loop and not a.terms:
       return Unknown(f"{what} (a slot `% k` is made of a lax.fori_loop index, not of "
                      "lax.axis_index)", where)
     if a.mod is not None:
       return Unknown(f"{what} (a slot takes one `% k`: (i * m + a) % k)", where)
-    if spelt == "%" and (a.mul < 0 or a.add < 0):
-      return Unknown(f"{what}, whose dividend i * {a.mul} + {a.add} may be negative (Python's "
-                     "% floors, a case's mod is lax.rem: write lax.rem(...))", where)
+    if spelt == "%" and a.negative():
+      dividend = a.spelt() if a.terms else f"i * {a.mul} + {a.add}"
+      return Unknown(f"{what}, whose dividend {dividend} may be negative (Python's % floors, "
+                     "a case's mod is lax.rem: write lax.rem(...))", where)
     return a.modulo(b)
 
   # -- indices
@@ -172,8 +178,8 @@ class IndexMixin:
     if isinstance(x, (int, Axis)) and not isinstance(x, bool):
       return x
     self.refuse(eqn, f"{what}: an index that is {self.describe(x)} (an index is an integer, "
-                "lax.axis_index(axis) * m + a, a lax.fori_loop index i * m + a or a slot "
-                "(i * m + a) % k)")
+                "lax.axis_index(axis) * m + a, a lax.fori_loop index i * m + a, a sum of such "
+                "terms, or a slot (i * m + a) % k)")
     return None
 
   def gmem_index(self, env, transforms, ref: Ref, eqn, what: str):
@@ -197,19 +203,32 @@ class IndexMixin:
         elif isinstance(start, int):
           out.append({"start": start, "size": size})
         else:
-          out.append({"start": start.entry(), "size": size})
+          out.append({"start": self.dynamic_entry(start, eqn, what), "size": size})
       else:
         x = self.index_value(env, ix, eqn, what)
-        out.append(x.entry() if isinstance(x, Axis) else x)
+        out.append(self.dynamic_entry(x, eqn, what) if isinstance(x, Axis) else x)
     while out and out[-1] == ":":
       out.pop()
     return out
+
+  def dynamic_entry(self, x: Axis, eqn, what: str) -> dict:
+    """An Axis -> a case's dynamic index object; a sum (`plus` terms) whose factors or constant
+    would be negative is refused here (a case's are >= 0)."""
+    if x.terms and x.negative():
+      self.refuse(eqn, f"{what}: the index {x.spelt()} has a negative factor or constant; an "
+                  "index summed over several terms is written with every `* m` and the "
+                  "constant >= 0 (mul and add of a case's index are)")
+    return x.entry()
 
   def static_index(self, env, transforms, ref: Ref, eqn, what: str):
     """An SMEM ref's index: integers on leading dims, the first one possibly a lax.fori_loop slot
     (`smem.at[i % 2]`: {"loop": NAME, "mul", "add", "mod"}); a case indexes SMEM no other way."""
     entries = self.gmem_index(env, transforms, ref, eqn, what)
     for d, e in enumerate(entries):
+      if isinstance(e, dict) and "plus" in e:
+        self.refuse(eqn, f"{what}: `{ref.name}` indexed with a sum of several indices ({e!r}); a "
+                    "case indexes SMEM with static integers, the first one possibly a "
+                    "lax.fori_loop slot (i * m + a) % k of one loop index")
       if d == 0 and isinstance(e, dict) and "loop" in e:
         continue
       if isinstance(e, dict) and "axis" in e:

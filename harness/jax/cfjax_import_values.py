@@ -54,27 +54,60 @@ class Ref:
 class Axis:
   """lax.axis_index(axis) * mul + add; with `loop`, i * mul + add, where i is the index (0..n-1) of
   the case loop whose `index` is the name `axis` (a lax.fori_loop's index, cfjax_import_control).
-  With `mod` k (a loop's only), lax.rem of that by k: a pipeline slot `(i * mul + add) % k`, to
-  which no further arithmetic applies (scalar_eqn refuses it)."""
+  `terms`: more terms summed in, each (name, loop, mul) (an index summed over several axes or an
+  axis and a loop's index: a case entry's `plus`), no two with the same name and kind, nor one
+  the same as the own term. With `mod` k (a loop's, or a sum's), lax.rem of that by k: a
+  pipeline slot `(i * mul + add) % k`, to which no further arithmetic applies (scalar_eqn refuses
+  it)."""
 
-  def __init__(self, axis, mul=1, add=0, loop=False, mod=None):
+  def __init__(self, axis, mul=1, add=0, loop=False, mod=None, terms=()):
     self.axis = axis
     self.mul = mul
     self.add = add
     self.loop = loop
     self.mod = mod
+    self.terms = tuple(terms)
 
   def modulo(self, k: int) -> "Axis":
     """lax.rem(x * mul + add, k)."""
-    return Axis(self.axis, self.mul, self.add, self.loop, k)
+    return Axis(self.axis, self.mul, self.add, self.loop, k, self.terms)
 
   def times(self, k: int) -> "Axis":
     """(x * mul + add) * k."""
-    return Axis(self.axis, self.mul * k, self.add * k, self.loop)
+    return Axis(self.axis, self.mul * k, self.add * k, self.loop,
+                terms=[(n, lp, m * k) for n, lp, m in self.terms])
 
   def plus(self, k: int) -> "Axis":
     """x * mul + add + k."""
-    return Axis(self.axis, self.mul, self.add + k, self.loop)
+    return Axis(self.axis, self.mul, self.add + k, self.loop, terms=self.terms)
+
+  def sum(self, other: "Axis", sign: int = 1) -> "Axis":
+    """self + other (sign 1) or self - other (sign -1): the terms in the order they come (this
+    one's, then the other's), a name met again (the same axis, or the same loop's index) merged
+    into its first term; the first term is the own one."""
+    merged: dict = {}
+    for n, lp, m in [(self.axis, self.loop, self.mul), *self.terms]:
+      merged[(n, lp)] = merged.get((n, lp), 0) + m
+    for n, lp, m in [(other.axis, other.loop, other.mul), *other.terms]:
+      merged[(n, lp)] = merged.get((n, lp), 0) + sign * m
+    (n0, lp0), m0 = next(iter(merged.items()))
+    rest = [(n, lp, m) for (n, lp), m in merged.items()][1:]
+    return Axis(n0, m0, self.add + sign * other.add, lp0, terms=rest)
+
+  def negative(self) -> bool:
+    """Whether a factor or the constant is below 0 (a case's mul and add are >= 0)."""
+    return self.mul < 0 or self.add < 0 or any(m < 0 for _, _, m in self.terms)
+
+  def spelt(self) -> str:
+    """The expression as Python: lax.axis_index('a') * 128 + i * 16 + 8."""
+    s = ""
+    for k, (n, lp, m) in enumerate([(self.axis, self.loop, self.mul), *self.terms]):
+      t = n if lp else f"lax.axis_index({n!r})"
+      t = t if abs(m) == 1 else f"{t} * {abs(m)}"
+      s = (f"-{t}" if m < 0 else t) if k == 0 else f"{s} {'-' if m < 0 else '+'} {t}"
+    if self.add:
+      s = f"{s} {'-' if self.add < 0 else '+'} {abs(self.add)}"
+    return f"lax.rem({s}, {self.mod})" if self.mod is not None else s
 
   def entry(self) -> dict:
     e = {"loop": self.axis} if self.loop else {"axis": self.axis}
@@ -84,6 +117,13 @@ class Axis:
       e["add"] = self.add
     if self.mod is not None:
       e["mod"] = self.mod
+    if self.terms:
+      e["plus"] = []
+      for n, lp, m in self.terms:
+        t = {"loop": n} if lp else {"axis": n}
+        if m != 1:
+          t["mul"] = m
+        e["plus"].append(t)
     return e
 
 
@@ -195,6 +235,8 @@ class ImporterBase:
   def describe(x) -> str:
     if isinstance(x, Unknown):
       return f"it comes from {x.what} at {x.where}"
+    if isinstance(x, Axis) and x.terms:
+      return f"the index sum {x.spelt()}"
     if isinstance(x, Axis) and x.mod is not None:
       return f"a lax.fori_loop slot (i * m + a) % {x.mod}"
     if isinstance(x, Axis):

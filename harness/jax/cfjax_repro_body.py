@@ -103,27 +103,42 @@ class Writer:
       out.append(f"pl.ds({s}, {int(e['size'])})")
     return ", ".join(out) + ("," if len(out) == 1 else "")
 
-  def dynamic_index(self, e: dict) -> str:
-    """cfjax_translate.dynamic_index: lax.axis_index(axis) * mul + add, or NAME * mul + add for the
-    index of the enclosing loop whose `index` is NAME (loop_ident's spelling); factors of 1 and 0
-    left out."""
+  def term(self, e: dict) -> str:
+    """The index a term names: lax.axis_index(axis), or the spelling (loop_ident) of the index of
+    the enclosing loop whose `index` is e["loop"]."""
     if "loop" in e:
       if e["loop"] not in self.loop_names:
         raise Unsupported(f"no enclosing loop has the index {e['loop']!r}")
-      s = self.loop_names[e["loop"]]
-    else:
-      s = f"lax.axis_index({e['axis']!r})"
+      return self.loop_names[e["loop"]]
+    return f"lax.axis_index({e['axis']!r})"
+
+  def dynamic_index(self, e: dict) -> str:
+    """cfjax_translate.dynamic_index: lax.axis_index(axis) * mul + add, or NAME * mul + add for the
+    index of the enclosing loop whose `index` is NAME (loop_ident's spelling), each `plus` term's
+    `+ lax.axis_index(b) * m2` (or `+ NAME * m2`) before the `+ add`; factors of 1 and 0 left
+    out."""
+    s = self.term(e)
     mul, add = int(e.get("mul", 1)), int(e.get("add", 0))
     if mul != 1:
       s = f"{s} * {mul}"
+    terms = e.get("plus") or []
+    if not isinstance(terms, list) or not all(
+        isinstance(t, dict) and ("axis" in t) != ("loop" in t) for t in terms):
+      raise Unsupported(f"a dynamic index's plus is a list of {{\"axis\" or \"loop\", \"mul\"}} "
+                        f"terms: {e!r}")
+    muls = [mul]
+    for t in terms:
+      m = int(t.get("mul", 1))
+      muls.append(m)
+      s = f"{s} + {self.term(t)}" + (f" * {m}" if m != 1 else "")
     if add != 0:
       s = f"{s} + {add}"
     if e.get("mod") is not None:
       k = int(e["mod"])
       if k < 1:
         raise Unsupported(f"a dynamic index's mod must be >= 1: {e!r}")
-      if mul >= 0 and add >= 0:  # never negative: Python's % is lax.rem there
-        s = f"({s}) % {k}" if (mul != 1 or add != 0) else f"{s} % {k}"
+      if min(muls) >= 0 and add >= 0:  # never negative: Python's % is lax.rem there
+        s = f"({s}) % {k}" if (mul != 1 or add != 0 or terms) else f"{s} % {k}"
       else:  # % floors; the case's mod is lax.rem (truncated) for a negative value too
         s = f"lax.rem({s}, {k})"
     return s
@@ -131,6 +146,8 @@ class Writer:
   def slot_index(self, e, what: str) -> str:
     """An SMEM leading index or a barrier index: an integer or a loop slot (NAME * m + a) % k."""
     if isinstance(e, dict) and "loop" in e:
+      if "plus" in e:
+        raise Unsupported(f"{what} {e!r}: a slot reads one loop index, no sum (no \"plus\")")
       return self.dynamic_index(e)
     if isinstance(e, bool) or not isinstance(e, int):
       raise Unsupported(f"{what} {e!r} (an integer or a loop slot {{\"loop\": NAME, ...}})")

@@ -21,8 +21,8 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
-from cfjax_case import (Case, CaseError, axis_name, axis_names, flag, loop_key, reduction_op,
-                        wait_groups)
+from cfjax_case import (Case, CaseError, axis_name, axis_names, flag, loop_key, plus_terms,
+                        reduction_op, wait_groups)
 
 LABEL_PREFIX = "cfop"
 HIDDEN_OUTPUT = "_cfjax_keep_alive"
@@ -71,20 +71,32 @@ def cond_value(cond: Any):
   raise CaseError(f"not a condition: {cond!r}")
 
 
-def dynamic_index(e: dict, env: dict | None = None):
-  """{"axis", "mul", "add"} -> lax.axis_index(axis) * mul + add; {"loop": NAME, "mul", "add"} ->
-  i * mul + add, i the index tracer of the enclosing loop whose `index` is NAME (in env under
-  loop_key(NAME), a tuple, which no ref name is). Factors of 1 and 0 are left out. With
-  `"mod": k`, the value is lax.rem(... , k) (a pipeline slot: `(i * mul + add) % k`)."""
+def _term_index(e: dict, env: dict | None):
+  """lax.axis_index(e["axis"]), or the index tracer of the enclosing loop whose `index` is
+  e["loop"] (in env under loop_key(NAME), a tuple, which no ref name is)."""
   if "loop" in e:
     key = loop_key(e["loop"])
     if env is None or key not in env:
       raise CaseError(f"no enclosing loop has the index {e['loop']!r}")
-    value = env[key]
-  else:
-    value = lax.axis_index(e["axis"])
+    return env[key]
+  return lax.axis_index(e["axis"])
+
+
+def dynamic_index(e: dict, env: dict | None = None):
+  """{"axis", "mul", "add"} -> lax.axis_index(axis) * mul + add; {"loop": NAME, "mul", "add"} ->
+  i * mul + add, i the index tracer of the enclosing loop whose `index` is NAME (_term_index).
+  Each term of `"plus": [{"axis"|"loop", "mul"}, ...]` adds its index * its mul after the own
+  term's product and before `add` (lax.axis_index("a") * 128 + lax.axis_index("b") * 64 + add).
+  Factors of 1 and 0 are left out. With `"mod": k`, the value is lax.rem(... , k) (a pipeline
+  slot: `(i * mul + add) % k`)."""
+  value = _term_index(e, env)
   if int(e.get("mul", 1)) != 1:
     value = value * int(e["mul"])
+  for t in plus_terms(e):
+    term = _term_index(t, env)
+    if int(t.get("mul", 1)) != 1:
+      term = term * int(t["mul"])
+    value = value + term
   if int(e.get("add", 0)) != 0:
     value = value + int(e["add"])
   if e.get("mod") is not None:
@@ -104,6 +116,8 @@ def slot_index(e, env: dict | None, what: str):
     if "loop" not in e:
       raise CaseError(f"{what}: a dynamic index must be a loop slot {{\"loop\": NAME, ...}}, "
                       f"got {e!r}")
+    if "plus" in e:
+      raise CaseError(f"{what}: a slot reads one loop index, no sum (no \"plus\"): {e!r}")
     return dynamic_index(e, env)
   return int(e)
 

@@ -46,9 +46,9 @@ TEST(Generators, TheStreamOfSeedOneIsPinned) {
     for (unsigned char ch : case_to_json(generate_case(1, i)).dump())
       h = (h ^ ch) * 0x100000001b3ULL;
   }
-  EXPECT_EQ(h, 0x36195e06a8ae96f2ULL)  // scratch_shapes, 0-d barriers, warp_map, loops, slots,
+  EXPECT_EQ(h, 0x22a52073bb2b7a06ULL)  // scratch_shapes, 0-d barriers, warp_map, loops, slots,
                                        // arrive_and_wait, reducing and predicated stores, store
-                                       // groups
+                                       // groups, indices summed over two axes
       << "the stream of seed 1 changed: new pin 0x" << std::hex << h;
 }
 
@@ -121,6 +121,29 @@ TEST(Generators, SomeStoresStayInFlight) {
   EXPECT_GT(waits, 20);
   EXPECT_GT(commits, 5);
   EXPECT_GT(racy, 0);
+}
+
+// Indices summed over two axes: some copies read pl.ds(a * m + b * n, rows); some such cases
+// complete.
+TEST(Generators, SomeSourcesSumTwoAxes) {
+  int summed = 0;
+  int completed = 0;
+  for (std::uint64_t i = 0; i < 4000; ++i) {
+    const Case c = generate_case(8, i);
+    if (!has_op(c.program, [](const Op& op) {
+          const auto* cp = std::get_if<CopyGmemToSmem>(&op.v);
+          if (!cp) return false;
+          for (const IndexEntry& e : cp->src_index) {
+            if (e.dyn_start && !e.dyn_start->plus.empty()) return true;
+          }
+          return false;
+        }))
+      continue;
+    ++summed;
+    completed += predict(c, Profile::kMosaic).outcome.kind == OutcomeKind::kCompleted;
+  }
+  EXPECT_GT(summed, 10);
+  EXPECT_GT(completed, 0);
 }
 
 // Predicated stores: some write-backs carry predicate=; some of those cases complete.

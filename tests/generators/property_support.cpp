@@ -90,12 +90,22 @@ Case rename_axes(Case c, const std::function<std::string(const std::string&)>& r
       if (cp->predicate) rename_cond(*cp->predicate, rename);
       for (auto& e : cp->src_index) {
         if (e.dyn_start && !e.dyn_start->loop) e.dyn_start->axis = rename(e.dyn_start->axis);
+        if (e.dyn_start) {
+          for (DynTerm& t : e.dyn_start->plus) {
+            if (!t.loop) t.axis = rename(t.axis);
+          }
+        }
       }
     }
     if (auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
       if (st->predicate) rename_cond(*st->predicate, rename);
       for (auto& e : st->dst_index) {
         if (e.dyn_start && !e.dyn_start->loop) e.dyn_start->axis = rename(e.dyn_start->axis);
+        if (e.dyn_start) {
+          for (DynTerm& t : e.dyn_start->plus) {
+            if (!t.loop) t.axis = rename(t.axis);
+          }
+        }
       }
     }
     if (auto* w = std::get_if<When>(&op.v)) rename_cond(w->cond, rename);
