@@ -87,6 +87,9 @@ class Simulation {
   Outcome run() {
     start();
     if (!ub_) schedule();
+    // A thread left blocked (a deadlock) still has its stores in flight: the TMA completes them
+    // whatever the thread does, reading SMEM as it stands at the end.
+    for (Thread& th : threads_) complete_stores_upto(th, th.stores.size());
     if (ub_) {
       // Undefined behaviour: the simulator gives the run no meaning; the outcome names it.
       Outcome o;

@@ -129,6 +129,19 @@ TEST(StoreGroups, TwoStoresInFlightOverOneTileAreUnordered) {
   EXPECT_TRUE(written(racy).empty());
 }
 
+TEST(StoreGroups, AStoreInFlightCompletesWhenItsThreadHangs) {
+  // Found by the main job's campaign: a store left in flight, then a wait that never completes.
+  // The TMA still stores: the output is written (the simulator completed a store only at a wait
+  // or at its thread's end).
+  json j = reuse_case({store()});
+  j["program"][0]["body"].push_back(json::parse(R"({"op": "run_scoped", "allocs": [
+      {"name": "never", "kind": "barrier", "num_arrivals": 3}],
+      "body": [{"op": "barrier_wait", "barrier": {"alloc": "never"}}]})"));
+  const Outcome o = run(j);
+  ASSERT_EQ(o.kind, OutcomeKind::kDeadlock);
+  EXPECT_EQ(written(o), (Ranges{{kLastTile, kAll}}));
+}
+
 TEST(StoreGroups, InterpretModeStoresAtIssue) {
   // The interpret profile has no store in flight: every tile is compared.
   const Case c = case_from_json(reuse_case({store()}, {}, "interpret"));
