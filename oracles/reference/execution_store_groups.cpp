@@ -37,7 +37,8 @@ void Execution::wait_stores(Thread& th, std::int64_t n, bool read_only) {
 }
 
 void Execution::note_store_read(Thread& th, const Op& op, const CopySmemToGmem& cp,
-                                std::int64_t seq, std::int64_t writer) {
+                                std::int64_t seq, std::int64_t writer,
+                                std::vector<std::pair<std::int64_t, std::int64_t>> elements) {
   if (!mosaic_) {
     commit_stores(th);
     wait_stores(th, 0, false);
@@ -53,8 +54,8 @@ void Execution::note_store_read(Thread& th, const Op& op, const CopySmemToGmem& 
   const Shape shape(a->shape.begin() + static_cast<std::ptrdiff_t>(cp.src_index.size()),
                     a->shape.end());
   const auto [at, n] = byte_span(src, base, element_count(shape));
-  store_reads_.push_back(
-      PendingStoreRead{src.mem, at, at + n, thread_id(th), seq, cp.dst, writer, &op.path, th.rank});
+  store_reads_.push_back(PendingStoreRead{src.mem, at, at + n, thread_id(th), seq, cp.dst, writer,
+                                          std::move(elements), &op.path, th.rank});
 }
 
 bool Execution::meets_store_read(const Memory& m, std::size_t at, std::size_t n) const {
@@ -84,10 +85,14 @@ void Execution::settle_store_reads(const Memory& m, std::size_t at, std::size_t 
       if (std::find(ck_.notes.begin(), ck_.notes.end(), note) == ck_.notes.end())
         ck_.notes.push_back(std::move(note));
     }
+    // Every element it wrote: it may land after any later store of another thread (or one of
+    // its own still in flight), whoever wrote the element last in the canonical schedule.
     std::vector<std::uint8_t>& written = written_.at(r.output);
-    const std::vector<std::int64_t>& writers = output_writers_[r.output];
-    for (std::size_t e = 0; e < writers.size(); ++e) {
-      if (writers[e] == r.writer && written[e] == kOutputWritten) written[e] = kOutputRacy;
+    for (const auto& [begin, end] : r.elements) {
+      for (std::int64_t e = begin; e < end; ++e) {
+        auto& w = written[static_cast<std::size_t>(e)];
+        if (w == kOutputWritten) w = kOutputRacy;
+      }
     }
     return true;
   });

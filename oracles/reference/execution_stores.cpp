@@ -24,6 +24,19 @@ void Execution::copy_out(Thread& th, const Op& op, const CopySmemToGmem& cp) {
     for (const auto& o : c_.outputs) {
       if (o.name == cp.dst) dtype = o.dtype;
     }
+    // The elements it wrote, for a store that may stay in flight (execution_store_groups.cpp).
+    std::vector<std::pair<std::int64_t, std::int64_t>> elements;
+    if (mosaic_ && (!cp.wait || !cp.commit_group)) {
+      for (std::size_t e = 0; e < written.size(); ++e) {
+        if (written[e] == kOutputUntouched) continue;
+        const auto i = static_cast<std::int64_t>(e);
+        if (!elements.empty() && elements.back().second == i) {
+          ++elements.back().second;
+        } else {
+          elements.emplace_back(i, i + 1);
+        }
+      }
+    }
     const std::vector<std::uint8_t>& now = outputs_.at(cp.dst).bytes;
     settle_output_store(
         written, before_written, output_writers_[cp.dst], writer,
@@ -33,7 +46,7 @@ void Execution::copy_out(Thread& th, const Op& op, const CopySmemToGmem& cp) {
         [&](std::int64_t prev) { return store_unordered(th, prev); });
     if (cp.commit_group) commit_stores(th);
     if (cp.wait) wait_stores(th, 0, false);
-    note_store_read(th, op, cp, seq, writer);
+    note_store_read(th, op, cp, seq, writer, std::move(elements));
     return;
   }
   if (cp.commit_group) commit_stores(th);
