@@ -169,7 +169,6 @@ struct PendingStoreRead {
   std::int64_t thread = 0;  // Execution::thread_id
   std::int64_t seq = 0;     // the store's number in its thread's issue order
   std::string output;
-  std::int64_t writer = 0;  // its output_writers_ mark
   // The output element ranges [begin, end) it wrote: whatever stores land after it, it may land
   // last.
   std::vector<std::pair<std::int64_t, std::int64_t>> elements;
@@ -414,7 +413,6 @@ class Execution {
   // After a store's own commit and wait: keep its SMEM read pending while its group has not
   // retired it.
   void note_store_read(Thread& th, const Op& op, const CopySmemToGmem& cp, std::int64_t seq,
-                       std::int64_t writer,
                        std::vector<std::pair<std::int64_t, std::int64_t>> elements);
   // Whether a write of bytes [at, at + n) of `m` meets a pending store read; after the write,
   // each store read whose bytes it changed races: its output elements are not compared.

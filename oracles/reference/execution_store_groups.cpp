@@ -37,7 +37,7 @@ void Execution::wait_stores(Thread& th, std::int64_t n, bool read_only) {
 }
 
 void Execution::note_store_read(Thread& th, const Op& op, const CopySmemToGmem& cp,
-                                std::int64_t seq, std::int64_t writer,
+                                std::int64_t seq,
                                 std::vector<std::pair<std::int64_t, std::int64_t>> elements) {
   if (!mosaic_) {
     commit_stores(th);
@@ -54,7 +54,7 @@ void Execution::note_store_read(Thread& th, const Op& op, const CopySmemToGmem& 
   const Shape shape(a->shape.begin() + static_cast<std::ptrdiff_t>(cp.src_index.size()),
                     a->shape.end());
   const auto [at, n] = byte_span(src, base, element_count(shape));
-  store_reads_.push_back(PendingStoreRead{src.mem, at, at + n, thread_id(th), seq, cp.dst, writer,
+  store_reads_.push_back(PendingStoreRead{src.mem, at, at + n, thread_id(th), seq, cp.dst,
                                           std::move(elements), &op.path, th.rank});
 }
 

@@ -46,7 +46,7 @@ void Execution::copy_out(Thread& th, const Op& op, const CopySmemToGmem& cp) {
         [&](std::int64_t prev) { return store_unordered(th, prev); });
     if (cp.commit_group) commit_stores(th);
     if (cp.wait) wait_stores(th, 0, false);
-    note_store_read(th, op, cp, seq, writer, std::move(elements));
+    note_store_read(th, op, cp, seq, std::move(elements));
     return;
   }
   if (cp.commit_group) commit_stores(th);
