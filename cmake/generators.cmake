@@ -16,6 +16,7 @@ add_library(collfuzz_generators STATIC
   generators/scope_gen.cpp
   generators/shape_choice.cpp
   generators/target_gen.cpp
+  generators/vector_back.cpp
 )
 target_link_libraries(collfuzz_generators
   PUBLIC "$<IF:${COLLFUZZ_SEAM},collfuzz_reference_mutants,collfuzz_reference>" rapidcheck

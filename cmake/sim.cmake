@@ -21,6 +21,7 @@ set(COLLFUZZ_SIM_SOURCES
   harness/sim/cluster_simulator.cpp
   harness/sim/gmem_inputs.cpp
   harness/sim/simulator.cpp
+  harness/sim/vector_store.cpp
 )
 
 add_library(collfuzz_lowering STATIC ${COLLFUZZ_LOWERING_SOURCES})
@@ -44,6 +45,7 @@ if(COLLFUZZ_BUILD_TESTS)
       tests/sim/loop_index_test.cpp
       tests/sim/store_groups_test.cpp
       tests/sim/index_sum_test.cpp
+      tests/sim/vector_store_test.cpp
       tests/sim/lowering_diagnostics_test.cpp
       tests/sim/mbarrier_test.cpp
       tests/sim/plan_test.cpp

@@ -10,10 +10,12 @@ add_library(collfuzz_core STATIC
   harness/core/case_parser_copies.cpp
   harness/core/case_parser_fill.cpp
   harness/core/case_parser_program.cpp
+  harness/core/case_parser_vectors.cpp
   harness/core/scratch_shapes.cpp
   harness/core/dtype.cpp
   harness/core/element_value.cpp
   harness/core/reduction.cpp
+  harness/core/vector_arith.cpp
   harness/core/fill.cpp
   harness/core/index_json.cpp
   harness/core/jax_version.cpp
@@ -61,6 +63,8 @@ set(COLLFUZZ_REFERENCE_SOURCES
   oracles/reference/execution_layout.cpp
   oracles/reference/execution_scopes.cpp
   oracles/reference/execution_stores.cpp
+  oracles/reference/execution_vectors.cpp
+  oracles/reference/vector_rules.cpp
   oracles/reference/execution_store_groups.cpp
   oracles/reference/interleavings.cpp
   oracles/reference/interpret_rules.cpp

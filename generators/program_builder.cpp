@@ -588,6 +588,16 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     if (first.dst_indexed) out_spec.shape.erase(out_spec.shape.begin());
     out_spec.dtype = first.dtype;
     case_.outputs.push_back(out_spec);
+    // The write-back's ops; a vector store in them (vector_back.h) where the plan asks.
+    const auto back_ops = [&](const CopySmemToGmem& wb) {
+      Body ops = write_back_ops(wb, plan.reduce_back, plan.store_sync, plan.store_wait_read_only);
+      if (plan.vector_back) {
+        Shape tile = dsts.front().shape;
+        if (first.dst_indexed) tile.erase(tile.begin());
+        apply_vector_back(ops, *plan.vector_back, wb, first.dtype, element_count(tile));
+      }
+      return ops;
+    };
     CopySmemToGmem wb;
     wb.src = dsts.front().name;
     if (first.dst_indexed) wb.src_index = {1};
@@ -605,13 +615,9 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
       at.dyn_start = DynStart{loop.index, 1, 0, true};
       wb.dst_index = {at};
       case_.outputs.back().shape = out_spec.shape;
-      for (Op& op :
-           write_back_ops(wb, plan.reduce_back, plan.store_sync, plan.store_wait_read_only))
-        loop.body.push_back(std::move(op));
+      for (Op& op : back_ops(wb)) loop.body.push_back(std::move(op));
     } else {
-      for (Op& op :
-           write_back_ops(wb, plan.reduce_back, plan.store_sync, plan.store_wait_read_only))
-        rs.body.push_back(std::move(op));
+      for (Op& op : back_ops(wb)) rs.body.push_back(std::move(op));
     }
   }
 

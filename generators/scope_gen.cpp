@@ -54,6 +54,20 @@ ExtraAlloc extra(AllocKind kind, Shape shape, DType dtype) {
   return e;
 }
 
+rc::Gen<VectorBackPlan> vector_back() {
+  return rc::gen::build<VectorBackPlan>(
+      rc::gen::set(&VectorBackPlan::kind,
+                   weighted_element<VectorBackKind>(
+                       {{75, VectorBackKind::kReplace}, {25, VectorBackKind::kAfter}})),
+      rc::gen::set(&VectorBackPlan::value,
+                   weighted_element<VectorValueShape>({{20, VectorValueShape::kLoad},
+                                                       {35, VectorValueShape::kAddConst},
+                                                       {15, VectorValueShape::kSquare},
+                                                       {15, VectorValueShape::kChain},
+                                                       {15, VectorValueShape::kConst}})),
+      rc::gen::set(&VectorBackPlan::constant, rc::gen::inRange<std::int64_t>(1, 4)));
+}
+
 rc::Gen<ExtraAlloc> extra_alloc() {
   const auto tmem = rc::gen::map(
       rc::gen::tuple(weighted_element<Shape>(
@@ -157,6 +171,7 @@ rc::Gen<ScopePlan> scope(int depth) {
                                                 {4, StoreSync::kNeverCommitted},
                                                 {1, StoreSync::kNegativeWait}})),
       rc::gen::set(&ScopePlan::store_wait_read_only, chance(50)),
+      rc::gen::set(&ScopePlan::vector_back, sometimes(50, vector_back())),
       rc::gen::set(&ScopePlan::reduce_back,
                    sometimes(15, weighted_element<ReductionOp>({{50, ReductionOp::kAdd},
                                                                 {5, ReductionOp::kMin},

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "generators/copy_plan.h"
+#include "generators/vector_back.h"
 #include "harness/core/case.h"
 
 namespace collfuzz::generators {
@@ -125,6 +126,8 @@ struct ScopePlan {
   // With a write-back: how its stores complete, and whether its waits wait only for the reads.
   StoreSync store_sync = StoreSync::kIdiom;
   bool store_wait_read_only = false;
+  // With a write-back: a vector store in it (vector_back.h).
+  std::optional<VectorBackPlan> vector_back;
   // > 0: the copies, arrivals and waits run in a loop of this many trips, on the same barrier
   // (its phases carried from one trip to the next: a pipeline reusing its barrier).
   std::int64_t loop_trips = 0;

@@ -273,6 +273,9 @@ class Encoder {
         return load(p_.loads[idx], path(s));
       case StepKind::kStore:
         return store(p_.stores[idx]);
+      case StepKind::kVectorStore:
+        // The device interpreter has no vector arithmetic: the case is unavailable there.
+        return fail("a vector_store");
       case StepKind::kStoreCommit:
       case StepKind::kStoreWait:
         // The device interpreter completes each store before its next step, which is exact

@@ -208,6 +208,24 @@ def canonical(case: dict) -> dict:
       r["index"] = _slot(use["index"], loops)
     return r
 
+  def vvalue(v):
+    """A vector_store's value: loads renamed, their indices canonical, a constant one number (an
+    integral float as its int: the import reads `2.0` back as 2; -0.0 kept)."""
+    if not isinstance(v, dict) or len(v) != 1:
+      return v
+    (k, a), = v.items()
+    if k == "const" and isinstance(a, float) and a.is_integer() and str(a) != "-0.0":
+      return {"const": int(a)}
+    if k == "load" and isinstance(a, dict) and "alloc" in a:
+      return {"load": {"alloc": ren.get(a["alloc"], a["alloc"]),
+                       "index": _smem_index(a.get("index"), loops)}}
+    if k == "load" and isinstance(a, dict) and "input" in a:
+      src = ren.get(a["input"], a["input"])
+      return {"load": {"input": src, "index": _index(a.get("index"), shapes.get(src, []), loops)}}
+    if k in ("add", "sub", "mul") and isinstance(a, list):
+      return {k: [vvalue(x) for x in a]}
+    return v
+
   def body(ops: list) -> list:
     res = []
     for op in ops:
@@ -237,6 +255,11 @@ def canonical(case: dict) -> dict:
              "predicate": None if op.get("predicate") is None else _cond(op["predicate"]),
              "commit_group": op.get("commit_group") is not False,
              "wait": op.get("wait") is not False}
+      elif kind == "vector_store":
+        dst = ren.get(op["dst"]["output"], op["dst"]["output"])
+        r = {"op": kind, "dst": {"output": dst, "index": _index(op["dst"].get("index"),
+                                                                shapes.get(dst, []), loops)},
+             "value": vvalue(op.get("value"))}
       elif kind == "commit_smem_to_gmem_group":
         r = {"op": kind}
       elif kind == "wait_smem_to_gmem":

@@ -302,6 +302,22 @@ std::vector<Case> simplify_fields(const Case& c) {
   each_store([&](CopySmemToGmem& st) { return drop_plus(st.dst_index); });
   each_store(
       [](CopySmemToGmem& st) { return !st.commit_group ? (st.commit_group = true, true) : false; });
+  // A vector store's value becomes one of its operands (the first, then the second).
+  for (std::size_t side = 0; side < 2; ++side) {
+    for (std::size_t i = 0, n = op_addresses(c).size(); i < n; ++i) {
+      Case k = c;
+      std::size_t j = 0;
+      bool changed = false;
+      for_each_op(k.program, [&](Op& op) {
+        auto* vs = std::get_if<VectorStore>(&op.v);
+        if (j++ != i || !vs || vs->value.args.size() != 2) return;
+        VectorValue operand = vs->value.args[side];
+        vs->value = std::move(operand);
+        changed = true;
+      });
+      if (changed) out.push_back(std::move(k));
+    }
+  }
   for (std::size_t i = 0; i < c.inputs.size(); ++i) {
     if (c.inputs[i].fill.pattern == FillPattern::kIota) continue;
     Case k = c;

@@ -27,9 +27,10 @@ std::uint64_t text_hash(const std::string& s) {
 // store reduces or is predicated.
 void features(const Body& body, const std::optional<std::string>& thread, std::uint64_t& bits) {
   for (const Op& op : body) {
-    // The op's kind: bits 0-7, and 24-25 for the kinds past the eighth (bits 8-23 are taken).
+    // The op's kind: bits 0-7, 24-25 for the ninth and tenth, 30 on for the later ones (bits
+    // 8-23 and 26-29 are taken).
     const std::size_t kind = op.v.index();
-    bits |= std::uint64_t{1} << (kind < 8 ? kind : 24 + (kind - 8));
+    bits |= std::uint64_t{1} << (kind < 8 ? kind : kind < 10 ? 24 + (kind - 8) : 30 + (kind - 10));
     if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
       for (const AxisName& a : rs->collective_axes) {
         const bool is_thread = thread && !a.is_tuple && a.as_plain() == *thread;
@@ -45,6 +46,12 @@ void features(const Body& body, const std::optional<std::string>& thread, std::u
       if (st->predicate) bits |= std::uint64_t{1} << 23;
       if (!st->wait) bits |= std::uint64_t{1} << 26;
       if (!st->commit_group) bits |= std::uint64_t{1} << 27;
+    } else if (const auto* vs = std::get_if<VectorStore>(&op.v)) {
+      // Whether its value computes (bit 40), and whether it loads SMEM (41) or an input (42).
+      if (!vs->value.args.empty()) bits |= std::uint64_t{1} << 40;
+      for_each_vector_load(vs->value, [&](const VectorValue& load) {
+        bits |= std::uint64_t{1} << (load.kind == VectorKind::kLoadSmem ? 41 : 42);
+      });
     } else if (const auto* ws = std::get_if<WaitSmemToGmem>(&op.v)) {
       if (ws->read_only) bits |= std::uint64_t{1} << 28;
       if (ws->n > 0) bits |= std::uint64_t{1} << 29;

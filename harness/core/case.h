@@ -304,6 +304,39 @@ struct WaitSmemToGmem {
   bool read_only = false;
 };
 
+// A vector value (docs/case-format.md, "vector_store"): a tree whose leaves are constants and
+// loads of a ref, every node of the destination's shape and dtype. The arithmetic is the dtype's:
+// integers wrap, floats round to nearest even once per op (harness/core/vector_arith.h).
+enum class VectorKind : std::uint8_t { kConst, kLoadSmem, kLoadInput, kAdd, kSub, kMul };
+
+struct VectorValue {
+  VectorKind kind = VectorKind::kConst;
+  std::uint64_t bits = 0;  // kConst: the constant's bit pattern in the dtype
+  double number = 0;       // kConst: the constant as the case writes it
+  // kLoadSmem: `alloc.at[index...][...]` (leading integer indices, a loop slot for entry 0).
+  std::string ref;
+  std::vector<std::int64_t> smem_index;
+  std::optional<DynStart> smem_slot = std::nullopt;
+  // kLoadInput: `x_ref.at[entries][...]`.
+  std::vector<IndexEntry> gmem_index;
+  std::vector<VectorValue> args;  // kAdd, kSub, kMul: the two operands
+};
+
+// Calls f on every load of `v` (a VectorValue or a const one), depth first.
+template <typename V, typename F>
+void for_each_vector_load(V& v, const F& f) {
+  if (v.kind == VectorKind::kLoadSmem || v.kind == VectorKind::kLoadInput) f(v);
+  for (auto& a : v.args) for_each_vector_load(a, f);
+}
+
+// `dst_ref.at[index][...] = value`: the warpgroup's synchronous vector store into an output
+// (st.global from every lane).
+struct VectorStore {
+  std::string dst;  // an output
+  std::vector<IndexEntry> dst_index;
+  VectorValue value;
+};
+
 struct BarrierArrive {
   BarrierUse barrier;
 };
@@ -344,7 +377,7 @@ struct WarpMap {
 struct Op {
   std::string path;  // JSON path of the op, e.g. $.program[1].body[0]
   std::variant<RunScoped, CopyGmemToSmem, CopySmemToGmem, BarrierArrive, BarrierWait, When, Loop,
-               WarpMap, CommitSmemToGmemGroup, WaitSmemToGmem>
+               WarpMap, CommitSmemToGmemGroup, WaitSmemToGmem, VectorStore>
       v;
   // Set only in a case expanded by expand_warp_maps (harness/core/warp_map.h):
   std::string warp_axis;       // the op runs in the warp context of the warp_map over this axis

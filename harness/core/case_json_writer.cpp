@@ -1,5 +1,7 @@
 // The case writer (case_json.h): a case back to its JSON form (docs/case-format.md).
 
+#include <cmath>
+
 #include "harness/core/case_json.h"
 
 #include "harness/core/case_json_fields.h"
@@ -91,6 +93,37 @@ json alloc_to_json(const Alloc& a) {
 
 json body_to_json(const Body& body);
 
+// A vector value (docs/case-format.md "vector_store"); a constant as the number it is, an
+// integral one as a JSON integer.
+json vector_value_to_json(const VectorValue& v) {
+  switch (v.kind) {
+    case VectorKind::kConst:
+      if (v.number == std::trunc(v.number) && std::fabs(v.number) < 0x1p53)
+        return json{{"const", static_cast<std::int64_t>(v.number)}};
+      return json{{"const", v.number}};
+    case VectorKind::kLoadSmem: {
+      json ref{{"alloc", v.ref}};
+      if (!v.smem_index.empty()) ref["index"] = smem_index_to_json(v.smem_index, v.smem_slot);
+      return json{{"load", ref}};
+    }
+    case VectorKind::kLoadInput: {
+      json ref{{"input", v.ref}};
+      if (!v.gmem_index.empty()) ref["index"] = gmem_index_to_json(v.gmem_index);
+      return json{{"load", ref}};
+    }
+    case VectorKind::kAdd:
+    case VectorKind::kSub:
+    case VectorKind::kMul: {
+      const char* name = v.kind == VectorKind::kAdd   ? "add"
+                         : v.kind == VectorKind::kSub ? "sub"
+                                                      : "mul";
+      return json{{name, std::vector<json>{vector_value_to_json(v.args.at(0)),
+                                           vector_value_to_json(v.args.at(1))}}};
+    }
+  }
+  return json{};
+}
+
 json op_to_json(const Op& op) {
   return std::visit(
       [](const auto& v) -> json {
@@ -131,6 +164,12 @@ json op_to_json(const Op& op) {
           if (v.predicate) out["predicate"] = cond_to_json(*v.predicate);
           if (!v.commit_group) out["commit_group"] = false;
           if (!v.wait) out["wait"] = false;
+          return out;
+        } else if constexpr (std::is_same_v<T, VectorStore>) {
+          json out{{"op", "vector_store"}};
+          out["dst"] = json{{"output", v.dst}};
+          if (!v.dst_index.empty()) out["dst"]["index"] = gmem_index_to_json(v.dst_index);
+          out["value"] = vector_value_to_json(v.value);
           return out;
         } else if constexpr (std::is_same_v<T, CommitSmemToGmemGroup>) {
           return json{{"op", "commit_smem_to_gmem_group"}};

@@ -106,6 +106,11 @@ class CaseParser {
   CopyGmemToSmem parse_copy_g2s(const json& j, const std::string& path);
 
   CopySmemToGmem parse_copy_s2g(const json& j, const std::string& path);
+
+  // vector_store and its value (case_parser_vectors.cpp): every node of `shape` and `dtype`.
+  VectorStore parse_vector_store(const json& j, const std::string& path);
+  VectorValue parse_vector_value(const json& j, const std::string& path, const Shape& shape,
+                                 DType dtype, int depth);
 };
 
 }  // namespace collfuzz::case_json

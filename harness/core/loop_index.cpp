@@ -27,6 +27,14 @@ void for_each_read(B& body, const FIndex& f_index, const FSlot& f_slot) {
       f_index(st->dst_index);
       if (!st->src_index.empty()) f_slot(st->src_slot, st->src_index[0]);
     }
+    if (auto* vs = std::get_if<VectorStore>(&op.v)) {
+      f_index(vs->dst_index);
+      for_each_vector_load(vs->value, [&](auto& load) {
+        if (load.kind == VectorKind::kLoadInput) f_index(load.gmem_index);
+        if (load.kind == VectorKind::kLoadSmem && !load.smem_index.empty())
+          f_slot(load.smem_slot, load.smem_index[0]);
+      });
+    }
     if (auto* ar = std::get_if<BarrierArrive>(&op.v); ar && ar->barrier.index)
       f_slot(ar->barrier.slot, *ar->barrier.index);
     if (auto* wt = std::get_if<BarrierWait>(&op.v); wt && wt->barrier.index)

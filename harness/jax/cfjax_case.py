@@ -11,6 +11,7 @@ import dataclasses
 import itertools
 import json
 import math
+import operator
 from typing import Any, Iterator
 
 
@@ -53,6 +54,47 @@ def wait_groups(op: dict, path: str = "$") -> int:
   if not isinstance(n, int) or isinstance(n, bool):
     raise CaseError(f"{path}.n: expected an integer, got {n!r}")
   return n
+
+
+# A vector_store's binary values (docs/case-format.md "vector_store"): the operator each applies.
+VECTOR_BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul}
+
+
+def const_number(c: Any, dtype, path: str = "$"):
+  """A vector value's {"const": c}: a JSON number, an int for an integer dtype (`dtype` a name,
+  "int32", or a dtype object with that `name`); the parser checked that the dtype holds it
+  exactly."""
+  name = getattr(dtype, "name", None) or str(dtype)
+  if isinstance(c, bool) or not isinstance(c, (int, float)):
+    raise CaseError(f"{path}.const: expected a number, got {c!r}")
+  if name.startswith(("int", "uint")):
+    if isinstance(c, float) and not c.is_integer():
+      raise CaseError(f"{path}.const: {c!r} is no integer of {name}")
+    return int(c)
+  return float(c)
+
+
+def index_shape(shape, index) -> tuple:
+  """The shape of `ref.at[index]` for a GMEM ref of `shape`: an integer entry (static or dynamic)
+  drops its dim, `":"` keeps it, `{"start", "size"}` makes it `size`; dims past the entries
+  stay."""
+  out = []
+  for d, dim in enumerate(shape):
+    if d >= len(index):
+      out.append(int(dim))
+      continue
+    e = index[d]
+    if isinstance(e, bool):
+      raise CaseError(f"not an index entry: {e!r}")
+    if isinstance(e, int) or (isinstance(e, dict) and ("axis" in e or "loop" in e)):
+      continue
+    if e == ":":
+      out.append(int(dim))
+    elif isinstance(e, dict) and "size" in e:
+      out.append(int(e["size"]))
+    else:
+      raise CaseError(f"not an index entry: {e!r}")
+  return tuple(out)
 
 
 def axis_name(j: Any):
@@ -380,15 +422,16 @@ def loop_indices(parents: list[dict]) -> list[dict]:
 
 
 def written_ranges(case: Case) -> dict[str, list[list[int]]]:
-  """Output name -> element ranges that some executed copy_smem_to_gmem writes (a copy in a loop
-  whose index it uses: its range for every trip). A reducing store (`reduction_op`) writes
+  """Output name -> element ranges that some executed copy_smem_to_gmem or vector_store writes (a
+  store in a loop whose index it uses: its range for every trip). A reducing store (`reduction_op`) writes
   nothing of its own: it combines with the element's prior contents, so an element only
   reductions reach holds op(uninitialised, src), undefined; an element a plain store also writes
   is written by that store. A store with a `predicate` writes only for the threads where it holds
   (as under a `when`: the copy is issued there only)."""
   ranges: dict[str, list] = {o["name"]: [] for o in case.outputs}
   for path, op, parents in case.walk():
-    if op["op"] != "copy_smem_to_gmem" or reduction_op(op, path) is not None:
+    if op["op"] not in ("copy_smem_to_gmem", "vector_store") or \
+        reduction_op(op, path) is not None:
       continue
     dst = op["dst"]
     out = case.array(dst["output"], outputs=True)

@@ -14,7 +14,9 @@ scripts `collfuzz repro` writes define `collfuzz_case` this way.
 The kernel is traced (`jax.make_jaxpr`, nothing is compiled or run), the kernel call's equation is
 found in the jaxpr, and its body's equations are walked: `run_scoped` (its allocations and
 `collective_axes`), `copy_gmem_to_smem`, `copy_smem_to_gmem` (with its `commit_smem` and
-`wait_smem_to_gmem(0)`), `commit_group` (`plgpu.commit_smem_to_gmem_group()`), any other
+`wait_smem_to_gmem(0)`), `swap` into an output (`o_ref[...] = value`: a vector_store, its value
+made of `get` loads of SMEM and inputs, constants and add/sub/mul),
+`commit_group` (`plgpu.commit_smem_to_gmem_group()`), any other
 `wait_smem_to_gmem`, `barrier_arrive`, `barrier_wait`, `barrier_arrive_and_wait` (0.12.0.1),
 `cond` from `pl.when`, `scan` from a `lax.fori_loop` with a static trip count, and the scalar
 arithmetic of `lax.axis_index(...) * m + a` and comparisons that indices and conditions are made
@@ -35,6 +37,8 @@ primitive -> handler); each primitive family is a module of its own, a mixin of 
     cfjax_import_allocs.py    run_scoped and its allocation types
     cfjax_import_copies.py    copy_gmem_to_smem, copy_smem_to_gmem, commit_smem, commit_group,
                               wait_smem_to_gmem (which wait a store absorbs: pair_store_waits)
+    cfjax_import_vectors.py   `ref[...] = value` (swap) into an output: vector_store, its value's
+                              loads (get), constants and add/sub/mul
     cfjax_import_barriers.py  barrier_arrive, barrier_wait, a barrier's use
     cfjax_import_control.py   pl.when (cond), lax.fori_loop (scan), warp_map, inlined calls, while
     cfjax_import_kernel.py    the kernel call: mesh, target, inputs/outputs, fills -> the case
@@ -60,13 +64,17 @@ from cfjax_import_index import IndexMixin  # noqa: E402
 from cfjax_import_kernel import build_case, find_kernel_eqns  # noqa: E402,F401
 from cfjax_import_values import (  # noqa: E402,F401  (ImportRefused and the values: this module's API)
     Axis, Cond, ImportRefused, ImporterBase, Ref, Unknown, user_line)
+from cfjax_import_vectors import VectorsMixin  # noqa: E402
 
 DEFAULT_NAME = "collfuzz_case"
 
 
-class Importer(IndexMixin, AllocsMixin, CopiesMixin, BarriersMixin, ControlMixin, ImporterBase):
+class Importer(IndexMixin, AllocsMixin, CopiesMixin, VectorsMixin, BarriersMixin, ControlMixin,
+               ImporterBase):
   """Walks a kernel body's jaxpr into a case's ops; each primitive goes to its family's handler
-  (PRIMITIVES below), the scalar arithmetic of indices and conditions to IndexMixin.scalar_eqn."""
+  (PRIMITIVES below), a vector store's value (loads, constants, arithmetic of rank >= 1) to
+  VectorsMixin.vector_eqn, the scalar arithmetic of indices and conditions to
+  IndexMixin.scalar_eqn."""
 
   def walk(self, jaxpr, env: dict) -> list:
     ops = []
@@ -77,12 +85,15 @@ class Importer(IndexMixin, AllocsMixin, CopiesMixin, BarriersMixin, ControlMixin
 
   def eqn(self, eqn, env: dict, ops: list):
     name = eqn.primitive.name
+    if name not in PRIMITIVES and self.vector_eqn(eqn, env):
+      return
     if self.scalar_eqn(eqn, env):
       return
     handler = PRIMITIVES.get(name)
     if handler is None:
       self.refuse(eqn, f"unsupported primitive `{name}` (a case holds run_scoped, "
-                  "copy_gmem_to_smem, copy_smem_to_gmem, commit_smem_to_gmem_group, "
+                  "copy_gmem_to_smem, copy_smem_to_gmem, vector stores (`ref[...] = value`), "
+                  "commit_smem_to_gmem_group, "
                   "wait_smem_to_gmem, barrier_arrive, barrier_wait, "
                   "barrier_arrive_and_wait, "
                   "pl.when, lax.fori_loop with a static trip count, pl.core_map over "
@@ -105,6 +116,7 @@ PRIMITIVES = {
     "copy_smem_to_gmem": _op(CopiesMixin.copy_smem_to_gmem),
     "commit_smem": CopiesMixin.commit_smem,
     "commit_group": CopiesMixin.commit_group,  # plgpu.commit_smem_to_gmem_group()
+    "swap": VectorsMixin.swap,  # ref[...] = value: a vector_store
     "wait_smem_to_gmem": CopiesMixin.wait_smem_to_gmem,
     "barrier_arrive": _op(BarriersMixin.barrier_op),
     "barrier_wait": _op(BarriersMixin.barrier_op),

@@ -1,6 +1,8 @@
 """jax-ir ops of the `arith` dialect: integer constants, arithmetic, comparisons and casts.
 
 Integers are held unsigned, masked to the result type's width; the signed ops reinterpret them.
+A float constant is its Python float (the type holds it exactly); a splat `dense<c>` vector
+constant, and addi/subi/muli on vectors, are vector values (cfjax_ir_ops_vector).
 Registers into cfjax_ir_core.OPS: arith.constant, addi, subi, muli, andi, ori, xori, shli, shrui,
 divui, remui, divsi, remsi, minui, maxui, cmpi, select, index_cast, index_castui, extui, extsi,
 trunci. The integer ops are also the llvm dialect's (cfjax_ir_ops_llvm).
@@ -8,10 +10,12 @@ trunci. The integer ops are also the llvm dialect's (cfjax_ir_ops_llvm).
 
 from __future__ import annotations
 
+import math
 import re
 
 from cfjax_ir_core import lift, register, signed, width
 from cfjax_ir_extract import Unsupported
+from cfjax_ir_ops_vector import binary_int, scalar_bits, vector_type
 
 
 def _tdiv(x, y):
@@ -38,32 +42,54 @@ def constant(comp, op, ins, outs):
   s = str(v)
   if s in ("true", "false"):
     return comp.const(outs, 1 if s == "true" else 0)
+  vt = vector_type(op.results[0].type)
+  if vt is not None:
+    return comp.const(outs, _dense(v, s, vt))
   m = re.fullmatch(r"(-?\d+) : (\w+)", s)
   if m is None:
-    m2 = re.fullmatch(r"(-?[\d.e+-]+) : f\d+", s)
-    if m2 is not None:
-      return comp.const(outs, float(m2.group(1)))
+    if re.fullmatch(r"\S+ : b?f\d+", s):
+      from jax._src.lib.mlir import ir  # pylint: disable=import-outside-toplevel
+      return comp.const(outs, float(ir.FloatAttr(v).value))  # exact: the type holds it
     raise Unsupported(f"op arith.constant {s[:40]}")
   w = width(m.group(2))
   return comp.const(outs, int(m.group(1)) & ((1 << w) - 1))
 
 
+def _dense(v, s, vt):
+  """A splat `dense<c> : vector<...>` as a vector value (cfjax_ir_ops_vector): each element c's
+  bits; a dense constant of several values is not modelled."""
+  from jax._src.lib.mlir import ir  # pylint: disable=import-outside-toplevel
+  shape, et, bits = vt
+  attr = ir.DenseElementsAttr(v)
+  if not attr.is_splat:
+    raise Unsupported(f"op arith.constant {s[:40]}")
+  c = attr.get_splat_value()
+  c = float(ir.FloatAttr(c).value) if et in ("f16", "bf16", "f32", "f64") else \
+      int(ir.IntegerAttr(c).value)
+  return (scalar_bits(c, et, bits),) * math.prod(shape)
+
+
+def _int_op(f, op, comp, ins, outs):
+  """An integer op on scalars or, element-wise, on vectors; f(a, b) of unsigned ints, masked."""
+  if vector_type(op.results[0].type) is not None:
+    return binary_int(comp, op, ins, outs, f)
+  mask = (1 << _w(op)) - 1
+  return comp.binary(ins, outs, lambda a, b: f(a, b) & mask)
+
+
 @register("arith.addi")
 def addi(comp, op, ins, outs):
-  mask = (1 << _w(op)) - 1
-  return comp.binary(ins, outs, lambda a, b: (a + b) & mask)
+  return _int_op(lambda a, b: a + b, op, comp, ins, outs)
 
 
 @register("arith.subi")
 def subi(comp, op, ins, outs):
-  mask = (1 << _w(op)) - 1
-  return comp.binary(ins, outs, lambda a, b: (a - b) & mask)
+  return _int_op(lambda a, b: a - b, op, comp, ins, outs)
 
 
 @register("arith.muli")
 def muli(comp, op, ins, outs):
-  mask = (1 << _w(op)) - 1
-  return comp.binary(ins, outs, lambda a, b: (a * b) & mask)
+  return _int_op(lambda a, b: a * b, op, comp, ins, outs)
 
 
 @register("arith.andi")

@@ -1,7 +1,8 @@
 """jax-ir ops of the `memref` dialect: views of a memref descriptor
 `(allocated, aligned, offset, (sizes), (strides))`, and loads and stores of host memory (8 bytes a
 word; a load or store of device memory is not modelled).
-Registers into cfjax_ir_core.OPS: memref.reinterpret_cast, view, subview, transpose, cast,
+Registers into cfjax_ir_core.OPS: memref.reinterpret_cast, view, subview, collapse_shape,
+expand_shape, transpose, cast,
 extract_strided_metadata, extract_aligned_pointer_as_index, alloca, store, load.
 """
 
@@ -94,6 +95,48 @@ def subview(comp, op, ins, outs):
       off += x * d[4][i]
     full = [(sizes[i], d[4][i] * steps[i]) for i in range(len(sizes))]
     th.env[o] = (d[0], d[1], off, *_rank_reduced(full, res_shape))
+  return comp.simple(step)
+
+
+def _reassociation(op):
+  """[[0, 1], [2]] of a collapse_shape / expand_shape."""
+  groups = re.findall(r"\[([\d, ]*)\]", str(op.attributes["reassociation"]))
+  return [[int(x) for x in g.split(",") if x.strip()] for g in groups]
+
+
+@register("memref.collapse_shape")
+def collapse_shape(comp, op, ins, outs):
+  # Each group of source dims becomes one dim: its sizes' product, its innermost stride (the
+  # group is contiguous, or the op would not verify).
+  groups = _reassociation(op)
+  a, o = ins[0], outs[0]
+
+  def step(th):
+    d = uniform(th.env[a], "memref")
+    sizes = tuple(math.prod(d[3][i] for i in g) for g in groups)
+    strides = tuple(d[4][g[-1]] if g else 1 for g in groups)
+    th.env[o] = (d[0], d[1], d[2], sizes, strides)
+  return comp.simple(step)
+
+
+@register("memref.expand_shape")
+def expand_shape(comp, op, ins, outs):
+  # Each source dim becomes its group of dims (the result type's static sizes), row-major.
+  groups = _reassociation(op)
+  res_shape = list(memref_type(op.results[0].type).shape)
+  if any(x < 0 for x in res_shape):
+    raise Unsupported("op memref.expand_shape (dynamic sizes)")
+  a, o = ins[0], outs[0]
+
+  def step(th):
+    d = uniform(th.env[a], "memref")
+    strides = [0] * len(res_shape)
+    for src, g in enumerate(groups):
+      inner = d[4][src]
+      for i in reversed(g):
+        strides[i] = inner
+        inner *= res_shape[i]
+    th.env[o] = (d[0], d[1], d[2], tuple(res_shape), tuple(strides))
   return comp.simple(step)
 
 

@@ -4,6 +4,7 @@ Writer mirrors cfjax_translate.Translation op by op: conditions and indices (con
 gmem_index), allocation types (alloc_type), and each op (emit_op): one nested `def scopeN` per
 `run_scoped`, the copies with their keyword arguments (a store's `reduction_op=`, `predicate=` and
 `commit_group=False` included; its `wait_smem_to_gmem(0)` left out for `"wait": false`),
+`vector_store` as `dst.at[idx][...] = value` (vector_src: `jnp.full`, `ref[...]` loads, `+ - *`),
 `commit_smem_to_gmem_group`, `wait_smem_to_gmem(n, wait_read_only=...)`, barrier arrive/wait,
 `pl.when`, a `lax.fori_loop` per `loop` (`def tripN(i, carry)`, its `index` the parameter, spelt by
 loop_ident so that it shadows none of the script's names; `_` without one),
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from cfjax_case import REDUCTION_OPS
+from cfjax_case import REDUCTION_OPS, VECTOR_BINARY, CaseError, const_number, index_shape
 from cfjax_repro_src import (Unsupported, axis_names_src, dtype_src, ident, num_barriers_src,
                              shape_src)
 
@@ -259,7 +260,7 @@ class Writer:
 
   def op(self, op: dict, depth: int, path: str):
     kind = op.get("op") if isinstance(op, dict) else None
-    known = {"run_scoped", "copy_gmem_to_smem", "copy_smem_to_gmem",
+    known = {"run_scoped", "copy_gmem_to_smem", "copy_smem_to_gmem", "vector_store",
              "commit_smem_to_gmem_group", "wait_smem_to_gmem", "barrier_arrive",
              "barrier_wait", "barrier_arrive_and_wait", "when", "loop", "warp_map"}
     if kind not in known:
@@ -321,6 +322,22 @@ class Writer:
       self.emit(depth, f"plgpu.copy_smem_to_gmem({', '.join(args)})")
       if self.flag(op, "wait", True, path):  # `"wait": false`: no wait after the store
         self.emit(depth, "plgpu.wait_smem_to_gmem(0)")
+    elif kind == "vector_store":
+      # cfjax_translate: `dst[...] = value` (JAX's swap), the value of the slice's shape and dtype.
+      out = next((o for o in self.case.get("outputs", []) if o.get("name") == op["dst"]["output"]),
+                 None)
+      if out is None:
+        raise Unsupported(f"{path}.dst: no output named {op['dst']['output']!r}")
+      dst = ident(op["dst"]["output"])
+      index = op["dst"].get("index") or []
+      if index:
+        dst += f".at[{self.gmem_index(index)}]"
+      try:
+        shape = index_shape(out["shape"], index)
+      except CaseError as e:
+        raise Unsupported(f"{path}.dst: {e}") from e
+      value = self.vector_src(op.get("value"), shape, out["dtype"], path + ".value", True)
+      self.emit(depth, f"{dst}[...] = {value}  # {path}")
     elif kind == "commit_smem_to_gmem_group":
       self.emit(depth, f"plgpu.commit_smem_to_gmem_group()  # {path}")
     elif kind == "wait_smem_to_gmem":
@@ -366,6 +383,39 @@ class Writer:
       self.emit(depth, "def _():")
       self.body(op.get("body", []), depth + 1, path + ".body")
 
+
+  def vector_src(self, v, shape: tuple, dtype: str, path: str, top: bool = False) -> str:
+    """cfjax_translate.vector_value as source: `jnp.full(shape, c, jnp.T)`, `buf.at[0][...]`,
+    `x.at[idx][...]`, `a + b` (parenthesised inside another operator)."""
+    if not isinstance(v, dict) or len(v) != 1:
+      raise Unsupported(f"{path}: not a vector value: {v!r}")
+    (kind, arg), = v.items()
+    if kind == "const":
+      try:
+        c = const_number(arg, dtype, path)
+      except CaseError as e:
+        raise Unsupported(str(e)) from e
+      return f"jnp.full({shape_src(shape)}, {c!r}, {dtype_src(dtype)})"
+    if kind == "load":
+      if isinstance(arg, dict) and "alloc" in arg:
+        ref = ident(arg["alloc"])
+        if arg.get("index"):
+          ref += f".at[{self.smem_index(arg['index'])}]"
+      elif isinstance(arg, dict) and "input" in arg:
+        ref = ident(arg["input"])
+        if arg.get("index"):
+          ref += f".at[{self.gmem_index(arg['index'])}]"
+      else:
+        raise Unsupported(f"{path}.load: a load names an \"alloc\" or an \"input\": {arg!r}")
+      return f"{ref}[...]"
+    if kind in VECTOR_BINARY:
+      if not isinstance(arg, list) or len(arg) != 2:
+        raise Unsupported(f"{path}.{kind}: expected two values, got {arg!r}")
+      a = self.vector_src(arg[0], shape, dtype, f"{path}.{kind}[0]")
+      b = self.vector_src(arg[1], shape, dtype, f"{path}.{kind}[1]")
+      sym = {"add": "+", "sub": "-", "mul": "*"}[kind]
+      return f"{a} {sym} {b}" if top else f"({a} {sym} {b})"
+    raise Unsupported(f"{path}: vector value {kind!r} (const, load, add, sub, mul)")
 
 
 def needs_x64(case: dict) -> bool:

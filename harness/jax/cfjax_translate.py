@@ -21,8 +21,8 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
-from cfjax_case import (Case, CaseError, axis_name, axis_names, flag, loop_key, plus_terms,
-                        reduction_op, wait_groups)
+from cfjax_case import (VECTOR_BINARY, Case, CaseError, axis_name, axis_names, const_number, flag,
+                        loop_key, plus_terms, reduction_op, wait_groups)
 
 LABEL_PREFIX = "cfop"
 HIDDEN_OUTPUT = "_cfjax_keep_alive"
@@ -226,6 +226,39 @@ def leader_tracked_value(j: Any):
   raise CaseError(f"unknown leader_tracked {j!r}")
 
 
+def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
+  """A vector_store's value (docs/case-format.md "vector_store") -> a traced array of `shape` and
+  `dtype`: {"const": c} is jnp.full(shape, c, dtype); {"load": {"alloc": A, "index": [...]}}
+  reads SMEM (`a.at[i, ...][...]`), {"load": {"input": X, "index": [...]}} GMEM
+  (`x.at[idx][...]`); {"add"|"sub"|"mul": [a, b]} is a + b, a - b, a * b."""
+  if not isinstance(v, dict) or len(v) != 1:
+    raise CaseError(f"{path}: not a vector value: {v!r}")
+  (kind, arg), = v.items()
+  if kind == "const":
+    return jnp.full(shape, const_number(arg, dtype, path), dtype)
+  if kind == "load":
+    if not isinstance(arg, dict):
+      raise CaseError(f"{path}.load: not a load: {arg!r}")
+    if "alloc" in arg:
+      ref = env[arg["alloc"]]
+      if arg.get("index"):
+        ref = ref.at[smem_index(arg["index"], env)]
+    elif "input" in arg:
+      ref = env[arg["input"]]
+      if arg.get("index"):
+        ref = ref.at[gmem_index(arg["index"], env)]
+    else:
+      raise CaseError(f"{path}.load: a load names an \"alloc\" or an \"input\": {arg!r}")
+    return ref[...]
+  if kind in VECTOR_BINARY:
+    if not isinstance(arg, list) or len(arg) != 2:
+      raise CaseError(f"{path}.{kind}: expected two values, got {arg!r}")
+    a = vector_value(arg[0], env, shape, dtype, f"{path}.{kind}[0]")
+    b = vector_value(arg[1], env, shape, dtype, f"{path}.{kind}[1]")
+    return VECTOR_BINARY[kind](a, b)
+  raise CaseError(f"{path}: unknown vector value {kind!r}")
+
+
 _OOB = {"undefined": "UNDEFINED", "promise_in_bounds": "PROMISE_IN_BOUNDS", "zeros": "ZEROS"}
 
 
@@ -316,6 +349,14 @@ class Translation:
       plgpu.copy_smem_to_gmem(src, dst, **kwargs)
       if wait:
         plgpu.wait_smem_to_gmem(0)
+    elif kind == "vector_store":
+      # A synchronous vector store of the warpgroup (Lane): `dst.at[idx][...] = value`, JAX's
+      # `swap` primitive (its returned old value dropped); every load and constant has the
+      # destination slice's shape and dtype (the C++ parser checks it).
+      dst = env[op["dst"]["output"]]
+      if op["dst"].get("index"):
+        dst = dst.at[gmem_index(op["dst"]["index"], env)]
+      dst[...] = vector_value(op.get("value"), env, tuple(dst.shape), dst.dtype, path + ".value")
     elif kind == "commit_smem_to_gmem_group":
       plgpu.commit_smem_to_gmem_group()
     elif kind == "wait_smem_to_gmem":

@@ -51,6 +51,26 @@ struct IrStore {
   std::optional<AsyncCopyShape> shape;
 };
 
+// vector_store: the SMEM bytes each SMEM load of its value starts at (depth first), and the
+// step of a loop slot there.
+struct IrVectorStore {
+  const Op* op = nullptr;
+  const VectorStore* store = nullptr;
+  std::int32_t output = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> smem_loads;  // (offset, slot stride)
+};
+
+// Whether a vector store computes on 8-bit elements, which Mosaic GPU's lowering refuses.
+inline bool eight_bit_arithmetic(const Case& c, const VectorStore& vs) {
+  for (const auto& o : c.outputs) {
+    if (o.name == vs.dst) return dtype_bits(o.dtype) == 8 && !vs.value.args.empty();
+  }
+  return false;
+}
+inline constexpr const char* kPointwise8BitMessage =
+    "Pointwise operations on 8-bit types are unsupported (except bitwise operations). Upcast to "
+    "a 16- or 32-bit type before performing the operation.";
+
 struct IrBarrierOp {
   IrBarrier barrier;
   bool cluster = false;
@@ -77,6 +97,7 @@ enum class IrKind : std::uint8_t {
   kWait,
   kStoreCommit,  // cp.async.bulk.commit_group
   kStoreWait,    // cp.async.bulk.wait_group(.read) n; the op is a WaitSmemToGmem
+  kVectorStore,  // a vector store (KernelIr::vector_stores)
 };
 
 struct IrOp {
@@ -92,6 +113,7 @@ struct KernelIr {
   std::vector<IrOp> ops;
   std::vector<IrCopy> copies;
   std::vector<IrStore> stores;
+  std::vector<IrVectorStore> vector_stores;
   std::vector<IrBarrierOp> barrier_ops;
   std::vector<IrScope> scopes;
   // What the plan reports, collected while lowering.

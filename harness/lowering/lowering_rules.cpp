@@ -130,6 +130,8 @@ class Lowerer {
             IrOp{IrKind::kStoreCommit, &op, 0, nullptr, true});  // _commit_group_lowering
       } else if (std::holds_alternative<WaitSmemToGmem>(op.v)) {
         ir_.ops.push_back(IrOp{IrKind::kStoreWait, &op, 0, nullptr, true});  // await_async_copy
+      } else if (const auto* vs = std::get_if<VectorStore>(&op.v)) {
+        vector_store(op, *vs);
       }
     }
   }
@@ -386,6 +388,28 @@ class Lowerer {
       if (b.alloc == &a) base = b.smem_offset;
     }
     return base + element * dtype_bits(a.dtype) / 8;
+  }
+
+  // _swap_lowering_rule: the value's loads (_get_lowering_rule) read SMEM refs at their offsets.
+  void vector_store(const Op& op, const VectorStore& vs) {
+    // FragmentedArray._pointwise under Lane; under Warpgroup the dialect lowering (dialect_stage).
+    if (lane() && eight_bit_arithmetic(c_, vs)) {
+      raise(Stage::kLower, "NotImplementedError", kPointwise8BitMessage,
+            rule_id::kVectorPointwise8Bit, op.path);
+    }
+    IrVectorStore iv;
+    iv.op = &op;
+    iv.store = &vs;
+    iv.output = lookup_.output_index(vs.dst);
+    for_each_vector_load(vs.value, [&](const VectorValue& load) {
+      if (load.kind != VectorKind::kLoadSmem) return;
+      const Alloc& a = *lookup_.alloc(load.ref);
+      iv.smem_loads.emplace_back(smem_offset_of(a, load.smem_index, load.smem_slot.has_value()),
+                                 load.smem_slot ? slot_stride_of(a) : 0);
+    });
+    ir_.ops.push_back(IrOp{IrKind::kVectorStore, &op,
+                           static_cast<std::int32_t>(ir_.vector_stores.size()), nullptr, true});
+    ir_.vector_stores.push_back(std::move(iv));
   }
 
   // _copy_smem_to_gmem_lowering (plgpu.commit_smem(); copy_smem_to_gmem; wait_smem_to_gmem(0)).

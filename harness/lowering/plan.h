@@ -76,6 +76,25 @@ struct StoreOp {
   bool wait = true;
 };
 
+// A node of a vector value (vector_store), operands first (postfix): a constant, a load of an
+// SMEM ref or of an input slice, or a binary op on the two values before it.
+struct VectorNode {
+  VectorKind kind = VectorKind::kConst;
+  std::uint64_t bits = 0;        // kConst
+  std::int64_t smem_offset = 0;  // kLoadSmem: bytes, the ref's first element in the CTA's SMEM
+  std::int32_t input = 0;        // kLoadInput: Plan::inputs index
+  ArraySlice slice;              // kLoadInput
+};
+
+// vector_store: the warpgroup's value, element by element (harness/core/vector_arith.h), stored
+// into a slice of an output at once (st.global from every lane).
+struct VectorStoreOp {
+  std::int32_t output = 0;  // Plan::outputs index
+  ArraySlice slice;
+  std::int32_t first_node = 0;  // Plan::vector_nodes: [first_node, first_node + num_nodes)
+  std::int32_t num_nodes = 0;
+};
+
 // cp.async.bulk.wait_group(.read) n: the thread's committed store groups but the n most recent
 // finish (reading SMEM only, with read_only).
 struct StoreWaitOp {
@@ -137,6 +156,7 @@ enum class StepKind : std::uint8_t {
   kWait,          // WaitOp
   kStoreCommit,   // cp.async.bulk.commit_group (no table)
   kStoreWait,     // StoreWaitOp
+  kVectorStore,   // VectorStoreOp
 };
 
 struct Step {
@@ -205,6 +225,8 @@ struct Plan {
   std::vector<LoadOp> loads;
   std::vector<StoreOp> stores;
   std::vector<StoreWaitOp> store_waits;
+  std::vector<VectorStoreOp> vector_stores;
+  std::vector<VectorNode> vector_nodes;
   std::vector<WaitOp> waits;
   std::vector<BlockSyncOp> block_syncs;
 

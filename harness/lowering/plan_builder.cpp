@@ -1,6 +1,7 @@
 #include "harness/lowering/plan_builder.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "harness/core/fill.h"
 #include "harness/lowering/jax_facts.h"
@@ -207,6 +208,9 @@ class PlanBuilder {
         case IrKind::kStoreCommit:
           step(StepKind::kStoreCommit, path, 0);
           break;
+        case IrKind::kVectorStore:
+          vector_store(ir_.vector_stores[static_cast<std::size_t>(op.index)], path, r, t);
+          break;
         case IrKind::kStoreWait: {
           const auto& w = std::get<WaitSmemToGmem>(op.op->v);
           store_wait(path, w.n, w.read_only);
@@ -350,6 +354,57 @@ class PlanBuilder {
     }
     plan_.stores.push_back(s);
     step(StepKind::kStore, path, static_cast<std::int32_t>(plan_.stores.size() - 1));
+  }
+
+  // The slice `index` picks of `shape` for thread t of CTA r at this trip.
+  ArraySlice slice_of(const Shape& shape, const std::vector<IndexEntry>& index, std::int64_t r,
+                      std::int64_t t) const {
+    ArraySlice slice;
+    slice.rank = static_cast<std::int32_t>(shape.size());
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      slice.dims[i] = shape[i];
+      slice.start[i] = 0;
+      slice.size[i] = shape[i];
+      if (i < index.size()) {
+        const IndexEntry& e = index[i];
+        slice.start[i] = index_start(
+            e, [&](const std::string& axis) { return geometry_.axis_index(r, t, axis); },
+            iteration_);
+        slice.size[i] = e.kind == IndexEntry::Kind::kAt ? 0 : e.size;
+      }
+    }
+    return slice;
+  }
+
+  void vector_store(const IrVectorStore& iv, std::int32_t path, std::int64_t r, std::int64_t t) {
+    VectorStoreOp v;
+    v.output = iv.output;
+    v.slice =
+        slice_of(c_.outputs[static_cast<std::size_t>(iv.output)].shape, iv.store->dst_index, r, t);
+    v.first_node = static_cast<std::int32_t>(plan_.vector_nodes.size());
+    std::size_t smem_load = 0;
+    std::function<void(const VectorValue&)> emit = [&](const VectorValue& value) {
+      for (const VectorValue& a : value.args) emit(a);
+      VectorNode n;
+      n.kind = value.kind;
+      n.bits = value.bits;
+      if (value.kind == VectorKind::kLoadSmem) {
+        const auto& [offset, slot_stride] = iv.smem_loads[smem_load++];
+        n.smem_offset = offset;
+        if (value.smem_slot) n.smem_offset += dyn_value(*value.smem_slot, iteration_) * slot_stride;
+      } else if (value.kind == VectorKind::kLoadInput) {
+        for (std::size_t i = 0; i < c_.inputs.size(); ++i) {
+          if (c_.inputs[i].name == value.ref) n.input = static_cast<std::int32_t>(i);
+        }
+        n.slice =
+            slice_of(c_.inputs[static_cast<std::size_t>(n.input)].shape, value.gmem_index, r, t);
+      }
+      plan_.vector_nodes.push_back(n);
+    };
+    emit(iv.store->value);
+    v.num_nodes = static_cast<std::int32_t>(plan_.vector_nodes.size()) - v.first_node;
+    plan_.vector_stores.push_back(v);
+    step(StepKind::kVectorStore, path, static_cast<std::int32_t>(plan_.vector_stores.size() - 1));
   }
 
   void store_wait(std::int32_t path, std::int64_t n, bool read_only) {

@@ -97,6 +97,13 @@ json step_json(const Plan& p, const Step& s) {
       j["wait"] = st.wait;
       break;
     }
+    case StepKind::kVectorStore: {
+      const VectorStoreOp& v = p.vector_stores[i];
+      j["step"] = "vector_store";
+      j["output"] = p.outputs[static_cast<std::size_t>(v.output)].name;
+      j["nodes"] = v.num_nodes;
+      break;
+    }
     case StepKind::kStoreCommit:
       j["step"] = "store_commit_group";
       break;

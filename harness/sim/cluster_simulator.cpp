@@ -10,6 +10,7 @@
 #include "harness/lowering/mutants.h"
 #include "harness/sim/mbarrier.h"
 #include "harness/sim/shared_memory.h"
+#include "harness/sim/vector_store.h"
 
 namespace collfuzz::sim {
 namespace {
@@ -664,6 +665,12 @@ class Simulation {
           th.stores.push_back(s.index);
           if (st.commit) th.group_ends.push_back(th.stores.size());
           if (st.wait) complete_stores(th, 0);
+          break;
+        }
+        case StepKind::kVectorStore: {
+          Output& out = outputs_[static_cast<std::size_t>(plan_.vector_stores[idx].output)];
+          run_vector_store(plan_, plan_.vector_stores[idx], *cta.smem, gmem_, out.bytes,
+                           out.written);
           break;
         }
         case StepKind::kStoreCommit:

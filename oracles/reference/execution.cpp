@@ -133,6 +133,9 @@ bool Execution::advance(Thread& th, std::size_t stop) {
       case Step::Kind::kArrive:
         barrier_arrive(th, *st.op, *arrival_barrier(*st.op));
         break;
+      case Step::Kind::kVectorStore:
+        vector_store(th, *st.op, std::get<VectorStore>(st.op->v));
+        break;
       case Step::Kind::kStoreCommit:
         commit_stores(th);
         break;

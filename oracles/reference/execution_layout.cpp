@@ -115,6 +115,8 @@ void Execution::build_steps(const Body& body, Thread& th, std::int64_t iteration
       push(Step::Kind::kCopy, op);
     } else if (std::holds_alternative<CopySmemToGmem>(op.v)) {
       push(Step::Kind::kCopyOut, op);
+    } else if (std::holds_alternative<VectorStore>(op.v)) {
+      push(Step::Kind::kVectorStore, op);
     } else if (std::holds_alternative<CommitSmemToGmemGroup>(op.v)) {
       push(Step::Kind::kStoreCommit, op);
     } else if (std::holds_alternative<WaitSmemToGmem>(op.v)) {

@@ -116,6 +116,7 @@ struct Step {
     kWait,
     kStoreCommit,  // commit_smem_to_gmem_group
     kStoreWait,    // wait_smem_to_gmem
+    kVectorStore,  // vector_store
   };
   Kind kind;
   const Op* op;
@@ -422,6 +423,11 @@ class Execution {
                           const std::vector<std::uint8_t>& undef_before);
   std::vector<PendingStoreRead> store_reads_;
   std::vector<std::uint8_t> store_read_before_, store_read_undef_before_;
+
+  // A vector store (execution_vectors.cpp); its writer mark is store_writer(thread,
+  // kVectorStoreSeq), which store_unordered, for a later TMA store, always finds unordered.
+  void vector_store(Thread& th, const Op& op, const VectorStore& vs);
+  static constexpr std::int64_t kVectorStoreSeq = kStoreSeqSpan - 1;
 
   // `before_written`: the output's written_ marks before this store (a reduction's old value is
   // defined where one is kOutputWritten).

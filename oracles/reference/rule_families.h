@@ -37,4 +37,8 @@ void check_launch_context(Checker& ck, const CopyFacts& f, Stage stage);
 // The same for a copy_smem_to_gmem (always the TMA implementation).
 void check_store_launch_context(Checker& ck, const CopyFacts& f, Stage stage);
 
+// A vector store's lowering rules (vector_rules.cpp), fired at `stage` (lower under Lane, dialect
+// under Warpgroup).
+void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& vs, Stage stage);
+
 }  // namespace collfuzz::ref

@@ -1,4 +1,5 @@
-"""A kernel `collfuzz import` refuses: a vector store (tests/cli/import_cli_test.cmake)."""
+"""A kernel `collfuzz import` refuses: a vector store of a value it does not follow
+(tests/cli/import_cli_test.cmake)."""
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
@@ -10,7 +11,7 @@ def collfuzz_case():
     def scope(smem, bar):
       plgpu.copy_gmem_to_smem(x_ref, smem, bar)
       plgpu.barrier_wait(bar)
-      o_ref[...] = smem[...]  # line 13: a vector load and store, outside the case format
+      o_ref[...] = jnp.exp(smem[...])  # line 14: exp is outside the case format
 
     pl.run_scoped(scope, plgpu.SMEM((128,), jnp.float32), plgpu.Barrier())
 

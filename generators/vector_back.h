@@ -1,0 +1,39 @@
+// Vector stores in generated programs (docs/case-format.md, "vector_store"): a scope's write-back
+// done as a vector store of its SMEM tile (`out[...] = tile[...] + 1`), or a vector store after
+// its TMA store into the same output (ordered by the store's wait, racing with a store in flight).
+#pragma once
+
+#include <cstdint>
+
+#include "harness/core/case.h"
+
+namespace collfuzz::generators {
+
+enum class VectorBackKind : std::uint8_t {
+  kReplace,  // the TMA store becomes a vector store (the commits and waits stay)
+  kAfter,    // a vector store after the TMA store, into the same slice
+};
+
+// The vector value: of the tile (its SMEM load) and small constants.
+enum class VectorValueShape : std::uint8_t {
+  kLoad,      // tile
+  kAddConst,  // tile + c
+  kSquare,    // tile * tile
+  kChain,     // (tile - c) * tile + c
+  kConst,     // c
+};
+
+struct VectorBackPlan {
+  VectorBackKind kind = VectorBackKind::kReplace;
+  VectorValueShape value = VectorValueShape::kAddConst;
+  std::int64_t constant = 1;  // 1..3: exact in every dtype a vector store holds
+};
+
+// Applies `plan` to the write-back ops `ops` (the store `store` and its commits and waits) of an
+// output of `dtype` whose stored tile has `elements` elements. Leaves them alone where a vector
+// store cannot hold the tile (a dtype or an element count docs/case-format.md does not model) or
+// the store has a predicate or a reducing twin.
+void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGmem& store,
+                       DType dtype, std::int64_t elements);
+
+}  // namespace collfuzz::generators

@@ -1,0 +1,148 @@
+// The case reader: vector values and vector stores (docs/case-format.md, "vector_store").
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/case_json_fields.h"
+#include "harness/core/case_parser.h"
+#include "harness/core/errors.h"
+#include "harness/core/json_reader.h"
+#include "harness/core/limits.h"
+
+namespace collfuzz::case_json {
+
+namespace {
+
+// The dtypes a vector store holds: JAX's strided vector layout takes 8-, 16- and 32-bit elements
+// (WGStridedFragLayout), and 64-bit dtypes need jax_enable_x64.
+bool vector_dtype(DType d) {
+  switch (d) {
+    case DType::kFloat32:
+    case DType::kFloat16:
+    case DType::kBFloat16:
+    case DType::kInt8:
+    case DType::kInt16:
+    case DType::kInt32:
+    case DType::kUInt8:
+    case DType::kUInt16:
+    case DType::kUInt32:
+      return true;
+    default:
+      return false;
+  }
+}
+
+constexpr std::pair<const char*, VectorKind> kBinary[] = {
+    {"add", VectorKind::kAdd}, {"sub", VectorKind::kSub}, {"mul", VectorKind::kMul}};
+
+}  // namespace
+
+VectorValue CaseParser::parse_vector_value(const json& j, const std::string& path,
+                                           const Shape& shape, DType dtype, int depth) {
+  if (depth > limits::kMaxDepth) {
+    throw InputError(
+        path, "a vector value is nested more than " + std::to_string(limits::kMaxDepth) + " deep");
+  }
+  if (!j.is_object() || j.size() != 1) {
+    throw InputError(path,
+                     "expected a vector value: an object with one of const, load, add, "
+                     "sub, mul");
+  }
+  VectorValue v;
+  const std::string key = j.begin().key();
+  const json& arg = j.begin().value();
+  const std::string at = jr::key_path(path, key);
+  if (key == "const") {
+    v.kind = VectorKind::kConst;
+    v.bits = value_bits(arg, at, dtype);
+    v.number = arg.get<double>();
+    return v;
+  }
+  if (key == "load") {
+    if (!arg.is_object()) {
+      throw InputError(at, std::string("expected a ref object, got ") + jr::type_name(arg));
+    }
+    Shape got;
+    if (jr::member(arg, "alloc")) {
+      jr::object(arg, at, {"alloc", "index"});
+      v.kind = VectorKind::kLoadSmem;
+      v.ref = jr::identifier(jr::required(arg, at, "alloc"), at + ".alloc");
+      const Alloc* a = lookup_alloc(v.ref, at + ".alloc");
+      if (a->kind != AllocKind::kSmem) {
+        throw InputError(at + ".alloc", "\"" + v.ref + "\" is a " + to_string(a->kind) +
+                                            " allocation; a vector load reads an smem "
+                                            "allocation or an input");
+      }
+      got =
+          parse_smem_index(jr::member(arg, "index"), at + ".index", *a, v.smem_index, &v.smem_slot);
+      if (a->dtype != dtype) {
+        throw InputError(at, "the loaded ref has dtype " + std::string(dtype_name(a->dtype)) +
+                                 ", not the destination's " + std::string(dtype_name(dtype)) +
+                                 " (conversions are not modelled)");
+      }
+    } else {
+      jr::object(arg, at, {"input", "index"});
+      v.kind = VectorKind::kLoadInput;
+      v.ref = jr::identifier(jr::required(arg, at, "input"), at + ".input");
+      const ArraySpec& in = lookup_array(c_.inputs, v.ref, at + ".input", "input");
+      got = parse_gmem_index(jr::member(arg, "index"), at + ".index", in, v.gmem_index);
+      for (std::size_t d = 0; d < v.gmem_index.size(); ++d) {
+        check_store_slice_in_bounds(v.gmem_index[d], in.shape[d], jr::index_path(at + ".index", d));
+      }
+      if (in.dtype != dtype) {
+        throw InputError(at, "the loaded ref has dtype " + std::string(dtype_name(in.dtype)) +
+                                 ", not the destination's " + std::string(dtype_name(dtype)) +
+                                 " (conversions are not modelled)");
+      }
+    }
+    if (got != shape) {
+      throw InputError(at,
+                       "the loaded ref must have the destination's shape (broadcasting is "
+                       "not modelled)");
+    }
+    return v;
+  }
+  for (const auto& [name, kind] : kBinary) {
+    if (key != name) continue;
+    jr::array(arg, at, 2);
+    if (arg.size() != 2) throw InputError(at, "expected two operands");
+    v.kind = kind;
+    v.args.push_back(parse_vector_value(arg[0], jr::index_path(at, 0), shape, dtype, depth + 1));
+    v.args.push_back(parse_vector_value(arg[1], jr::index_path(at, 1), shape, dtype, depth + 1));
+    return v;
+  }
+  throw InputError(at, "unknown vector value \"" + key +
+                           "\"; expected const, load, add, sub or "
+                           "mul");
+}
+
+VectorStore CaseParser::parse_vector_store(const json& j, const std::string& path) {
+  jr::object(j, path, {"op", "dst", "value"});
+  VectorStore vs;
+  const json& dst = jr::required(j, path, "dst");
+  jr::object(dst, path + ".dst", {"output", "index"});
+  vs.dst = jr::identifier(jr::required(dst, path + ".dst", "output"), path + ".dst.output");
+  const ArraySpec& out = lookup_array(c_.outputs, vs.dst, path + ".dst.output", "output");
+  const Shape shape =
+      parse_gmem_index(jr::member(dst, "index"), path + ".dst.index", out, vs.dst_index);
+  for (std::size_t d = 0; d < vs.dst_index.size(); ++d) {
+    check_store_slice_in_bounds(vs.dst_index[d], out.shape[d],
+                                jr::index_path(path + ".dst.index", d));
+  }
+  if (!vector_dtype(out.dtype)) {
+    throw InputError(path + ".dst.output",
+                     "a vector store of dtype " + std::string(dtype_name(out.dtype)) +
+                         " is not modelled (float32, float16, bfloat16, int8, int16, int32, "
+                         "uint8, uint16, uint32 are)");
+  }
+  if (element_count(shape) % 128 != 0 || element_count(shape) == 0) {
+    throw InputError(path + ".dst",
+                     "a vector store's element count must be a positive multiple "
+                     "of 128 (JAX's strided layout for a warpgroup; other shapes "
+                     "are not modelled)");
+  }
+  vs.value =
+      parse_vector_value(jr::required(j, path, "value"), path + ".value", shape, out.dtype, 0);
+  return vs;
+}
+
+}  // namespace collfuzz::case_json

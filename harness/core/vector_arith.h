@@ -1,0 +1,26 @@
+// The element arithmetic of vector values (docs/case-format.md, "vector_store"): one binary op
+// on the bit patterns of a dtype, as Mosaic GPU's vector ops compute it on the hardware (PTX
+// add/sub/mul of the dtype; f16 and bf16 natively on sm_90) and XLA on the CPU. Shared, as the
+// dtype conversions and the reduction ops are; which values a case may hold is the case reader's.
+#pragma once
+
+#include <cstdint>
+
+#include "harness/core/case.h"
+
+namespace collfuzz {
+
+struct VectorElement {
+  std::uint64_t bits = 0;
+  // A float result whose bit pattern the executors need not agree on: a NaN (PTX's canonical NaN
+  // against the CPU's propagated payload) or a subnormal (XLA on the CPU flushes them to zero;
+  // the hardware keeps them). Not compared.
+  bool unspecified = false;
+};
+
+// `a op b` for op kAdd, kSub or kMul: integers wrap modulo 2^bits; floats are computed exactly
+// and rounded once to nearest even (no double rounding: a double holds the exact sum or product
+// of two float32, float16 or bfloat16 values, and rounds it to float32 correctly, 53 >= 2*24+2).
+VectorElement vector_binary(VectorKind op, DType dtype, std::uint64_t a, std::uint64_t b);
+
+}  // namespace collfuzz

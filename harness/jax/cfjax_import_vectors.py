@@ -1,0 +1,171 @@
+"""Vector stores: `ref[...] = value` into a kernel output (`collfuzz import`, cfjax_import.py).
+
+VectorsMixin reads a `swap` equation (`o_ref.at[idx][...] = value`; the old value it returns is
+dropped) on an output ref into a case's `vector_store` (docs/case-format.md "vector_store"), its
+value followed back through the equations that made it (vector_eqn binds each to a Vec, the
+value's JSON): `get` of an SMEM allocation (`smem.at[0][...]`: {"load": {"alloc", "index"}}) or
+of an input (`x_ref.at[idx][...]`: {"load": {"input", "index"}}); `add`, `sub`, `mul` of two such
+values ({"add": [a, b]}, ...); constants: `broadcast_in_dim` of a scalar literal (`jnp.full`,
+`jnp.ones_like`, `jnp.zeros_like`) and a scalar literal operand of `add`/`sub`/`mul` (`v + 1`),
+each {"const": c}; `convert_element_type` that keeps the dtype. A vector value used twice is
+written out twice (the case has no variables). Anything else a value holds (another primitive, a
+load of an output, a dtype conversion, a broadcast of a vector, an operand of another shape)
+is an Unknown that the store refuses, naming it and its line; so is a load whose vector is
+used by another kind of op. Scalar (0-d) equations are left to IndexMixin.scalar_eqn.
+"""
+
+from __future__ import annotations
+
+from cfjax_import_values import Ref, Unknown, user_line
+
+_BINARY = ("add", "sub", "mul")
+
+
+class Vec:
+  """A vector value of a vector_store: its JSON (docs/case-format.md), shape and dtype name."""
+
+  def __init__(self, j, shape: tuple, dtype: str):
+    self.j = j
+    self.shape = tuple(shape)
+    self.dtype = dtype
+
+
+def _aval(var):
+  aval = getattr(var, "aval", None)
+  return tuple(getattr(aval, "shape", ())), str(getattr(aval, "dtype", ""))
+
+
+def _number(v):
+  """A scalar literal's (or numpy scalar's) Python number (int or float), or None."""
+  from jax._src import core  # pylint: disable=import-outside-toplevel
+  import numpy as np  # pylint: disable=import-outside-toplevel
+  if isinstance(v, core.Literal):
+    v = v.val
+  try:
+    a = np.asarray(v)
+  except Exception:  # pylint: disable=broad-except
+    return None
+  if a.shape != () or a.dtype == np.bool_:
+    return None
+  if np.issubdtype(a.dtype, np.integer):
+    return int(a)
+  if np.issubdtype(a.dtype, np.floating) or a.dtype.name == "bfloat16":
+    f = float(a)
+    return int(f) if f.is_integer() and abs(f) < 2 ** 53 and str(f) != "-0.0" else f
+  return None
+
+
+class VectorsMixin:
+  """Vector loads, arithmetic and stores, for cfjax_import.Importer."""
+
+  def operand(self, env: dict, v, shape: tuple, dtype: str):
+    """An operand of a vector op: its Vec, a scalar literal as {"const": c}, or what it is."""
+    from jax._src import core  # pylint: disable=import-outside-toplevel
+    if isinstance(v, core.Literal) or not isinstance(v, core.Var):
+      c = _number(v)
+      return Vec({"const": c}, shape, dtype) if c is not None else Unknown(
+          f"the constant {v!r}", "")
+    x = env.get(v)
+    if isinstance(x, Vec):
+      return x
+    if isinstance(x, (int, float)) and not isinstance(x, bool) and _aval(v)[0] == ():
+      return Vec({"const": x}, shape, dtype)  # a scalar known statically
+    return x
+
+  def vector_eqn(self, eqn, env: dict) -> bool:
+    """Binds the outputs of a vector equation (one whose first output has rank >= 1, or a
+    get/swap) to Vec or Unknown values; False for anything else (scalar arithmetic, ops)."""
+    name = eqn.primitive.name
+    if name == "swap" or not eqn.outvars:
+      return False
+    shape, dtype = _aval(eqn.outvars[0])
+    if name != "get" and shape == ():
+      return False
+    where = user_line(eqn, self.user_file, self.kernel_line)
+    out = None
+    if name == "get":
+      out = self.vector_load(eqn, env, shape, dtype, where)
+    elif name in _BINARY and len(eqn.invars) == 2:
+      a, b = (self.operand(env, v, shape, dtype) for v in eqn.invars)
+      if isinstance(a, Vec) and isinstance(b, Vec) and a.shape == b.shape == shape and \
+          a.dtype == b.dtype == dtype:
+        out = Vec({name: [a.j, b.j]}, shape, dtype)
+      elif isinstance(a, Unknown) or isinstance(b, Unknown):
+        out = a if isinstance(a, Unknown) else b  # the innermost cause, with its line
+      else:
+        bad = a if not isinstance(a, Vec) else b
+        why = self.describe(bad) if not isinstance(bad, Vec) else \
+            f"operands of shapes {a.shape} and {b.shape} ({a.dtype}, {b.dtype})"
+        out = Unknown(f"`{name}` of {why} (a vector_store's operands are loads, constants and "
+                      f"their sums, differences and products, of the stored slice's shape "
+                      f"{list(shape)} and dtype {dtype})", where)
+    elif name in ("broadcast_in_dim", "convert_element_type") and \
+        isinstance(self.operand(env, eqn.invars[0], shape, dtype), Unknown):
+      out = self.operand(env, eqn.invars[0], shape, dtype)  # the innermost cause, its line
+    elif name == "broadcast_in_dim" and len(eqn.invars) == 1:
+      c = self.operand(env, eqn.invars[0], shape, dtype)
+      if isinstance(c, Vec) and "const" in c.j and _aval(eqn.invars[0])[0] == ():
+        out = Vec(c.j, shape, dtype)
+      else:
+        out = Unknown("`broadcast_in_dim` of a value that is not a scalar constant (a "
+                      "vector_store's constants are jnp.full / a scalar literal)", where)
+    elif name == "convert_element_type" and len(eqn.invars) == 1:
+      x = self.operand(env, eqn.invars[0], shape, dtype)
+      if isinstance(x, Vec) and (x.dtype == dtype or "const" in x.j):
+        out = Vec(x.j, shape, dtype)
+      else:
+        src = _aval(eqn.invars[0])[1]
+        out = Unknown(f"`convert_element_type` from {src} to {dtype} (a vector_store's value "
+                      "keeps the output's dtype)", where)
+    else:
+      out = Unknown(f"`{name}` (a vector_store's value is made of loads of SMEM allocations "
+                    "and inputs, constants, add, sub and mul)", where)
+    for o in eqn.outvars:
+      env[o] = out
+    return True
+
+  def vector_load(self, eqn, env: dict, shape: tuple, dtype: str, where: str):
+    """A `get`: {"load": {"alloc"|"input": NAME, "index": [...]}} of an SMEM allocation or an
+    input; of anything else an Unknown."""
+    ref_var, *flat = eqn.invars
+    r = env.get(ref_var)
+    transforms = eqn.params["tree"].unflatten(flat)
+    if isinstance(r, Ref) and r.kind == "alloc" and r.alloc["kind"] == "smem":
+      load = {"alloc": r.name}
+      index = self.static_index(env, transforms, r, eqn, "a vector load")
+    elif isinstance(r, Ref) and r.kind == "input":
+      load = {"input": r.name}
+      index = self.gmem_index(env, transforms, r, eqn, "a vector load")
+    else:
+      what = (f"the output `{r.name}`" if isinstance(r, Ref) and r.kind == "output" else
+              f"`{r.name}`" if isinstance(r, Ref) else "a ref the importer does not follow")
+      return Unknown(f"a load (`get`) of {what} (a vector_store loads SMEM allocations and "
+                     "inputs)", where)
+    if index:
+      load["index"] = index
+    return Vec({"load": load}, shape, dtype)
+
+  def swap(self, eqn, env: dict, ops: list):
+    """`ref.at[idx][...] = value` on a kernel output: a vector_store."""
+    ref_var, val, *flat = eqn.invars
+    d = env.get(ref_var)
+    if not isinstance(d, Ref) or d.kind != "output":
+      self.refuse(eqn, "a vector store (`swap`, `ref[...] = value`) into a ref that is not a "
+                  "kernel output (a vector_store writes an output)")
+    transforms = eqn.params["tree"].unflatten(flat)
+    index = self.gmem_index(env, transforms, d, eqn, "a vector store's destination")
+    shape, dtype = _aval(val)
+    v = self.operand(env, val, shape, dtype)
+    if not isinstance(v, Vec):
+      self.refuse(eqn, f"a vector store of a value the importer does not follow: "
+                  f"{self.describe(v)}")
+    if v.shape != shape or v.shape == ():
+      self.refuse(eqn, f"a vector store of a value of shape {list(v.shape)} (a vector_store "
+                  "writes a slice of rank 1 or more)")
+    op = {"op": "vector_store", "dst": {"output": d.name}, "value": v.j}
+    if index:
+      op["dst"]["index"] = index
+    for o in eqn.outvars:  # the old value swap returns
+      env[o] = Unknown("the old value a vector store returns", user_line(
+          eqn, self.user_file, self.kernel_line))
+    ops.append(op)

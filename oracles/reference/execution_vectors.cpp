@@ -1,0 +1,136 @@
+// The reference's execution: vector stores (docs/case-format.md, "vector_store"). The warpgroup
+// evaluates the value element by element (harness/core/vector_arith.h) from the refs as they
+// stand when the thread reaches the op, and stores it into the output slice at once: a
+// synchronous st.global, ordered after the thread's earlier vector stores and its TMA stores that
+// a wait_smem_to_gmem retired, unordered with its TMA stores still in flight (output_races.h).
+// A TMA store after it over the same elements is unordered with it too: the vector store writes
+// through the generic proxy and the TMA store through the async proxy, and no
+// fence.proxy.async.global orders them (JAX emits none).
+
+#include <cstring>
+
+#include "harness/core/vector_arith.h"
+#include "oracles/reference/execution_model.h"
+
+namespace collfuzz::ref::exec {
+
+namespace {
+
+// Where the elements of a slice lie in its array, in the slice's row-major order.
+struct SliceWalk {
+  std::int64_t origin = 0;
+  std::vector<std::int64_t> along;  // per dim of the slice's shape: the array's stride
+};
+
+SliceWalk walk_of(const Shape& array_shape, const ResolvedSlice& s) {
+  const RankStrides strides = row_major_rank_strides(array_shape);
+  SliceWalk w;
+  for (std::size_t i = 0; i < array_shape.size(); ++i) {
+    w.origin += s.start[i] * strides[i];
+    if (s.size[i] != 0) w.along.push_back(strides[i]);
+  }
+  return w;
+}
+
+std::int64_t element_at(const SliceWalk& w, const Shape& shape, std::int64_t e) {
+  std::int64_t off = w.origin;
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    off += (e % shape[k]) * w.along[k];
+    e /= shape[k];
+  }
+  return off;
+}
+
+}  // namespace
+
+void Execution::vector_store(Thread& th, const Op& op, const VectorStore& vs) {
+  (void)op;
+  const ArraySpec* out = nullptr;
+  for (const auto& o : c_.outputs) {
+    if (o.name == vs.dst) out = &o;
+  }
+  const auto axis = [&](const std::string& a) { return mesh_.axis_index(th.rank, th.index, a); };
+  const ResolvedSlice dst_slice = resolve_slice(out->shape, vs.dst_index, axis, iteration_);
+  const Shape& shape = dst_slice.shape;
+  const SliceWalk dst_walk = walk_of(out->shape, dst_slice);
+  const DType dtype = out->dtype;
+  const int width = dtype_bits(dtype) / 8;
+
+  // Each load's source, resolved once for this thread and trip.
+  struct Leaf {
+    View smem;                                        // kLoadSmem
+    std::int64_t base = 0;                            // kLoadSmem: the element the ref starts at
+    const std::vector<std::uint8_t>* gmem = nullptr;  // kLoadInput
+    SliceWalk walk;                                   // kLoadInput
+  };
+  std::map<const VectorValue*, Leaf> leaves;
+  for_each_vector_load(vs.value, [&](const VectorValue& load) {
+    Leaf leaf;
+    if (load.kind == VectorKind::kLoadSmem) {
+      const Alloc* a = allocs_.at(load.ref);
+      leaf.smem = buffer(th.rank, load.ref);
+      const auto strides = row_major_strides(a->shape);
+      for (std::size_t k = 0; k < load.smem_index.size(); ++k)
+        leaf.base += smem_index_at(load.smem_index, load.smem_slot, k, iteration_) * strides[k];
+    } else {
+      const ArraySpec* in = nullptr;
+      for (const auto& i : c_.inputs) {
+        if (i.name == load.ref) in = &i;
+      }
+      leaf.gmem = &input_bytes(*in);
+      leaf.walk = walk_of(in->shape, resolve_slice(in->shape, load.gmem_index, axis, iteration_));
+    }
+    leaves.emplace(&load, std::move(leaf));
+  });
+
+  std::function<VectorElement(const VectorValue&, std::int64_t)> eval =
+      [&](const VectorValue& v, std::int64_t e) -> VectorElement {
+    switch (v.kind) {
+      case VectorKind::kConst:
+        return {v.bits, false};
+      case VectorKind::kLoadSmem: {
+        const Leaf& leaf = leaves.at(&v);
+        return {leaf.smem.load(leaf.base + e), leaf.smem.undefined(leaf.base + e)};
+      }
+      case VectorKind::kLoadInput: {
+        const Leaf& leaf = leaves.at(&v);
+        std::uint64_t bits = 0;
+        std::memcpy(&bits, leaf.gmem->data() + element_at(leaf.walk, shape, e) * width,
+                    static_cast<std::size_t>(width));
+        return {bits, false};
+      }
+      default: {
+        const VectorElement a = eval(v.args[0], e);
+        const VectorElement b = eval(v.args[1], e);
+        VectorElement r = vector_binary(v.kind, dtype, a.bits, b.bits);
+        r.unspecified = r.unspecified || a.unspecified || b.unspecified;
+        return r;
+      }
+    }
+  };
+
+  std::vector<std::uint8_t>& written = written_.at(vs.dst);
+  const std::vector<std::uint8_t> before_written = written;
+  const std::vector<std::uint8_t> before = outputs_.at(vs.dst).bytes;
+  std::fill(written.begin(), written.end(), kOutputUntouched);
+  View dst{&outputs_.at(vs.dst), 0, dtype};
+  const std::int64_t n = element_count(shape);
+  for (std::int64_t e = 0; e < n; ++e) {
+    const VectorElement r = eval(vs.value, e);
+    const std::int64_t d = element_at(dst_walk, shape, e);
+    dst.store(d, r.bits, r.unspecified);
+    written[static_cast<std::size_t>(d)] = r.unspecified ? kOutputNotWritten : kOutputWritten;
+  }
+  const std::int64_t tid = thread_id(th);
+  const std::vector<std::uint8_t>& now = outputs_.at(vs.dst).bytes;
+  settle_output_store(
+      written, before_written, output_writers_[vs.dst], store_writer(tid, kVectorStoreSeq),
+      [&](std::int64_t i) { return load_element(before, dtype, i) != load_element(now, dtype, i); },
+      [&](std::int64_t prev) {
+        // Another thread's, or one of its own TMA stores still writing.
+        return prev / kStoreSeqSpan != tid || (prev % kStoreSeqSpan != kVectorStoreSeq &&
+                                               prev % kStoreSeqSpan >= th.stores.write_done());
+      });
+}
+
+}  // namespace collfuzz::ref::exec
