@@ -57,8 +57,12 @@ ExtraAlloc extra(AllocKind kind, Shape shape, DType dtype) {
 rc::Gen<VectorBackPlan> vector_back() {
   return rc::gen::build<VectorBackPlan>(
       rc::gen::set(&VectorBackPlan::kind,
-                   weighted_element<VectorBackKind>(
-                       {{75, VectorBackKind::kReplace}, {25, VectorBackKind::kAfter}})),
+                   weighted_element<VectorBackKind>({{45, VectorBackKind::kReplace},
+                                                     {15, VectorBackKind::kAfter},
+                                                     {40, VectorBackKind::kInPlace}})),
+      rc::gen::set(&VectorBackPlan::fence, weighted_element<SmemFence>({{70, SmemFence::kStoreOwn},
+                                                                        {15, SmemFence::kExplicit},
+                                                                        {15, SmemFence::kNone}})),
       rc::gen::set(&VectorBackPlan::value,
                    weighted_element<VectorValueShape>({{20, VectorValueShape::kLoad},
                                                        {35, VectorValueShape::kAddConst},

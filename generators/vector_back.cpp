@@ -79,6 +79,33 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
       vs.value = c;
       break;
   }
+  if (plan.kind == VectorBackKind::kInPlace) {
+    vs.dst = store.src;
+    vs.dst_index.clear();
+    vs.to_smem = true;
+    vs.smem_index = store.src_index;
+    vs.smem_slot = store.src_slot;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (!std::holds_alternative<CopySmemToGmem>(ops[i].v)) continue;
+      Body before;
+      Op op;
+      op.v = std::move(vs);
+      before.push_back(std::move(op));
+      if (plan.fence == SmemFence::kExplicit) {
+        Op fence;
+        fence.v = CommitSmem{};
+        before.push_back(std::move(fence));
+      }
+      for (std::size_t k = i; k < ops.size(); ++k) {
+        if (auto* st = std::get_if<CopySmemToGmem>(&ops[k].v))
+          st->commit_smem = plan.fence == SmemFence::kStoreOwn;
+      }
+      ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(i),
+                 std::make_move_iterator(before.begin()), std::make_move_iterator(before.end()));
+      return;
+    }
+    return;
+  }
   Op op;
   op.v = std::move(vs);
   if (plan.kind == VectorBackKind::kAfter) {

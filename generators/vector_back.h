@@ -12,6 +12,15 @@ namespace collfuzz::generators {
 enum class VectorBackKind : std::uint8_t {
   kReplace,  // the TMA store becomes a vector store (the commits and waits stay)
   kAfter,    // a vector store after the TMA store, into the same slice
+  kInPlace,  // `tile[...] = value` into the SMEM tile before its TMA store (the pattern of real
+             // kernels: compute, store to SMEM, commit_smem, TMA store)
+};
+
+// With kInPlace: how the vector store is fenced before the TMA store reads the tile.
+enum class SmemFence : std::uint8_t {
+  kStoreOwn,  // copy_smem_to_gmem's own commit_smem (JAX's idiom)
+  kExplicit,  // {"op": "commit_smem"}, the store without its own
+  kNone,      // no fence: the TMA store races with the vector store
 };
 
 // The vector value: of the tile (its SMEM load) and small constants.
@@ -27,6 +36,7 @@ struct VectorBackPlan {
   VectorBackKind kind = VectorBackKind::kReplace;
   VectorValueShape value = VectorValueShape::kAddConst;
   std::int64_t constant = 1;  // 1..3: exact in every dtype a vector store holds
+  SmemFence fence = SmemFence::kStoreOwn;
 };
 
 // Applies `plan` to the write-back ops `ops` (the store `store` and its commits and waits) of an

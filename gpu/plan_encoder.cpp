@@ -276,6 +276,7 @@ class Encoder {
       case StepKind::kVectorStore:
         // The device interpreter has no vector arithmetic: the case is unavailable there.
         return fail("a vector_store");
+      case StepKind::kCommitSmem:  // no vector stores run here: a fence orders nothing
       case StepKind::kStoreCommit:
       case StepKind::kStoreWait:
         // The device interpreter completes each store before its next step, which is exact

@@ -254,12 +254,20 @@ def canonical(case: dict) -> dict:
              "reduction_op": op.get("reduction_op"),
              "predicate": None if op.get("predicate") is None else _cond(op["predicate"]),
              "commit_group": op.get("commit_group") is not False,
+             "commit_smem": op.get("commit_smem") is not False,
              "wait": op.get("wait") is not False}
+      elif kind == "vector_store" and "alloc" in op["dst"]:
+        dst = ren.get(op["dst"]["alloc"], op["dst"]["alloc"])
+        r = {"op": kind, "dst": {"alloc": dst, "index": _smem_index(op["dst"].get("index"),
+                                                                     loops)},
+             "value": vvalue(op.get("value"))}
       elif kind == "vector_store":
         dst = ren.get(op["dst"]["output"], op["dst"]["output"])
         r = {"op": kind, "dst": {"output": dst, "index": _index(op["dst"].get("index"),
                                                                 shapes.get(dst, []), loops)},
              "value": vvalue(op.get("value"))}
+      elif kind == "commit_smem":
+        r = {"op": kind}
       elif kind == "commit_smem_to_gmem_group":
         r = {"op": kind}
       elif kind == "wait_smem_to_gmem":
@@ -287,6 +295,14 @@ def canonical(case: dict) -> dict:
         # a store with its wait: one store with `wait` true (what the import makes of them).
         res[-1]["wait"] = True
         continue
+      if r.get("op") == "copy_smem_to_gmem" and res and res[-1].get("op") == "commit_smem":
+        # commit_smem ops right before a store are, in JAX calls, the store's own commit_smem (or
+        # more fences before it): one store with `commit_smem` true (what the import makes).
+        while res and res[-1].get("op") == "commit_smem":
+          res.pop()
+        r["commit_smem"] = True
+      if r.get("op") == "commit_smem" and res and res[-1].get("op") == "commit_smem":
+        continue  # two fences in a row are one
       res.append(r)
     return res
 

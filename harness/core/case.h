@@ -287,6 +287,9 @@ struct CopySmemToGmem {
   // `commit_group=`: false leaves the store outside any bulk async-group until a later
   // commit_smem_to_gmem_group (or the next store that commits) commits it.
   bool commit_group = true;
+  // `plgpu.commit_smem()` right before the store (JAX's idiom): false leaves it out, and the store
+  // may read SMEM that the thread's vector stores wrote without a fence (a race).
+  bool commit_smem = true;
   // true: the op is JAX's idiom `commit_smem(); copy_smem_to_gmem(...); wait_smem_to_gmem(0)`;
   // false: no wait follows, and the store stays in flight until a wait_smem_to_gmem retires its
   // group (docs/case-format.md, "Store groups").
@@ -330,12 +333,20 @@ void for_each_vector_load(V& v, const F& f) {
 }
 
 // `dst_ref.at[index][...] = value`: the warpgroup's synchronous vector store into an output
-// (st.global from every lane).
+// (st.global from every lane) or into an SMEM allocation (st.shared: a generic-proxy write that a
+// TMA store sees only after the thread's commit_smem).
 struct VectorStore {
-  std::string dst;  // an output
+  std::string dst;  // an output, or an smem allocation when to_smem
   std::vector<IndexEntry> dst_index;
+  bool to_smem = false;
+  std::vector<std::int64_t> smem_index;  // to_smem: leading integer indices
+  std::optional<DynStart> smem_slot = std::nullopt;
   VectorValue value;
 };
+
+// `plgpu.commit_smem()`: fence.proxy.async.shared::cta, after which the thread's earlier SMEM
+// writes through the generic proxy (vector stores) are visible to TMA stores.
+struct CommitSmem {};
 
 struct BarrierArrive {
   BarrierUse barrier;
@@ -377,7 +388,7 @@ struct WarpMap {
 struct Op {
   std::string path;  // JSON path of the op, e.g. $.program[1].body[0]
   std::variant<RunScoped, CopyGmemToSmem, CopySmemToGmem, BarrierArrive, BarrierWait, When, Loop,
-               WarpMap, CommitSmemToGmemGroup, WaitSmemToGmem, VectorStore>
+               WarpMap, CommitSmemToGmemGroup, WaitSmemToGmem, VectorStore, CommitSmem>
       v;
   // Set only in a case expanded by expand_warp_maps (harness/core/warp_map.h):
   std::string warp_axis;       // the op runs in the warp context of the warp_map over this axis

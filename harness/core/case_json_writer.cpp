@@ -164,13 +164,22 @@ json op_to_json(const Op& op) {
           if (v.predicate) out["predicate"] = cond_to_json(*v.predicate);
           if (!v.commit_group) out["commit_group"] = false;
           if (!v.wait) out["wait"] = false;
+          if (!v.commit_smem) out["commit_smem"] = false;
           return out;
         } else if constexpr (std::is_same_v<T, VectorStore>) {
           json out{{"op", "vector_store"}};
-          out["dst"] = json{{"output", v.dst}};
-          if (!v.dst_index.empty()) out["dst"]["index"] = gmem_index_to_json(v.dst_index);
+          if (v.to_smem) {
+            out["dst"] = json{{"alloc", v.dst}};
+            if (!v.smem_index.empty())
+              out["dst"]["index"] = smem_index_to_json(v.smem_index, v.smem_slot);
+          } else {
+            out["dst"] = json{{"output", v.dst}};
+            if (!v.dst_index.empty()) out["dst"]["index"] = gmem_index_to_json(v.dst_index);
+          }
           out["value"] = vector_value_to_json(v.value);
           return out;
+        } else if constexpr (std::is_same_v<T, CommitSmem>) {
+          return json{{"op", "commit_smem"}};
         } else if constexpr (std::is_same_v<T, CommitSmemToGmemGroup>) {
           return json{{"op", "commit_smem_to_gmem_group"}};
         } else if constexpr (std::is_same_v<T, WaitSmemToGmem>) {

@@ -173,8 +173,12 @@ CopyGmemToSmem CaseParser::parse_copy_g2s(const json& j, const std::string& path
 }
 
 CopySmemToGmem CaseParser::parse_copy_s2g(const json& j, const std::string& path) {
-  jr::object(j, path, {"op", "src", "dst", "reduction_op", "predicate", "commit_group", "wait"});
+  jr::object(
+      j, path,
+      {"op", "src", "dst", "reduction_op", "predicate", "commit_group", "wait", "commit_smem"});
   CopySmemToGmem cp;
+  if (const json* f = jr::member(j, "commit_smem"))
+    cp.commit_smem = jr::boolean(*f, path + ".commit_smem");
   if (const json* g = jr::member(j, "commit_group"))
     cp.commit_group = jr::boolean(*g, path + ".commit_group");
   if (const json* w = jr::member(j, "wait")) cp.wait = jr::boolean(*w, path + ".wait");

@@ -64,6 +64,9 @@ Op CaseParser::parse_op(const json& j, const std::string& path, int depth) {
     op.v = w;
   } else if (kind == "vector_store") {
     op.v = parse_vector_store(j, path);
+  } else if (kind == "commit_smem") {
+    jr::object(j, path, {"op"});
+    op.v = CommitSmem{};
   } else if (kind == "loop") {
     op.v = parse_loop(j, path, depth);
   } else if (kind == "warp_map") {
@@ -79,8 +82,8 @@ Op CaseParser::parse_op(const json& j, const std::string& path, int depth) {
                                        "\"; expected run_scoped, copy_gmem_to_smem, "
                                        "copy_smem_to_gmem, commit_smem_to_gmem_group, "
                                        "wait_smem_to_gmem, barrier_arrive, barrier_wait, "
-                                       "barrier_arrive_and_wait, vector_store, when, loop or "
-                                       "warp_map");
+                                       "barrier_arrive_and_wait, vector_store, commit_smem, when, "
+                                       "loop or warp_map");
   }
   if (!warp_axes_.empty()) check_in_warp_map(kind, path);
   return op;

@@ -119,20 +119,39 @@ VectorStore CaseParser::parse_vector_store(const json& j, const std::string& pat
   jr::object(j, path, {"op", "dst", "value"});
   VectorStore vs;
   const json& dst = jr::required(j, path, "dst");
-  jr::object(dst, path + ".dst", {"output", "index"});
-  vs.dst = jr::identifier(jr::required(dst, path + ".dst", "output"), path + ".dst.output");
-  const ArraySpec& out = lookup_array(c_.outputs, vs.dst, path + ".dst.output", "output");
-  const Shape shape =
-      parse_gmem_index(jr::member(dst, "index"), path + ".dst.index", out, vs.dst_index);
-  for (std::size_t d = 0; d < vs.dst_index.size(); ++d) {
-    check_store_slice_in_bounds(vs.dst_index[d], out.shape[d],
-                                jr::index_path(path + ".dst.index", d));
+  Shape shape;
+  DType dtype = DType::kFloat32;
+  std::string dst_field = path + ".dst.output";
+  if (dst.is_object() && jr::member(dst, "alloc")) {
+    // An SMEM ref: `smem.at[i...][...] = value`.
+    jr::object(dst, path + ".dst", {"alloc", "index"});
+    vs.to_smem = true;
+    dst_field = path + ".dst.alloc";
+    vs.dst = jr::identifier(jr::required(dst, path + ".dst", "alloc"), dst_field);
+    const Alloc* a = lookup_alloc(vs.dst, dst_field);
+    if (a->kind != AllocKind::kSmem) {
+      throw InputError(dst_field, "\"" + vs.dst + "\" is a " + to_string(a->kind) +
+                                      " allocation; a vector store writes an smem allocation or "
+                                      "an output");
+    }
+    shape = parse_smem_index(jr::member(dst, "index"), path + ".dst.index", *a, vs.smem_index,
+                             &vs.smem_slot);
+    dtype = a->dtype;
+  } else {
+    jr::object(dst, path + ".dst", {"output", "index"});
+    vs.dst = jr::identifier(jr::required(dst, path + ".dst", "output"), dst_field);
+    const ArraySpec& out = lookup_array(c_.outputs, vs.dst, dst_field, "output");
+    shape = parse_gmem_index(jr::member(dst, "index"), path + ".dst.index", out, vs.dst_index);
+    for (std::size_t d = 0; d < vs.dst_index.size(); ++d) {
+      check_store_slice_in_bounds(vs.dst_index[d], out.shape[d],
+                                  jr::index_path(path + ".dst.index", d));
+    }
+    dtype = out.dtype;
   }
-  if (!vector_dtype(out.dtype)) {
-    throw InputError(path + ".dst.output",
-                     "a vector store of dtype " + std::string(dtype_name(out.dtype)) +
-                         " is not modelled (float32, float16, bfloat16, int8, int16, int32, "
-                         "uint8, uint16, uint32 are)");
+  if (!vector_dtype(dtype)) {
+    throw InputError(dst_field, "a vector store of dtype " + std::string(dtype_name(dtype)) +
+                                    " is not modelled (float32, float16, bfloat16, int8, int16, "
+                                    "int32, uint8, uint16, uint32 are)");
   }
   if (element_count(shape) % 128 != 0 || element_count(shape) == 0) {
     throw InputError(path + ".dst",
@@ -140,8 +159,7 @@ VectorStore CaseParser::parse_vector_store(const json& j, const std::string& pat
                      "of 128 (JAX's strided layout for a warpgroup; other shapes "
                      "are not modelled)");
   }
-  vs.value =
-      parse_vector_value(jr::required(j, path, "value"), path + ".value", shape, out.dtype, 0);
+  vs.value = parse_vector_value(jr::required(j, path, "value"), path + ".value", shape, dtype, 0);
   return vs;
 }
 

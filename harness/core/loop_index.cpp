@@ -29,6 +29,7 @@ void for_each_read(B& body, const FIndex& f_index, const FSlot& f_slot) {
     }
     if (auto* vs = std::get_if<VectorStore>(&op.v)) {
       f_index(vs->dst_index);
+      if (!vs->smem_index.empty()) f_slot(vs->smem_slot, vs->smem_index[0]);
       for_each_vector_load(vs->value, [&](auto& load) {
         if (load.kind == VectorKind::kLoadInput) f_index(load.gmem_index);
         if (load.kind == VectorKind::kLoadSmem && !load.smem_index.empty())

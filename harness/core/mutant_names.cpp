@@ -23,6 +23,7 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Mutant::kCount)>
     "barrier_slot_shifted",
     "store_reduction_ignored",
     "store_wait_group_off_by_one",
+    "commit_smem_dropped",
     "interpret_scoped_check_order",
     "interpret_predicate_accepted",
     "interpret_axes_thread_first",

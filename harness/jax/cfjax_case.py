@@ -422,8 +422,9 @@ def loop_indices(parents: list[dict]) -> list[dict]:
 
 
 def written_ranges(case: Case) -> dict[str, list[list[int]]]:
-  """Output name -> element ranges that some executed copy_smem_to_gmem or vector_store writes (a
-  store in a loop whose index it uses: its range for every trip). A reducing store (`reduction_op`) writes
+  """Output name -> element ranges that some executed copy_smem_to_gmem or vector_store into an
+  output writes (a store in a loop whose index it uses: its range for every trip; a vector_store
+  into SMEM writes none). A reducing store (`reduction_op`) writes
   nothing of its own: it combines with the element's prior contents, so an element only
   reductions reach holds op(uninitialised, src), undefined; an element a plain store also writes
   is written by that store. A store with a `predicate` writes only for the threads where it holds
@@ -431,8 +432,8 @@ def written_ranges(case: Case) -> dict[str, list[list[int]]]:
   ranges: dict[str, list] = {o["name"]: [] for o in case.outputs}
   for path, op, parents in case.walk():
     if op["op"] not in ("copy_smem_to_gmem", "vector_store") or \
-        reduction_op(op, path) is not None:
-      continue
+        reduction_op(op, path) is not None or "output" not in op.get("dst", {}):
+      continue  # a vector_store into SMEM ({"alloc"}) writes no output
     dst = op["dst"]
     out = case.array(dst["output"], outputs=True)
     trips = loop_indices(parents)

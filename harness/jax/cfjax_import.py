@@ -13,9 +13,10 @@ scripts `collfuzz repro` writes define `collfuzz_case` this way.
 
 The kernel is traced (`jax.make_jaxpr`, nothing is compiled or run), the kernel call's equation is
 found in the jaxpr, and its body's equations are walked: `run_scoped` (its allocations and
-`collective_axes`), `copy_gmem_to_smem`, `copy_smem_to_gmem` (with its `commit_smem` and
-`wait_smem_to_gmem(0)`), `swap` into an output (`o_ref[...] = value`: a vector_store, its value
-made of `get` loads of SMEM and inputs, constants and add/sub/mul),
+`collective_axes`), `copy_gmem_to_smem`, `copy_smem_to_gmem` (with the `commit_smem` right before
+it and the `wait_smem_to_gmem(0)` right after it), any other `commit_smem` (an op of its own),
+`swap` into an output or an SMEM allocation (`o_ref[...] = value`, `smem.at[0][...] = value`: a
+vector_store, its value made of `get` loads of SMEM and inputs, constants and add/sub/mul),
 `commit_group` (`plgpu.commit_smem_to_gmem_group()`), any other
 `wait_smem_to_gmem`, `barrier_arrive`, `barrier_wait`, `barrier_arrive_and_wait` (0.12.0.1),
 `cond` from `pl.when`, `scan` from a `lax.fori_loop` with a static trip count, and the scalar
@@ -36,9 +37,10 @@ primitive -> handler); each primitive family is a module of its own, a mixin of 
     cfjax_import_index.py     scalar arithmetic of indices and conditions; ref indices
     cfjax_import_allocs.py    run_scoped and its allocation types
     cfjax_import_copies.py    copy_gmem_to_smem, copy_smem_to_gmem, commit_smem, commit_group,
-                              wait_smem_to_gmem (which wait a store absorbs: pair_store_waits)
-    cfjax_import_vectors.py   `ref[...] = value` (swap) into an output: vector_store, its value's
-                              loads (get), constants and add/sub/mul
+                              wait_smem_to_gmem (which commit and wait a store absorbs:
+                              pair_store_commits, pair_store_waits)
+    cfjax_import_vectors.py   `ref[...] = value` (swap) into an output or SMEM: vector_store,
+                              its value's loads (get), constants and add/sub/mul
     cfjax_import_barriers.py  barrier_arrive, barrier_wait, a barrier's use
     cfjax_import_control.py   pl.when (cond), lax.fori_loop (scan), warp_map, inlined calls, while
     cfjax_import_kernel.py    the kernel call: mesh, target, inputs/outputs, fills -> the case
@@ -79,6 +81,7 @@ class Importer(IndexMixin, AllocsMixin, CopiesMixin, VectorsMixin, BarriersMixin
   def walk(self, jaxpr, env: dict) -> list:
     ops = []
     self.pair_store_waits(jaxpr.eqns)
+    self.pair_store_commits(jaxpr.eqns)
     for eqn in jaxpr.eqns:
       self.eqn(eqn, env, ops)
     return ops
@@ -93,7 +96,7 @@ class Importer(IndexMixin, AllocsMixin, CopiesMixin, VectorsMixin, BarriersMixin
     if handler is None:
       self.refuse(eqn, f"unsupported primitive `{name}` (a case holds run_scoped, "
                   "copy_gmem_to_smem, copy_smem_to_gmem, vector stores (`ref[...] = value`), "
-                  "commit_smem_to_gmem_group, "
+                  "commit_smem, commit_smem_to_gmem_group, "
                   "wait_smem_to_gmem, barrier_arrive, barrier_wait, "
                   "barrier_arrive_and_wait, "
                   "pl.when, lax.fori_loop with a static trip count, pl.core_map over "
@@ -114,7 +117,7 @@ PRIMITIVES = {
     "run_scoped": _op(AllocsMixin.run_scoped),
     "copy_gmem_to_smem": _op(CopiesMixin.copy_gmem_to_smem),
     "copy_smem_to_gmem": _op(CopiesMixin.copy_smem_to_gmem),
-    "commit_smem": CopiesMixin.commit_smem,
+    "commit_smem": CopiesMixin.commit_smem,  # a store's, or a commit_smem op
     "commit_group": CopiesMixin.commit_group,  # plgpu.commit_smem_to_gmem_group()
     "swap": VectorsMixin.swap,  # ref[...] = value: a vector_store
     "wait_smem_to_gmem": CopiesMixin.wait_smem_to_gmem,

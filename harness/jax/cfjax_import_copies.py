@@ -4,17 +4,30 @@ CopiesMixin reads `copy_gmem_to_smem` (source, destination and barrier transform
 `collective_axes`, `leader_tracked`, `oob_mode`, `predicate`) and `copy_smem_to_gmem` (with its
 `reduction_op`, `predicate` and `commit_group`) into the case's ops of those names. The case's
 store is `commit_smem(); copy_smem_to_gmem(...); wait_smem_to_gmem(0)`: a `wait_smem_to_gmem` with
-n=0 and wait_read_only=False that follows a store in the same jaxpr, with only `commit_smem`
-equations between them, is part of that store (pair_store_waits); a store without one gets
-`"wait": false`, and every other wait is a `wait_smem_to_gmem` op. `commit_group` (from
-`plgpu.commit_smem_to_gmem_group()`) is a `commit_smem_to_gmem_group` op; `commit_smem` adds
-nothing (a fence the case language does not hold).
+n=0 and wait_read_only=False right after a store in the same jaxpr is part of that store
+(pair_store_waits); a store without one gets `"wait": false`, and every other wait is a
+`wait_smem_to_gmem` op. A `commit_smem` followed in the same jaxpr by a store, with only other
+`commit_smem`s and index arithmetic (effect-free scalar equations) between, is part of that store
+(pair_store_commits); a store without one gets `"commit_smem": false`, and every other
+`commit_smem` is a `commit_smem` op (fence.proxy.async.shared::cta). `commit_group` (from
+`plgpu.commit_smem_to_gmem_group()`) is a `commit_smem_to_gmem_group` op.
 """
 
 from __future__ import annotations
 
 from cfjax_case import REDUCTION_OPS
 from cfjax_import_values import Cond, Ref, axis_names_json
+
+
+def _index_arithmetic(eqn) -> bool:
+  """An equation that computes scalars and does nothing else (no effect but reading a named
+  axis, as lax.axis_index does; every output of rank 0; a call such as `%`'s jit with its inner
+  effects on the equation): the arithmetic of a store's index or predicate, traced between a
+  `plgpu.commit_smem()` and the store it begins."""
+  if any(type(f).__name__ != "NamedAxisEffect" for f in getattr(eqn, "effects", ())):
+    return False
+  return bool(eqn.outvars) and all(
+      getattr(getattr(v, "aval", None), "shape", None) == () for v in eqn.outvars)
 
 
 class CopiesMixin:
@@ -111,29 +124,49 @@ class CopiesMixin:
       op["predicate"] = self.copy_predicate(env, pred, eqn, "copy_smem_to_gmem")
     if not p.get("commit_group", True):  # left for a later commit; omitted when True
       op["commit_group"] = False
+    if id(eqn) not in self.committed_stores:  # no commit_smem right before it
+      op["commit_smem"] = False
     if id(eqn) not in self.waited_stores:  # no wait_smem_to_gmem(0) right after it
       op["wait"] = False
     return op
 
   def pair_store_waits(self, eqns):
-    """Marks (in waited_stores) each copy_smem_to_gmem of a jaxpr's equations that is followed,
-    past `commit_smem` equations only, by a wait_smem_to_gmem(0) without wait_read_only, and
-    that wait: the two are one case store (the op's default `"wait": true`)."""
+    """Marks (in waited_stores) each copy_smem_to_gmem of a jaxpr's equations that is followed
+    right away by a wait_smem_to_gmem(0) without wait_read_only, and that wait: the two are one
+    case store (the op's default `"wait": true`). A `commit_smem` between them is an op of its
+    own, so the store then gets `"wait": false` and the wait is an op."""
     eqns = list(eqns)
     for k, e in enumerate(eqns):
-      if e.primitive.name != "copy_smem_to_gmem":
+      if e.primitive.name != "copy_smem_to_gmem" or k + 1 >= len(eqns):
+        continue
+      w = eqns[k + 1]
+      if w.primitive.name == "wait_smem_to_gmem":
+        n = w.params.get("n")
+        if n == 0 and not isinstance(n, bool) and not w.params.get("wait_read_only"):
+          self.waited_stores.add(id(e))
+          self.waited_stores.add(id(w))
+
+  def pair_store_commits(self, eqns):
+    """Marks (in committed_stores) each commit_smem of a jaxpr's equations that a
+    copy_smem_to_gmem follows with only other commit_smems and index arithmetic between, and
+    that store: the store's default `"commit_smem": true` (its `plgpu.commit_smem()`)."""
+    eqns = list(eqns)
+    for k, e in enumerate(eqns):
+      if e.primitive.name != "commit_smem":
         continue
       j = k + 1
-      while j < len(eqns) and eqns[j].primitive.name == "commit_smem":
+      while j < len(eqns) and (eqns[j].primitive.name == "commit_smem" or
+                               _index_arithmetic(eqns[j])):
         j += 1
-      if j < len(eqns) and eqns[j].primitive.name == "wait_smem_to_gmem":
-        w = eqns[j].params
-        if w.get("n") == 0 and not isinstance(w.get("n"), bool) and not w.get("wait_read_only"):
-          self.waited_stores.add(id(e))
-          self.waited_stores.add(id(eqns[j]))
+      if j < len(eqns) and eqns[j].primitive.name == "copy_smem_to_gmem":
+        self.committed_stores.add(id(e))
+        self.committed_stores.add(id(eqns[j]))
 
   def commit_smem(self, eqn, env: dict, ops: list):
-    pass  # a fence the case language does not hold (a case's store begins with one)
+    """plgpu.commit_smem(): part of the store after it (pair_store_commits), or a `commit_smem`
+    op (a fence.proxy.async.shared::cta of its own)."""
+    if id(eqn) not in self.committed_stores:
+      ops.append({"op": "commit_smem"})
 
   def commit_group(self, eqn, env: dict, ops: list):
     ops.append({"op": "commit_smem_to_gmem_group"})  # plgpu.commit_smem_to_gmem_group()

@@ -174,6 +174,9 @@ class ImporterBase:
     # id() of each copy_smem_to_gmem equation that a wait_smem_to_gmem(0) closes (a store with
     # `wait` true) and of that wait (absorbed into the store): CopiesMixin.pair_store_waits.
     self.waited_stores: set[int] = set()
+    # id() of each commit_smem equation that begins a copy_smem_to_gmem (the store's default
+    # `"commit_smem": true`) and of that store: CopiesMixin.pair_store_commits.
+    self.committed_stores: set[int] = set()
 
   def axis_name(self, axis) -> str:
     if isinstance(axis, str):

@@ -1,7 +1,8 @@
-"""Vector stores: `ref[...] = value` into a kernel output (`collfuzz import`, cfjax_import.py).
+"""Vector stores: `ref[...] = value` into an output or SMEM (`collfuzz import`, cfjax_import.py).
 
 VectorsMixin reads a `swap` equation (`o_ref.at[idx][...] = value`; the old value it returns is
-dropped) on an output ref into a case's `vector_store` (docs/case-format.md "vector_store"), its
+dropped) on an output ref (dst {"output", "index"}) or an SMEM allocation (`smem.at[0][...] =
+value`: dst {"alloc", "index"}) into a case's `vector_store` (docs/case-format.md "vector_store"), its
 value followed back through the equations that made it (vector_eqn binds each to a Vec, the
 value's JSON): `get` of an SMEM allocation (`smem.at[0][...]`: {"load": {"alloc", "index"}}) or
 of an input (`x_ref.at[idx][...]`: {"load": {"input", "index"}}); `add`, `sub`, `mul` of two such
@@ -146,14 +147,20 @@ class VectorsMixin:
     return Vec({"load": load}, shape, dtype)
 
   def swap(self, eqn, env: dict, ops: list):
-    """`ref.at[idx][...] = value` on a kernel output: a vector_store."""
+    """`ref.at[idx][...] = value` on a kernel output ({"output", "index"}) or on an SMEM
+    allocation (`smem.at[i][...] = value`: {"alloc", "index"}, leading integers or a loop slot):
+    a vector_store."""
     ref_var, val, *flat = eqn.invars
     d = env.get(ref_var)
-    if not isinstance(d, Ref) or d.kind != "output":
-      self.refuse(eqn, "a vector store (`swap`, `ref[...] = value`) into a ref that is not a "
-                  "kernel output (a vector_store writes an output)")
+    smem = isinstance(d, Ref) and d.kind == "alloc" and d.alloc["kind"] == "smem"
+    if not isinstance(d, Ref) or (d.kind != "output" and not smem):
+      self.refuse(eqn, "a vector store (`swap`, `ref[...] = value`) into a ref that is neither a "
+                  "kernel output nor an SMEM allocation (a vector_store writes one of them)")
     transforms = eqn.params["tree"].unflatten(flat)
-    index = self.gmem_index(env, transforms, d, eqn, "a vector store's destination")
+    if smem:
+      index = self.static_index(env, transforms, d, eqn, "a vector store's destination")
+    else:
+      index = self.gmem_index(env, transforms, d, eqn, "a vector store's destination")
     shape, dtype = _aval(val)
     v = self.operand(env, val, shape, dtype)
     if not isinstance(v, Vec):
@@ -162,7 +169,7 @@ class VectorsMixin:
     if v.shape != shape or v.shape == ():
       self.refuse(eqn, f"a vector store of a value of shape {list(v.shape)} (a vector_store "
                   "writes a slice of rank 1 or more)")
-    op = {"op": "vector_store", "dst": {"output": d.name}, "value": v.j}
+    op = {"op": "vector_store", "dst": {"alloc" if smem else "output": d.name}, "value": v.j}
     if index:
       op["dst"]["index"] = index
     for o in eqn.outvars:  # the old value swap returns

@@ -4,11 +4,12 @@ Writer mirrors cfjax_translate.Translation op by op: conditions and indices (con
 gmem_index), allocation types (alloc_type), and each op (emit_op): one nested `def scopeN` per
 `run_scoped`, the copies with their keyword arguments (a store's `reduction_op=`, `predicate=` and
 `commit_group=False` included; its `wait_smem_to_gmem(0)` left out for `"wait": false`),
-`vector_store` as `dst.at[idx][...] = value` (vector_src: `jnp.full`, `ref[...]` loads, `+ - *`),
-`commit_smem_to_gmem_group`, `wait_smem_to_gmem(n, wait_read_only=...)`, barrier arrive/wait,
-`pl.when`, a `lax.fori_loop` per `loop` (`def tripN(i, carry)`, its `index` the parameter, spelt by
-loop_ident so that it shadows none of the script's names; `_` without one),
-`pl.core_map(plgpu.WarpMesh)` per `warp_map`; each line carries its op's JSON path.
+`vector_store` as `dst.at[idx][...] = value` (an output slice or an SMEM ref: vector_dst;
+vector_src: `jnp.full`, `ref[...]` loads, `+ - *`), `commit_smem` (a store's own left out for
+`"commit_smem": false`), `commit_smem_to_gmem_group`, `wait_smem_to_gmem(n, wait_read_only=...)`,
+barrier arrive/wait, `pl.when`, a `lax.fori_loop` per `loop` (`def tripN(i, carry)`, its `index`
+the parameter, spelt by loop_ident so that it shadows none of the script's names; `_` without
+one), `pl.core_map(plgpu.WarpMesh)` per `warp_map`; each line carries its op's JSON path.
 needs_x64: whether a 64-bit dtype appears (the script then enables x64).
 """
 
@@ -261,7 +262,7 @@ class Writer:
   def op(self, op: dict, depth: int, path: str):
     kind = op.get("op") if isinstance(op, dict) else None
     known = {"run_scoped", "copy_gmem_to_smem", "copy_smem_to_gmem", "vector_store",
-             "commit_smem_to_gmem_group", "wait_smem_to_gmem", "barrier_arrive",
+             "commit_smem", "commit_smem_to_gmem_group", "wait_smem_to_gmem", "barrier_arrive",
              "barrier_wait", "barrier_arrive_and_wait", "when", "loop", "warp_map"}
     if kind not in known:
       raise Unsupported(f"{path}: op {kind!r} (the generator writes {', '.join(sorted(known))})")
@@ -318,26 +319,20 @@ class Writer:
         args.append(f"predicate={self.cond(op['predicate'])[0]}")
       if not self.flag(op, "commit_group", True, path):  # cfjax_translate: commit_group=False
         args.append("commit_group=False")
-      self.emit(depth, f"plgpu.commit_smem()  # {path}")
-      self.emit(depth, f"plgpu.copy_smem_to_gmem({', '.join(args)})")
+      if self.flag(op, "commit_smem", True, path):  # `"commit_smem": false`: no fence before it
+        self.emit(depth, f"plgpu.commit_smem()  # {path}")
+        self.emit(depth, f"plgpu.copy_smem_to_gmem({', '.join(args)})")
+      else:
+        self.emit(depth, f"plgpu.copy_smem_to_gmem({', '.join(args)})  # {path}")
       if self.flag(op, "wait", True, path):  # `"wait": false`: no wait after the store
         self.emit(depth, "plgpu.wait_smem_to_gmem(0)")
     elif kind == "vector_store":
       # cfjax_translate: `dst[...] = value` (JAX's swap), the value of the slice's shape and dtype.
-      out = next((o for o in self.case.get("outputs", []) if o.get("name") == op["dst"]["output"]),
-                 None)
-      if out is None:
-        raise Unsupported(f"{path}.dst: no output named {op['dst']['output']!r}")
-      dst = ident(op["dst"]["output"])
-      index = op["dst"].get("index") or []
-      if index:
-        dst += f".at[{self.gmem_index(index)}]"
-      try:
-        shape = index_shape(out["shape"], index)
-      except CaseError as e:
-        raise Unsupported(f"{path}.dst: {e}") from e
-      value = self.vector_src(op.get("value"), shape, out["dtype"], path + ".value", True)
+      dst, shape, dtype = self.vector_dst(op.get("dst"), path + ".dst")
+      value = self.vector_src(op.get("value"), shape, dtype, path + ".value", True)
       self.emit(depth, f"{dst}[...] = {value}  # {path}")
+    elif kind == "commit_smem":
+      self.emit(depth, f"plgpu.commit_smem()  # {path}")
     elif kind == "commit_smem_to_gmem_group":
       self.emit(depth, f"plgpu.commit_smem_to_gmem_group()  # {path}")
     elif kind == "wait_smem_to_gmem":
@@ -383,6 +378,44 @@ class Writer:
       self.emit(depth, "def _():")
       self.body(op.get("body", []), depth + 1, path + ".body")
 
+
+  def vector_dst(self, d, path: str):
+    """cfjax_translate.vector_dst as source: (`o.at[idx]` or `buf.at[i]`, the slice's shape, the
+    dtype name)."""
+    if not isinstance(d, dict) or ("output" in d) == ("alloc" in d):
+      raise Unsupported(f"{path}: a vector_store's dst names an \"output\" or an \"alloc\"")
+    index = d.get("index") or []
+    if "alloc" in d:
+      arr = self.find_alloc(self.case.get("program", []), d["alloc"])
+      what = "SMEM allocation"
+    else:
+      arr = next((o for o in self.case.get("outputs", []) if o.get("name") == d["output"]), None)
+      what = "output"
+    if arr is None or "shape" not in arr or "dtype" not in arr:
+      raise Unsupported(f"{path}: no {what} named {d.get('alloc', d.get('output'))!r}")
+    src = ident(arr["name"])
+    if index:
+      src += f".at[{self.smem_index(index) if 'alloc' in d else self.gmem_index(index)}]"
+    try:
+      shape = index_shape(arr["shape"], index)
+    except CaseError as e:
+      raise Unsupported(f"{path}: {e}") from e
+    return src, shape, arr["dtype"]
+
+  @classmethod
+  def find_alloc(cls, ops, name: str):
+    """The allocation named `name` among the run_scoped allocations of `ops` (nested bodies
+    searched too; names are unique in a case), or None."""
+    for op in ops if isinstance(ops, list) else []:
+      if not isinstance(op, dict):
+        continue
+      for a in op.get("allocs", []) if op.get("op") == "run_scoped" else []:
+        if isinstance(a, dict) and a.get("name") == name:
+          return a
+      found = cls.find_alloc(op.get("body", []), name)
+      if found is not None:
+        return found
+    return None
 
   def vector_src(self, v, shape: tuple, dtype: str, path: str, top: bool = False) -> str:
     """cfjax_translate.vector_value as source: `jnp.full(shape, c, jnp.T)`, `buf.at[0][...]`,

@@ -259,6 +259,18 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
   raise CaseError(f"{path}: unknown vector value {kind!r}")
 
 
+def vector_dst(d: Any, env: dict, path: str):
+  """A vector_store's `dst`: {"output": O, "index": [entries]} -> `o.at[idx]`, or {"alloc": A,
+  "index": [leading ints or a loop slot first]} -> `a.at[i, ...]` (an SMEM ref)."""
+  if not isinstance(d, dict) or ("output" in d) == ("alloc" in d):
+    raise CaseError(f"{path}: a vector_store's dst names an \"output\" or an \"alloc\": {d!r}")
+  if "alloc" in d:
+    ref = env[d["alloc"]]
+    return ref.at[smem_index(d["index"], env)] if d.get("index") else ref
+  ref = env[d["output"]]
+  return ref.at[gmem_index(d["index"], env)] if d.get("index") else ref
+
+
 _OOB = {"undefined": "UNDEFINED", "promise_in_bounds": "PROMISE_IN_BOUNDS", "zeros": "ZEROS"}
 
 
@@ -345,18 +357,23 @@ class Translation:
       if not flag(op, "commit_group", True, path):  # left for a later commit to group
         kwargs["commit_group"] = False
       wait = flag(op, "wait", True, path)  # false: no wait_smem_to_gmem(0) after the store
-      plgpu.commit_smem()
+      if flag(op, "commit_smem", True, path):  # false: no fence before the store
+        plgpu.commit_smem()
       plgpu.copy_smem_to_gmem(src, dst, **kwargs)
       if wait:
         plgpu.wait_smem_to_gmem(0)
     elif kind == "vector_store":
       # A synchronous vector store of the warpgroup (Lane): `dst.at[idx][...] = value`, JAX's
       # `swap` primitive (its returned old value dropped); every load and constant has the
-      # destination slice's shape and dtype (the C++ parser checks it).
-      dst = env[op["dst"]["output"]]
-      if op["dst"].get("index"):
-        dst = dst.at[gmem_index(op["dst"]["index"], env)]
+      # destination slice's shape and dtype (the C++ parser checks it). The destination is an
+      # output slice ({"output", "index"}) or an SMEM ref ({"alloc", "index"}: leading integer
+      # indices or a loop slot, as a store's src).
+      dst = vector_dst(op.get("dst"), env, path + ".dst")
       dst[...] = vector_value(op.get("value"), env, tuple(dst.shape), dst.dtype, path + ".value")
+    elif kind == "commit_smem":
+      # fence.proxy.async.shared::cta: the thread's earlier SMEM vector stores become visible to
+      # the async proxy (a later TMA store reading them).
+      plgpu.commit_smem()
     elif kind == "commit_smem_to_gmem_group":
       plgpu.commit_smem_to_gmem_group()
     elif kind == "wait_smem_to_gmem":

@@ -34,7 +34,7 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
         IrStore& is = ir.stores[static_cast<std::size_t>(op.index)];
         is.shape = prepare_async_copy(store_request(c, is, Stage::kDialect), geometry);
       } else if (op.kind == IrKind::kVectorStore &&
-                 eight_bit_arithmetic(c, std::get<VectorStore>(op.op->v))) {
+                 ir.vector_stores[static_cast<std::size_t>(op.index)].eight_bit) {
         raise(Stage::kDialect, "NotImplementedError", kPointwise8BitMessage,
               rule_id::kVectorPointwise8Bit, op.op->path);
       }

@@ -58,15 +58,13 @@ struct IrVectorStore {
   const VectorStore* store = nullptr;
   std::int32_t output = 0;
   std::vector<std::pair<std::int64_t, std::int64_t>> smem_loads;  // (offset, slot stride)
+  std::int64_t dst_smem_offset = 0;  // to_smem: the destination ref's first byte
+  std::int64_t dst_slot_stride = 0;
+  bool eight_bit = false;  // its value computes on 8-bit elements (lower.vector.pointwise_8bit)
+  DType dtype = DType::kFloat32;
+  std::int64_t elements = 0;
 };
 
-// Whether a vector store computes on 8-bit elements, which Mosaic GPU's lowering refuses.
-inline bool eight_bit_arithmetic(const Case& c, const VectorStore& vs) {
-  for (const auto& o : c.outputs) {
-    if (o.name == vs.dst) return dtype_bits(o.dtype) == 8 && !vs.value.args.empty();
-  }
-  return false;
-}
 inline constexpr const char* kPointwise8BitMessage =
     "Pointwise operations on 8-bit types are unsupported (except bitwise operations). Upcast to "
     "a 16- or 32-bit type before performing the operation.";
@@ -98,6 +96,7 @@ enum class IrKind : std::uint8_t {
   kStoreCommit,  // cp.async.bulk.commit_group
   kStoreWait,    // cp.async.bulk.wait_group(.read) n; the op is a WaitSmemToGmem
   kVectorStore,  // a vector store (KernelIr::vector_stores)
+  kCommitSmem,   // fence.proxy.async.shared::cta
 };
 
 struct IrOp {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "harness/core/ndarray.h"
 #include "harness/core/pyrepr.h"
 #include "harness/lowering/case_lookup.h"
 #include "harness/lowering/jax_facts.h"
@@ -132,6 +133,8 @@ class Lowerer {
         ir_.ops.push_back(IrOp{IrKind::kStoreWait, &op, 0, nullptr, true});  // await_async_copy
       } else if (const auto* vs = std::get_if<VectorStore>(&op.v)) {
         vector_store(op, *vs);
+      } else if (std::holds_alternative<CommitSmem>(op.v)) {
+        ir_.ops.push_back(IrOp{IrKind::kCommitSmem, &op, 0, nullptr, true});  // _commit_smem
       }
     }
   }
@@ -392,15 +395,32 @@ class Lowerer {
 
   // _swap_lowering_rule: the value's loads (_get_lowering_rule) read SMEM refs at their offsets.
   void vector_store(const Op& op, const VectorStore& vs) {
-    // FragmentedArray._pointwise under Lane; under Warpgroup the dialect lowering (dialect_stage).
-    if (lane() && eight_bit_arithmetic(c_, vs)) {
-      raise(Stage::kLower, "NotImplementedError", kPointwise8BitMessage,
-            rule_id::kVectorPointwise8Bit, op.path);
-    }
     IrVectorStore iv;
     iv.op = &op;
     iv.store = &vs;
-    iv.output = lookup_.output_index(vs.dst);
+    DType dtype = DType::kFloat32;
+    if (vs.to_smem) {
+      const Alloc& a = *lookup_.alloc(vs.dst);
+      dtype = a.dtype;
+      iv.dst_smem_offset = smem_offset_of(a, vs.smem_index, vs.smem_slot.has_value());
+      if (vs.smem_slot) iv.dst_slot_stride = slot_stride_of(a);
+      iv.elements = element_count(indexed_dst_shape(a, vs.smem_index));
+    } else {
+      iv.output = lookup_.output_index(vs.dst);
+      const ArraySpec& out = c_.outputs[static_cast<std::size_t>(iv.output)];
+      dtype = out.dtype;
+      iv.elements =
+          element_count(resolve_slice(
+                            out.shape, vs.dst_index, [](const std::string&) { return 0; }, 0)
+                            .shape);
+    }
+    iv.dtype = dtype;
+    iv.eight_bit = dtype_bits(dtype) == 8 && !vs.value.args.empty();
+    // FragmentedArray._pointwise under Lane; under Warpgroup the dialect lowering (dialect_stage).
+    if (lane() && iv.eight_bit) {
+      raise(Stage::kLower, "NotImplementedError", kPointwise8BitMessage,
+            rule_id::kVectorPointwise8Bit, op.path);
+    }
     for_each_vector_load(vs.value, [&](const VectorValue& load) {
       if (load.kind != VectorKind::kLoadSmem) return;
       const Alloc& a = *lookup_.alloc(load.ref);

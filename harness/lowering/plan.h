@@ -74,6 +74,9 @@ struct StoreOp {
   // cp.async.bulk.wait_group 0 (the case's `wait`: JAX's wait_smem_to_gmem(0) idiom).
   bool commit = true;
   bool wait = true;
+  // fence.proxy.async.shared::cta before the store (JAX's commit_smem(); "commit_smem": false
+  // leaves it out).
+  bool commit_smem = true;
 };
 
 // A node of a vector value (vector_store), operands first (postfix): a constant, a load of an
@@ -89,8 +92,13 @@ struct VectorNode {
 // vector_store: the warpgroup's value, element by element (harness/core/vector_arith.h), stored
 // into a slice of an output at once (st.global from every lane).
 struct VectorStoreOp {
-  std::int32_t output = 0;  // Plan::outputs index
-  ArraySlice slice;
+  std::int32_t output = 0;  // Plan::outputs index (not to_smem)
+  ArraySlice slice;         // (not to_smem)
+  // Into SMEM instead (st.shared, a generic-proxy write): the ref's first byte in the CTA's SMEM.
+  bool to_smem = false;
+  std::int64_t smem_offset = 0;
+  DType dtype = DType::kFloat32;  // of the destination and every node
+  std::int64_t elements = 0;
   std::int32_t first_node = 0;  // Plan::vector_nodes: [first_node, first_node + num_nodes)
   std::int32_t num_nodes = 0;
 };
@@ -157,6 +165,7 @@ enum class StepKind : std::uint8_t {
   kStoreCommit,   // cp.async.bulk.commit_group (no table)
   kStoreWait,     // StoreWaitOp
   kVectorStore,   // VectorStoreOp
+  kCommitSmem,    // fence.proxy.async.shared::cta (no table)
 };
 
 struct Step {

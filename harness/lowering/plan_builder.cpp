@@ -211,6 +211,9 @@ class PlanBuilder {
         case IrKind::kVectorStore:
           vector_store(ir_.vector_stores[static_cast<std::size_t>(op.index)], path, r, t);
           break;
+        case IrKind::kCommitSmem:
+          if (!mutant_active(Mutant::kCommitSmemDropped)) step(StepKind::kCommitSmem, path, 0);
+          break;
         case IrKind::kStoreWait: {
           const auto& w = std::get<WaitSmemToGmem>(op.op->v);
           store_wait(path, w.n, w.read_only);
@@ -338,6 +341,7 @@ class PlanBuilder {
     s.reduction_op = is.copy->reduction_op;
     s.commit = is.copy->commit_group;
     s.wait = is.copy->wait;
+    s.commit_smem = is.copy->commit_smem && !mutant_active(Mutant::kCommitSmemDropped);
     if (mutant_active(Mutant::kStoreReductionIgnored)) s.reduction_op.reset();
     s.slice.rank = static_cast<std::int32_t>(out.shape.size());
     for (std::size_t i = 0; i < out.shape.size(); ++i) {
@@ -379,8 +383,17 @@ class PlanBuilder {
   void vector_store(const IrVectorStore& iv, std::int32_t path, std::int64_t r, std::int64_t t) {
     VectorStoreOp v;
     v.output = iv.output;
-    v.slice =
-        slice_of(c_.outputs[static_cast<std::size_t>(iv.output)].shape, iv.store->dst_index, r, t);
+    v.dtype = iv.dtype;
+    v.elements = iv.elements;
+    if (iv.store->to_smem) {
+      v.to_smem = true;
+      v.smem_offset = iv.dst_smem_offset;
+      if (iv.store->smem_slot)
+        v.smem_offset += dyn_value(*iv.store->smem_slot, iteration_) * iv.dst_slot_stride;
+    } else {
+      v.slice = slice_of(c_.outputs[static_cast<std::size_t>(iv.output)].shape, iv.store->dst_index,
+                         r, t);
+    }
     v.first_node = static_cast<std::int32_t>(plan_.vector_nodes.size());
     std::size_t smem_load = 0;
     std::function<void(const VectorValue&)> emit = [&](const VectorValue& value) {

@@ -94,18 +94,26 @@ json step_json(const Plan& p, const Step& s) {
       j["start"] = head(st.slice.start, st.slice.rank);
       if (st.reduction_op) j["reduction_op"] = to_string(*st.reduction_op);
       j["commit"] = st.commit;
+      if (!st.commit_smem) j["commit_smem"] = false;
       j["wait"] = st.wait;
       break;
     }
     case StepKind::kVectorStore: {
       const VectorStoreOp& v = p.vector_stores[i];
       j["step"] = "vector_store";
-      j["output"] = p.outputs[static_cast<std::size_t>(v.output)].name;
+      if (v.to_smem) {
+        j["smem_offset"] = v.smem_offset;
+      } else {
+        j["output"] = p.outputs[static_cast<std::size_t>(v.output)].name;
+      }
       j["nodes"] = v.num_nodes;
       break;
     }
     case StepKind::kStoreCommit:
       j["step"] = "store_commit_group";
+      break;
+    case StepKind::kCommitSmem:
+      j["step"] = "commit_smem";
       break;
     case StepKind::kStoreWait:
       j["step"] = "store_wait_group";

@@ -74,6 +74,7 @@ struct Thread {
   std::vector<std::size_t> group_ends;
   std::size_t groups_done = 0;
   std::size_t stores_done = 0;
+  std::vector<UnfencedBytes> unfenced;  // its vector stores into SMEM since its last commit_smem
 };
 
 struct Output {
@@ -424,7 +425,14 @@ class Simulation {
     Cta& cta = ctas_[static_cast<std::size_t>(rank)];
     Output& out = outputs_[static_cast<std::size_t>(s.output)];
     const int bits = s.elem_bits;
-    const std::uint8_t* src = cta.smem->data() + s.smem_offset;
+    // The async proxy's view: without the bytes of vector stores no commit_smem fenced yet.
+    std::vector<const std::vector<UnfencedBytes>*> unfenced;
+    for (const Thread& t : threads_) {
+      if (t.program->cta == rank && !t.unfenced.empty()) unfenced.push_back(&t.unfenced);
+    }
+    std::vector<std::uint8_t> scratch;
+    const std::uint8_t* src =
+        async_proxy_view(*cta.smem, s.smem_offset, (s.elements * bits + 7) / 8, unfenced, scratch);
     std::int64_t strides[lowering::kMaxArrayRank];
     std::int64_t stride = 1;
     for (int k = s.slice.rank - 1; k >= 0; --k) {
@@ -662,17 +670,26 @@ class Simulation {
           break;
         case StepKind::kStore: {
           const StoreOp& st = plan_.stores[idx];
+          if (st.commit_smem) th.unfenced.clear();
           th.stores.push_back(s.index);
           if (st.commit) th.group_ends.push_back(th.stores.size());
           if (st.wait) complete_stores(th, 0);
           break;
         }
         case StepKind::kVectorStore: {
-          Output& out = outputs_[static_cast<std::size_t>(plan_.vector_stores[idx].output)];
-          run_vector_store(plan_, plan_.vector_stores[idx], *cta.smem, gmem_, out.bytes,
-                           out.written);
+          const lowering::VectorStoreOp& v = plan_.vector_stores[idx];
+          Output& out = outputs_[static_cast<std::size_t>(v.output)];
+          if (v.to_smem) {
+            before_write(p.cta, v.smem_offset, v.elements * dtype_bits(v.dtype) / 8);
+            run_vector_store_smem(plan_, v, *cta.smem, gmem_, th.unfenced);
+          } else {
+            run_vector_store(plan_, v, *cta.smem, gmem_, out.bytes, out.written);
+          }
           break;
         }
+        case StepKind::kCommitSmem:
+          th.unfenced.clear();  // fence.proxy.async.shared::cta
+          break;
         case StepKind::kStoreCommit:
           th.group_ends.push_back(th.stores.size());
           break;

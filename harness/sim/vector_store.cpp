@@ -1,5 +1,7 @@
 #include "harness/sim/vector_store.h"
 
+#include <algorithm>
+
 #include "harness/core/vector_arith.h"
 
 namespace collfuzz::sim {
@@ -21,6 +23,53 @@ std::int64_t array_element(const lowering::ArraySlice& s, std::int64_t j) {
   return index;
 }
 
+// The value of element j of `v` (row-major over the store's shape).
+VectorElement element_value(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
+                            DType dtype, const SharedMemory& smem,
+                            const std::vector<GmemArray>& inputs, std::int64_t j,
+                            std::vector<VectorElement>& stack) {
+  const int bits = dtype_bits(dtype);
+  const int width = bits / 8;
+  const auto first = plan.vector_nodes.begin() + v.first_node;
+  const auto last = first + v.num_nodes;
+  stack.clear();
+  for (auto n = first; n != last; ++n) {
+    switch (n->kind) {
+      case VectorKind::kConst:
+        stack.push_back({n->bits, false});
+        break;
+      case VectorKind::kLoadSmem:
+        stack.push_back({load_packed(smem.data() + n->smem_offset, bits, j),
+                         smem.any_undefined(n->smem_offset + j * width, width)});
+        break;
+      case VectorKind::kLoadInput:
+        stack.push_back(
+            {inputs[static_cast<std::size_t>(n->input)].element(array_element(n->slice, j)),
+             false});
+        break;
+      default: {
+        const VectorElement b = stack.back();
+        stack.pop_back();
+        const VectorElement a = stack.back();
+        VectorElement r = vector_binary(n->kind, dtype, a.bits, b.bits);
+        r.unspecified = r.unspecified || a.unspecified || b.unspecified;
+        stack.back() = r;
+        break;
+      }
+    }
+  }
+  return stack.back();
+}
+
+// The element count of the store: its slice's, or the SMEM ref's (the value's loads have it).
+std::int64_t store_elements(const lowering::VectorStoreOp& v) {
+  std::int64_t elements = 1;
+  for (int k = 0; k < v.slice.rank; ++k) {
+    if (v.slice.size[k] != 0) elements *= v.slice.size[k];
+  }
+  return elements;
+}
+
 }  // namespace
 
 void run_vector_store(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
@@ -29,48 +78,59 @@ void run_vector_store(const lowering::Plan& plan, const lowering::VectorStoreOp&
                       std::vector<std::uint8_t>& out_written) {
   const DType dtype = plan.outputs[static_cast<std::size_t>(v.output)].dtype;
   const int bits = dtype_bits(dtype);
-  const int width = bits / 8;
-  std::int64_t elements = 1;
-  for (int k = 0; k < v.slice.rank; ++k) {
-    if (v.slice.size[k] != 0) elements *= v.slice.size[k];
-  }
-  const auto first = plan.vector_nodes.begin() + v.first_node;
-  const auto last = first + v.num_nodes;
+  const std::int64_t elements = store_elements(v);
   std::vector<VectorElement> stack;
   stack.reserve(static_cast<std::size_t>(v.num_nodes));
   for (std::int64_t j = 0; j < elements; ++j) {
-    stack.clear();
-    for (auto n = first; n != last; ++n) {
-      switch (n->kind) {
-        case VectorKind::kConst:
-          stack.push_back({n->bits, false});
-          break;
-        case VectorKind::kLoadSmem: {
-          const std::int64_t at = n->smem_offset + j * width;
-          stack.push_back(
-              {load_packed(smem.data() + n->smem_offset, bits, j), smem.any_undefined(at, width)});
-          break;
-        }
-        case VectorKind::kLoadInput:
-          stack.push_back(
-              {inputs[static_cast<std::size_t>(n->input)].element(array_element(n->slice, j)),
-               false});
-          break;
-        default: {
-          const VectorElement b = stack.back();
-          stack.pop_back();
-          const VectorElement a = stack.back();
-          VectorElement r = vector_binary(n->kind, dtype, a.bits, b.bits);
-          r.unspecified = r.unspecified || a.unspecified || b.unspecified;
-          stack.back() = r;
-          break;
-        }
-      }
-    }
+    const VectorElement r = element_value(plan, v, dtype, smem, inputs, j, stack);
     const std::int64_t index = array_element(v.slice, j);
-    store_packed(out_bytes.data(), bits, index, stack.back().bits);
-    out_written[static_cast<std::size_t>(index)] = stack.back().unspecified ? 0 : 1;
+    store_packed(out_bytes.data(), bits, index, r.bits);
+    out_written[static_cast<std::size_t>(index)] = r.unspecified ? 0 : 1;
   }
+}
+
+void run_vector_store_smem(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
+                           SharedMemory& smem, const std::vector<GmemArray>& inputs,
+                           std::vector<UnfencedBytes>& unfenced) {
+  const DType dtype = v.dtype;
+  const int width = dtype_bits(dtype) / 8;
+  const std::int64_t elements = v.elements;
+  std::vector<VectorElement> stack;
+  std::vector<VectorElement> values;
+  values.reserve(static_cast<std::size_t>(elements));
+  for (std::int64_t j = 0; j < elements; ++j)
+    values.push_back(element_value(plan, v, dtype, smem, inputs, j, stack));
+  const std::uint8_t* at = smem.data() + v.smem_offset;
+  unfenced.push_back(
+      UnfencedBytes{v.smem_offset, std::vector<std::uint8_t>(at, at + elements * width)});
+  for (std::int64_t j = 0; j < elements; ++j) {
+    store_packed(smem.data() + v.smem_offset, dtype_bits(dtype), j,
+                 values[static_cast<std::size_t>(j)].bits);
+    smem.mark(v.smem_offset + j * width, width, values[static_cast<std::size_t>(j)].unspecified);
+  }
+}
+
+const std::uint8_t* async_proxy_view(const SharedMemory& smem, std::int64_t offset, std::int64_t n,
+                                     const std::vector<const std::vector<UnfencedBytes>*>& threads,
+                                     std::vector<std::uint8_t>& scratch) {
+  const std::uint8_t* bytes = smem.data() + offset;
+  bool copied = false;
+  for (const auto* records : threads) {
+    // The latest first, so that the bytes before a thread's first unfenced write win.
+    for (auto r = records->rbegin(); r != records->rend(); ++r) {
+      const std::int64_t lo = std::max(offset, r->offset);
+      const std::int64_t hi =
+          std::min(offset + n, r->offset + static_cast<std::int64_t>(r->old.size()));
+      if (lo >= hi) continue;
+      if (!copied) {
+        scratch.assign(bytes, bytes + n);
+        copied = true;
+      }
+      std::copy(r->old.begin() + (lo - r->offset), r->old.begin() + (hi - r->offset),
+                scratch.begin() + (lo - offset));
+    }
+  }
+  return copied ? scratch.data() : bytes;
 }
 
 }  // namespace collfuzz::sim

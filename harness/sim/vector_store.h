@@ -11,6 +11,26 @@
 
 namespace collfuzz::sim {
 
+// SMEM bytes a thread's vector store wrote through the generic proxy that no commit_smem of the
+// thread fenced yet: the bytes before the write, which a TMA store (the async proxy) still reads.
+struct UnfencedBytes {
+  std::int64_t offset = 0;
+  std::vector<std::uint8_t> old;
+};
+
+// A vector store into SMEM (v.to_smem): writes the elements at v.smem_offset (undefined where an
+// SMEM operand is) and records the bytes it replaced in `unfenced`.
+void run_vector_store_smem(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
+                           SharedMemory& smem, const std::vector<GmemArray>& inputs,
+                           std::vector<UnfencedBytes>& unfenced);
+
+// Bytes [offset, offset + n) of `smem` as a TMA store reads them: where a thread's unfenced vector
+// store wrote, the bytes before its first such write. Points into `smem`, or into `scratch` when
+// an unfenced write meets the range.
+const std::uint8_t* async_proxy_view(const SharedMemory& smem, std::int64_t offset, std::int64_t n,
+                                     const std::vector<const std::vector<UnfencedBytes>*>& threads,
+                                     std::vector<std::uint8_t>& scratch);
+
 // Writes the store's elements into `out_bytes` (packed) and marks each in `out_written`: 1 where
 // defined, 0 where an SMEM operand is undefined or the result unspecified (vector_arith.h).
 void run_vector_store(const lowering::Plan& plan, const lowering::VectorStoreOp& v,

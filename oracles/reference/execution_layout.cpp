@@ -117,6 +117,8 @@ void Execution::build_steps(const Body& body, Thread& th, std::int64_t iteration
       push(Step::Kind::kCopyOut, op);
     } else if (std::holds_alternative<VectorStore>(op.v)) {
       push(Step::Kind::kVectorStore, op);
+    } else if (std::holds_alternative<CommitSmem>(op.v)) {
+      push(Step::Kind::kCommitSmem, op);
     } else if (std::holds_alternative<CommitSmemToGmemGroup>(op.v)) {
       push(Step::Kind::kStoreCommit, op);
     } else if (std::holds_alternative<WaitSmemToGmem>(op.v)) {

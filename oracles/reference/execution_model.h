@@ -20,6 +20,7 @@
 #include "harness/core/limits.h"
 #include "harness/core/mutants.h"
 #include "harness/core/ndarray.h"
+#include "harness/core/vector_arith.h"
 #include "oracles/reference/barrier_model.h"
 #include "oracles/reference/checker.h"
 #include "oracles/reference/copy_facts.h"
@@ -117,6 +118,7 @@ struct Step {
     kStoreCommit,  // commit_smem_to_gmem_group
     kStoreWait,    // wait_smem_to_gmem
     kVectorStore,  // vector_store
+    kCommitSmem,   // commit_smem
   };
   Kind kind;
   const Op* op;
@@ -177,8 +179,19 @@ struct PendingStoreRead {
   std::int64_t rank = 0;
 };
 
+// SMEM bytes [lo, hi) of `mem` that a thread's vector store wrote through the generic proxy and
+// no commit_smem of the thread has fenced yet: a TMA store reading them races
+// (execution_vectors.cpp).
+struct UnfencedWrite {
+  const Memory* mem = nullptr;
+  std::size_t lo = 0;
+  std::size_t hi = 0;
+  const std::string* op = nullptr;  // the vector store's JSON path
+};
+
 struct Thread {
   std::int64_t rank = 0;
+  std::vector<UnfencedWrite> unfenced;
   std::int64_t index = 0;
   StoreGroups stores;
   std::vector<Step> steps;
@@ -427,6 +440,20 @@ class Execution {
   // A vector store (execution_vectors.cpp); its writer mark is store_writer(thread,
   // kVectorStoreSeq), which store_unordered, for a later TMA store, always finds unordered.
   void vector_store(Thread& th, const Op& op, const VectorStore& vs);
+  void vector_store_smem(Thread& th, const Op& op, const VectorStore& vs);
+  // The value's elements, row-major over `shape`, from the refs as they stand.
+  std::vector<VectorElement> vector_values(const Thread& th, const VectorValue& value,
+                                           const Shape& shape, DType dtype);
+  // The element an SMEM ref `alloc.at[index...]` starts at (a slot for entry 0 at this trip).
+  std::int64_t smem_ref_base(const std::string& alloc, const std::vector<std::int64_t>& index,
+                             const std::optional<DynStart>& slot) const;
+  // The first unfenced vector store of any thread that wrote a byte of [lo, hi) of `mem`, or
+  // nullptr.
+  const UnfencedWrite* unfenced_write(const Memory* mem, std::size_t lo, std::size_t hi) const;
+  // A TMA store (copy_out) that reads an unfenced vector store's bytes: the elements it wrote
+  // (`written`, kOutputWritten) are not compared; explain says why.
+  void unfenced_read(const Thread& th, const Op& op, const CopySmemToGmem& cp,
+                     std::vector<std::uint8_t>& written);
   static constexpr std::int64_t kVectorStoreSeq = kStoreSeqSpan - 1;
 
   // `before_written`: the output's written_ marks before this store (a reduction's old value is

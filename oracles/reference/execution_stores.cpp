@@ -10,6 +10,8 @@ void Execution::copy_out(Thread& th, const Op& op, const CopySmemToGmem& cp) {
   // gpu_callbacks.copy_smem_to_gmem: interpret mode has no predicated and no reducing store.
   ck_.check(RuleId::kInterpStorePredicate, !mosaic_ && cp.predicate.has_value(), op.path);
   ck_.check(RuleId::kInterpStoreReduction, !mosaic_ && cp.reduction_op.has_value(), op.path);
+  // plgpu.commit_smem() before the store: the thread's vector stores into SMEM are fenced.
+  if (cp.commit_smem) th.unfenced.clear();
   // The compiler: a false predicate stores nothing (the TMA's own predicate operand); the commit
   // and the wait of the op still run.
   if (!cp.predicate || eval_cond(*cp.predicate, mesh_, th.rank, th.index)) {
@@ -20,6 +22,7 @@ void Execution::copy_out(Thread& th, const Op& op, const CopySmemToGmem& cp) {
     const std::vector<std::uint8_t> before = outputs_.at(cp.dst).bytes;
     std::fill(written.begin(), written.end(), kOutputUntouched);
     copy_out_elements(th, cp, before_written);
+    if (mosaic_) unfenced_read(th, op, cp, written);
     DType dtype{};
     for (const auto& o : c_.outputs) {
       if (o.name == cp.dst) dtype = o.dtype;
@@ -51,6 +54,39 @@ void Execution::copy_out(Thread& th, const Op& op, const CopySmemToGmem& cp) {
   }
   if (cp.commit_group) commit_stores(th);
   if (cp.wait) wait_stores(th, 0, false);
+}
+
+void Execution::unfenced_read(const Thread& th, const Op& op, const CopySmemToGmem& cp,
+                              std::vector<std::uint8_t>& written) {
+  const Alloc* a = allocs_.at(cp.src);
+  const View src = buffer(th.rank, cp.src);
+  const Shape shape(a->shape.begin() + static_cast<std::ptrdiff_t>(cp.src_index.size()),
+                    a->shape.end());
+  const auto [lo, n] =
+      byte_span(src, smem_ref_base(cp.src, cp.src_index, cp.src_slot), element_count(shape));
+  const UnfencedWrite* u = unfenced_write(src.mem, lo, lo + n);
+  if (!u) return;
+  // The TMA store may read the bytes before or after the vector store's: none it wrote is
+  // compared.
+  for (std::uint8_t& w : written) {
+    if (w == kOutputWritten) w = kOutputNotWritten;
+  }
+  if (ck_.explaining()) {
+    ck_.notes.push_back("race: the store at " + op.path + " (CTA " + std::to_string(th.rank) +
+                        ") reads SMEM that the vector store at " + *u->op +
+                        " wrote with no commit_smem of its thread between them (the TMA reads "
+                        "through the async proxy); its output elements are not compared");
+  }
+}
+
+const UnfencedWrite* Execution::unfenced_write(const Memory* mem, std::size_t lo,
+                                               std::size_t hi) const {
+  for (const Thread& t : threads_) {
+    for (const UnfencedWrite& u : t.unfenced) {
+      if (u.mem == mem && u.lo < hi && lo < u.hi) return &u;
+    }
+  }
+  return nullptr;
 }
 
 void Execution::copy_out_elements(const Thread& th, const CopySmemToGmem& cp,

@@ -6,11 +6,19 @@
 // A TMA store after it over the same elements is unordered with it too: the vector store writes
 // through the generic proxy and the TMA store through the async proxy, and no
 // fence.proxy.async.global orders them (JAX emits none).
+//
+// Into SMEM the store is a generic-proxy write (st.shared) with SMEM race tracking (smem_races.h,
+// execution_writes.h). A TMA store reads SMEM through the async proxy: it sees the thread's vector
+// stores only after the thread's commit_smem (fence.proxy.async.shared::cta; copy_smem_to_gmem's
+// own unless "commit_smem": false). Until then the written bytes are the thread's unfenced writes,
+// and a TMA store (of any thread) that reads one of them races: its output elements are not
+// compared (copy_out, execution_stores.cpp).
 
 #include <cstring>
 
 #include "harness/core/vector_arith.h"
 #include "oracles/reference/execution_model.h"
+#include "oracles/reference/execution_writes.h"
 
 namespace collfuzz::ref::exec {
 
@@ -43,19 +51,10 @@ std::int64_t element_at(const SliceWalk& w, const Shape& shape, std::int64_t e) 
 
 }  // namespace
 
-void Execution::vector_store(Thread& th, const Op& op, const VectorStore& vs) {
-  (void)op;
-  const ArraySpec* out = nullptr;
-  for (const auto& o : c_.outputs) {
-    if (o.name == vs.dst) out = &o;
-  }
+std::vector<VectorElement> Execution::vector_values(const Thread& th, const VectorValue& value,
+                                                    const Shape& shape, DType dtype) {
   const auto axis = [&](const std::string& a) { return mesh_.axis_index(th.rank, th.index, a); };
-  const ResolvedSlice dst_slice = resolve_slice(out->shape, vs.dst_index, axis, iteration_);
-  const Shape& shape = dst_slice.shape;
-  const SliceWalk dst_walk = walk_of(out->shape, dst_slice);
-  const DType dtype = out->dtype;
   const int width = dtype_bits(dtype) / 8;
-
   // Each load's source, resolved once for this thread and trip.
   struct Leaf {
     View smem;                                        // kLoadSmem
@@ -64,14 +63,11 @@ void Execution::vector_store(Thread& th, const Op& op, const VectorStore& vs) {
     SliceWalk walk;                                   // kLoadInput
   };
   std::map<const VectorValue*, Leaf> leaves;
-  for_each_vector_load(vs.value, [&](const VectorValue& load) {
+  for_each_vector_load(value, [&](const VectorValue& load) {
     Leaf leaf;
     if (load.kind == VectorKind::kLoadSmem) {
-      const Alloc* a = allocs_.at(load.ref);
       leaf.smem = buffer(th.rank, load.ref);
-      const auto strides = row_major_strides(a->shape);
-      for (std::size_t k = 0; k < load.smem_index.size(); ++k)
-        leaf.base += smem_index_at(load.smem_index, load.smem_slot, k, iteration_) * strides[k];
+      leaf.base = smem_ref_base(load.ref, load.smem_index, load.smem_slot);
     } else {
       const ArraySpec* in = nullptr;
       for (const auto& i : c_.inputs) {
@@ -82,7 +78,6 @@ void Execution::vector_store(Thread& th, const Op& op, const VectorStore& vs) {
     }
     leaves.emplace(&load, std::move(leaf));
   });
-
   std::function<VectorElement(const VectorValue&, std::int64_t)> eval =
       [&](const VectorValue& v, std::int64_t e) -> VectorElement {
     switch (v.kind) {
@@ -108,16 +103,46 @@ void Execution::vector_store(Thread& th, const Op& op, const VectorStore& vs) {
       }
     }
   };
+  const std::int64_t n = element_count(shape);
+  std::vector<VectorElement> out(static_cast<std::size_t>(n));
+  for (std::int64_t e = 0; e < n; ++e) out[static_cast<std::size_t>(e)] = eval(value, e);
+  return out;
+}
+
+std::int64_t Execution::smem_ref_base(const std::string& alloc,
+                                      const std::vector<std::int64_t>& index,
+                                      const std::optional<DynStart>& slot) const {
+  const auto strides = row_major_strides(allocs_.at(alloc)->shape);
+  std::int64_t base = 0;
+  for (std::size_t k = 0; k < index.size(); ++k)
+    base += smem_index_at(index, slot, k, iteration_) * strides[k];
+  return base;
+}
+
+void Execution::vector_store(Thread& th, const Op& op, const VectorStore& vs) {
+  if (vs.to_smem) {
+    vector_store_smem(th, op, vs);
+    return;
+  }
+  const ArraySpec* out = nullptr;
+  for (const auto& o : c_.outputs) {
+    if (o.name == vs.dst) out = &o;
+  }
+  const auto axis = [&](const std::string& a) { return mesh_.axis_index(th.rank, th.index, a); };
+  const ResolvedSlice dst_slice = resolve_slice(out->shape, vs.dst_index, axis, iteration_);
+  const Shape& shape = dst_slice.shape;
+  const SliceWalk dst_walk = walk_of(out->shape, dst_slice);
+  const DType dtype = out->dtype;
+  const std::vector<VectorElement> values = vector_values(th, vs.value, shape, dtype);
 
   std::vector<std::uint8_t>& written = written_.at(vs.dst);
   const std::vector<std::uint8_t> before_written = written;
   const std::vector<std::uint8_t> before = outputs_.at(vs.dst).bytes;
   std::fill(written.begin(), written.end(), kOutputUntouched);
   View dst{&outputs_.at(vs.dst), 0, dtype};
-  const std::int64_t n = element_count(shape);
-  for (std::int64_t e = 0; e < n; ++e) {
-    const VectorElement r = eval(vs.value, e);
-    const std::int64_t d = element_at(dst_walk, shape, e);
+  for (std::size_t e = 0; e < values.size(); ++e) {
+    const VectorElement& r = values[e];
+    const std::int64_t d = element_at(dst_walk, shape, static_cast<std::int64_t>(e));
     dst.store(d, r.bits, r.unspecified);
     written[static_cast<std::size_t>(d)] = r.unspecified ? kOutputNotWritten : kOutputWritten;
   }
@@ -131,6 +156,24 @@ void Execution::vector_store(Thread& th, const Op& op, const VectorStore& vs) {
         return prev / kStoreSeqSpan != tid || (prev % kStoreSeqSpan != kVectorStoreSeq &&
                                                prev % kStoreSeqSpan >= th.stores.write_done());
       });
+}
+
+void Execution::vector_store_smem(Thread& th, const Op& op, const VectorStore& vs) {
+  const Alloc* a = allocs_.at(vs.dst);
+  const Shape shape(a->shape.begin() + static_cast<std::ptrdiff_t>(vs.smem_index.size()),
+                    a->shape.end());
+  // The value first: it may read the bytes it overwrites (`tile[...] = tile[...] + 1`).
+  const std::vector<VectorElement> values = vector_values(th, vs.value, shape, a->dtype);
+  View dst = buffer(th.rank, vs.dst);
+  const std::int64_t base = smem_ref_base(vs.dst, vs.smem_index, vs.smem_slot);
+  const auto [at, n] = byte_span(dst, base, static_cast<std::int64_t>(values.size()));
+  writer_ = smem_writer(th.rank, mesh_.num_threads(), th.index);
+  writing_op_ = &op;
+  guarded_write(*dst.mem, at, n, [&] {
+    for (std::size_t e = 0; e < values.size(); ++e)
+      dst.store(base + static_cast<std::int64_t>(e), values[e].bits, values[e].unspecified);
+  });
+  if (mosaic_) th.unfenced.push_back(UnfencedWrite{dst.mem, at, at + n, &op.path});
 }
 
 }  // namespace collfuzz::ref::exec

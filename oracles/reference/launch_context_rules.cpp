@@ -266,7 +266,7 @@ void check_dialect(Checker& ck) {
       check_store_launch_context(ck, store_facts(op, *st, ck.c, scope),
                                  Stage::kDialect);  // stores are always TMA
     } else if (const auto* vs = std::get_if<VectorStore>(&op.v)) {
-      check_vector_store_lowering(ck, op, *vs, Stage::kDialect);
+      check_vector_store_lowering(ck, op, *vs, scope, Stage::kDialect);
     }
   });
 }

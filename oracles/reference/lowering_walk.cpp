@@ -15,7 +15,7 @@ void check_lowering(Checker& ck) {
     if (const auto* wt = std::get_if<BarrierWait>(&op.v))
       check_barrier_op_lowering(ck, op, wt->barrier, false, scope);
     if (const auto* vs = std::get_if<VectorStore>(&op.v); vs && ck.lane())
-      check_vector_store_lowering(ck, op, *vs, Stage::kLower);
+      check_vector_store_lowering(ck, op, *vs, scope, Stage::kLower);
     // copy_smem_to_gmem: under Lane semantics LaunchContext.async_copy runs in its lowering rule.
     if (const auto* st = std::get_if<CopySmemToGmem>(&op.v); st && ck.lane()) {
       check_store_launch_context(ck, store_facts(op, *st, ck.c, scope), Stage::kLower);

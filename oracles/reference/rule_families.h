@@ -39,6 +39,7 @@ void check_store_launch_context(Checker& ck, const CopyFacts& f, Stage stage);
 
 // A vector store's lowering rules (vector_rules.cpp), fired at `stage` (lower under Lane, dialect
 // under Warpgroup).
-void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& vs, Stage stage);
+void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& vs,
+                                 const Scope& scope, Stage stage);
 
 }  // namespace collfuzz::ref

@@ -105,6 +105,16 @@ const std::string kStoreReuse =
       {"op": "copy_smem_to_gmem", "src": {"alloc": "dst"}, "dst": {"output": "y", "index": [{"start": {"loop": "i", "mul": 64}, "size": 64}]}, "wait": false},
       {"op": "wait_smem_to_gmem", "n": 0, "wait_read_only": true}]}]}])";
 
+// A tile + 1 vector-stored into SMEM, then TMA-stored (its commit_smem fences the vector store).
+const std::string kVectorThenStore =
+    R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [128, 64], "dtype": "float32"},
+      {"name": "bar", "kind": "barrier"}],
+    "body": [
+      {"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "dst"}, "barrier": {"alloc": "bar"}},
+      {"op": "barrier_wait", "barrier": {"alloc": "bar"}},
+      {"op": "vector_store", "dst": {"alloc": "dst"}, "value": {"add": [{"load": {"alloc": "dst"}}, {"const": 1}]}},
+      {"op": "copy_smem_to_gmem", "src": {"alloc": "dst"}, "dst": {"output": "y"}}]}])";
+
 // Three trips of double buffering: tile i into dst.at[i % 2] on bars.at[i % 2], then its wait.
 const std::string kDoubleBuffered =
     R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [2, 64, 64], "dtype": "float32"},
@@ -147,6 +157,8 @@ const Planted kPlanted[] = {
     {Mutant::kStoreReductionIgnored, "{}", kLane, kX, kStoreThenReduce.c_str(),
      "memory:output:copy_smem_to_gmem:sim", kY},
     {Mutant::kStoreWaitGroupOffByOne, "{}", kLane, kX, kStoreReuse.c_str(),
+     "memory:output:copy_smem_to_gmem:sim", kY},
+    {Mutant::kCommitSmemDropped, "{}", kLane, kX, kVectorThenStore.c_str(),
      "memory:output:copy_smem_to_gmem:sim", kY},
 };
 

@@ -193,6 +193,52 @@ TEST(VectorStore, TheJsonFormRoundTrips) {
   EXPECT_EQ(case_to_json(case_from_json(written)), written);
 }
 
+TEST(VectorStore, IntoSmemItIsSeenByATmaStoreOnlyAfterACommitSmem) {
+  const json in_place = {{"op", "vector_store"},
+                         {"dst", {{"alloc", "tile"}}},
+                         {"value", {{"add", {tile(), {{"const", 1}}}}}}};
+  json tma = {{"op", "copy_smem_to_gmem"},
+              {"src", {{"alloc", "tile"}}},
+              {"dst", {{"output", "y"}, {"index", half_slice()}}}};
+  const Outcome fenced =
+      predicted_and_simulated(case_from_json(tile_case("int32", json::array({in_place, tma}))));
+  EXPECT_EQ(fenced.outputs.at(0).written,
+            (std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 256}}));
+  EXPECT_EQ(i32_at(fenced, 0, 130), 131);
+  tma["commit_smem"] = false;
+  const Outcome unfenced =
+      predicted_and_simulated(case_from_json(tile_case("int32", json::array({in_place, tma}))));
+  EXPECT_TRUE(unfenced.outputs.at(0).written.empty());
+  const json fence = {{"op", "commit_smem"}};
+  const Outcome explicit_fence = predicted_and_simulated(
+      case_from_json(tile_case("int32", json::array({in_place, fence, tma}))));
+  EXPECT_EQ(i32_at(explicit_fence, 0, 5), 6);
+  // Interpret mode has no proxies: the unfenced store reads the new bytes.
+  const Case c = case_from_json(tile_case("int32", json::array({in_place, tma})));
+  const Outcome interpret = predict(c, Profile::kInterpret).outcome;
+  EXPECT_EQ(interpret.outputs.at(0).written,
+            (std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 256}}));
+}
+
+TEST(VectorStore, IntoABufferOfALaterScopeAfterTheEarlierScopesBufferWasRead) {
+  // Found by a 75-s campaign: sibling run_scopeds share SMEM offsets; the simulator reads the
+  // first scope's buffer when a later write would change it, which a vector store is too.
+  const Case c = case_from_json(json::parse(R"({
+    "format": 1, "name": "t", "mesh": {}, "target": {"arch": "sm_90a"},
+    "inputs": [{"name": "x", "shape": [128], "dtype": "float32", "fill": {"pattern": "iota"}}],
+    "program": [
+      {"op": "run_scoped", "allocs": [{"name": "a", "kind": "smem", "shape": [128], "dtype": "float32"},
+                                      {"name": "bar", "kind": "barrier"}],
+       "body": [{"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "a"},
+                 "barrier": {"alloc": "bar"}},
+                {"op": "barrier_wait", "barrier": {"alloc": "bar"}}]},
+      {"op": "run_scoped", "allocs": [{"name": "b", "kind": "smem", "shape": [128], "dtype": "float32"}],
+       "body": [{"op": "vector_store", "dst": {"alloc": "b"}, "value": {"const": 7}}]}]
+  })"));
+  const Outcome o = predicted_and_simulated(c);
+  EXPECT_EQ(o.kind, OutcomeKind::kCompleted);
+}
+
 TEST(VectorArith, EachDtypeRoundsOrWrapsAsTheHardware) {
   // int16 wraps, uint8 wraps below zero.
   EXPECT_EQ(vector_binary(VectorKind::kAdd, DType::kInt16, 0x7fff, 1).bits, 0x8000u);
