@@ -65,10 +65,12 @@ rc::Gen<VectorBackPlan> vector_back() {
                                                                         {15, SmemFence::kNone}})),
       rc::gen::set(&VectorBackPlan::value,
                    weighted_element<VectorValueShape>({{20, VectorValueShape::kLoad},
-                                                       {35, VectorValueShape::kAddConst},
-                                                       {15, VectorValueShape::kSquare},
-                                                       {15, VectorValueShape::kChain},
-                                                       {15, VectorValueShape::kConst}})),
+                                                       {25, VectorValueShape::kAddConst},
+                                                       {10, VectorValueShape::kSquare},
+                                                       {10, VectorValueShape::kChain},
+                                                       {15, VectorValueShape::kConst},
+                                                       {10, VectorValueShape::kMinConst},
+                                                       {10, VectorValueShape::kMaxOfDiff}})),
       rc::gen::set(&VectorBackPlan::constant, rc::gen::inRange<std::int64_t>(1, 4)));
 }
 

@@ -78,6 +78,12 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
     case VectorValueShape::kConst:
       vs.value = c;
       break;
+    case VectorValueShape::kMinConst:
+      vs.value = binary(VectorKind::kMin, tile, c);
+      break;
+    case VectorValueShape::kMaxOfDiff:
+      vs.value = binary(VectorKind::kMax, binary(VectorKind::kSub, tile, c), c);
+      break;
   }
   if (plan.kind == VectorBackKind::kInPlace) {
     vs.dst = store.src;

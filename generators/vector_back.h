@@ -25,11 +25,13 @@ enum class SmemFence : std::uint8_t {
 
 // The vector value: of the tile (its SMEM load) and small constants.
 enum class VectorValueShape : std::uint8_t {
-  kLoad,      // tile
-  kAddConst,  // tile + c
-  kSquare,    // tile * tile
-  kChain,     // (tile - c) * tile + c
-  kConst,     // c
+  kLoad,       // tile
+  kAddConst,   // tile + c
+  kSquare,     // tile * tile
+  kChain,      // (tile - c) * tile + c
+  kConst,      // c
+  kMinConst,   // jnp.minimum(tile, c)
+  kMaxOfDiff,  // jnp.maximum(tile - c, c)
 };
 
 struct VectorBackPlan {

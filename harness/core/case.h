@@ -310,7 +310,16 @@ struct WaitSmemToGmem {
 // A vector value (docs/case-format.md, "vector_store"): a tree whose leaves are constants and
 // loads of a ref, every node of the destination's shape and dtype. The arithmetic is the dtype's:
 // integers wrap, floats round to nearest even once per op (harness/core/vector_arith.h).
-enum class VectorKind : std::uint8_t { kConst, kLoadSmem, kLoadInput, kAdd, kSub, kMul };
+enum class VectorKind : std::uint8_t {
+  kConst,
+  kLoadSmem,
+  kLoadInput,
+  kAdd,
+  kSub,
+  kMul,
+  kMin,  // jnp.minimum (lax.min_p)
+  kMax,  // jnp.maximum (lax.max_p)
+};
 
 struct VectorValue {
   VectorKind kind = VectorKind::kConst;
@@ -322,7 +331,7 @@ struct VectorValue {
   std::optional<DynStart> smem_slot = std::nullopt;
   // kLoadInput: `x_ref.at[entries][...]`.
   std::vector<IndexEntry> gmem_index;
-  std::vector<VectorValue> args;  // kAdd, kSub, kMul: the two operands
+  std::vector<VectorValue> args;  // kAdd, kSub, kMul, kMin, kMax: the two operands
 };
 
 // Calls f on every load of `v` (a VectorValue or a const one), depth first.

@@ -113,10 +113,14 @@ json vector_value_to_json(const VectorValue& v) {
     }
     case VectorKind::kAdd:
     case VectorKind::kSub:
-    case VectorKind::kMul: {
+    case VectorKind::kMul:
+    case VectorKind::kMin:
+    case VectorKind::kMax: {
       const char* name = v.kind == VectorKind::kAdd   ? "add"
                          : v.kind == VectorKind::kSub ? "sub"
-                                                      : "mul";
+                         : v.kind == VectorKind::kMul ? "mul"
+                         : v.kind == VectorKind::kMin ? "min"
+                                                      : "max";
       return json{{name, std::vector<json>{vector_value_to_json(v.args.at(0)),
                                            vector_value_to_json(v.args.at(1))}}};
     }

@@ -31,8 +31,11 @@ bool vector_dtype(DType d) {
   }
 }
 
-constexpr std::pair<const char*, VectorKind> kBinary[] = {
-    {"add", VectorKind::kAdd}, {"sub", VectorKind::kSub}, {"mul", VectorKind::kMul}};
+constexpr std::pair<const char*, VectorKind> kBinary[] = {{"add", VectorKind::kAdd},
+                                                          {"sub", VectorKind::kSub},
+                                                          {"mul", VectorKind::kMul},
+                                                          {"min", VectorKind::kMin},
+                                                          {"max", VectorKind::kMax}};
 
 }  // namespace
 
@@ -45,7 +48,7 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
   if (!j.is_object() || j.size() != 1) {
     throw InputError(path,
                      "expected a vector value: an object with one of const, load, add, "
-                     "sub, mul");
+                     "sub, mul, min, max");
   }
   VectorValue v;
   const std::string key = j.begin().key();
@@ -111,8 +114,8 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
     return v;
   }
   throw InputError(at, "unknown vector value \"" + key +
-                           "\"; expected const, load, add, sub or "
-                           "mul");
+                           "\"; expected const, load, add, sub, mul, min or "
+                           "max");
 }
 
 VectorStore CaseParser::parse_vector_store(const json& j, const std::string& path) {

@@ -19,11 +19,46 @@ double smallest_normal(DType dtype) {
   }
 }
 
+// min or max of two elements: integers compared as the dtype's signed or unsigned values; floats
+// by value, the result one of the operands exactly (PTX min/max.NaN, XLA's minimum/maximum). A
+// NaN result, a subnormal one and a tie of +0 and -0 (whose sign PTX and the CPU may pick
+// differently) are unspecified.
+VectorElement vector_min_max(VectorKind op, DType dtype, std::uint64_t a, std::uint64_t b,
+                             std::uint64_t mask) {
+  const bool want_max = op == VectorKind::kMax;
+  const DTypeInfo& info = dtype_info(dtype);
+  if (!info.is_float) {
+    const int bits = dtype_bits(dtype);
+    bool a_less = false;
+    if (info.is_signed) {
+      const auto sx = [&](std::uint64_t v) {
+        const std::uint64_t sign = std::uint64_t{1} << (bits - 1);
+        return static_cast<std::int64_t>(((v & mask) ^ sign) - sign);
+      };
+      a_less = sx(a) < sx(b);
+    } else {
+      a_less = (a & mask) < (b & mask);
+    }
+    return {(want_max ? (a_less ? b : a) : (a_less ? a : b)) & mask, false};
+  }
+  const double x = float_element_value(dtype, a & mask);
+  const double y = float_element_value(dtype, b & mask);
+  if (std::isnan(x) || std::isnan(y)) return {a & mask, true};
+  const bool pick_a = want_max ? x > y : x < y;
+  const std::uint64_t out = (pick_a ? a : b) & mask;
+  const double r = pick_a ? x : y;
+  const bool zero_tie = x == 0 && y == 0 && std::signbit(x) != std::signbit(y);
+  const bool subnormal = r != 0 && std::fabs(r) < smallest_normal(dtype);
+  return {out, zero_tie || subnormal};
+}
+
 }  // namespace
 
 VectorElement vector_binary(VectorKind op, DType dtype, std::uint64_t a, std::uint64_t b) {
   const int bits = dtype_bits(dtype);
   const std::uint64_t mask = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+  if (op == VectorKind::kMin || op == VectorKind::kMax)
+    return vector_min_max(op, dtype, a, b, mask);
   if (!dtype_info(dtype).is_float) {
     const std::uint64_t r = op == VectorKind::kAdd ? a + b : op == VectorKind::kSub ? a - b : a * b;
     return {r & mask, false};

@@ -21,6 +21,8 @@ struct VectorElement {
 // `a op b` for op kAdd, kSub or kMul: integers wrap modulo 2^bits; floats are computed exactly
 // and rounded once to nearest even (no double rounding: a double holds the exact sum or product
 // of two float32, float16 or bfloat16 values, and rounds it to float32 correctly, 53 >= 2*24+2).
+// kMin, kMax: one of the operands, compared as the dtype's values (signed or unsigned integers);
+// a NaN, a subnormal and a +0/-0 tie are unspecified.
 VectorElement vector_binary(VectorKind op, DType dtype, std::uint64_t a, std::uint64_t b);
 
 }  // namespace collfuzz

@@ -56,8 +56,21 @@ def wait_groups(op: dict, path: str = "$") -> int:
   return n
 
 
-# A vector_store's binary values (docs/case-format.md "vector_store"): the operator each applies.
-VECTOR_BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul}
+def _minimum(a, b):
+  import numpy as np  # pylint: disable=import-outside-toplevel
+  return np.minimum(a, b)
+
+
+def _maximum(a, b):
+  import numpy as np  # pylint: disable=import-outside-toplevel
+  return np.maximum(a, b)
+
+
+# A vector_store's binary values (docs/case-format.md "vector_store"): the function each applies to
+# two numpy arrays of the dtype (min/max: np.minimum/np.maximum, jnp.minimum/jnp.maximum in the
+# kernel, cfjax_translate.vector_value; integers compare as the dtype signs them).
+VECTOR_BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+                 "min": _minimum, "max": _maximum}
 
 
 def const_number(c: Any, dtype, path: str = "$"):

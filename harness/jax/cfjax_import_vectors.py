@@ -5,9 +5,10 @@ dropped) on an output ref (dst {"output", "index"}) or an SMEM allocation (`smem
 value`: dst {"alloc", "index"}) into a case's `vector_store` (docs/case-format.md "vector_store"), its
 value followed back through the equations that made it (vector_eqn binds each to a Vec, the
 value's JSON): `get` of an SMEM allocation (`smem.at[0][...]`: {"load": {"alloc", "index"}}) or
-of an input (`x_ref.at[idx][...]`: {"load": {"input", "index"}}); `add`, `sub`, `mul` of two such
-values ({"add": [a, b]}, ...); constants: `broadcast_in_dim` of a scalar literal (`jnp.full`,
-`jnp.ones_like`, `jnp.zeros_like`) and a scalar literal operand of `add`/`sub`/`mul` (`v + 1`),
+of an input (`x_ref.at[idx][...]`: {"load": {"input", "index"}}); `add`, `sub`, `mul`, `min`,
+`max` of two such values ({"add": [a, b]}, ...; `min`/`max` are jnp.minimum/maximum); constants:
+`broadcast_in_dim` of a scalar literal (`jnp.full`, `jnp.ones_like`, `jnp.zeros_like`) and a
+scalar literal operand of a binary op (`v + 1`, `jnp.maximum(v, 0)`),
 each {"const": c}; `convert_element_type` that keeps the dtype. A vector value used twice is
 written out twice (the case has no variables). Anything else a value holds (another primitive, a
 load of an output, a dtype conversion, a broadcast of a vector, an operand of another shape)
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from cfjax_import_values import Ref, Unknown, user_line
 
-_BINARY = ("add", "sub", "mul")
+_BINARY = ("add", "sub", "mul", "min", "max")
 
 
 class Vec:
@@ -98,8 +99,8 @@ class VectorsMixin:
         why = self.describe(bad) if not isinstance(bad, Vec) else \
             f"operands of shapes {a.shape} and {b.shape} ({a.dtype}, {b.dtype})"
         out = Unknown(f"`{name}` of {why} (a vector_store's operands are loads, constants and "
-                      f"their sums, differences and products, of the stored slice's shape "
-                      f"{list(shape)} and dtype {dtype})", where)
+                      f"their sums, differences, products, minima and maxima, of the stored "
+                      f"slice's shape {list(shape)} and dtype {dtype})", where)
     elif name in ("broadcast_in_dim", "convert_element_type") and \
         isinstance(self.operand(env, eqn.invars[0], shape, dtype), Unknown):
       out = self.operand(env, eqn.invars[0], shape, dtype)  # the innermost cause, its line
@@ -120,7 +121,7 @@ class VectorsMixin:
                       "keeps the output's dtype)", where)
     else:
       out = Unknown(f"`{name}` (a vector_store's value is made of loads of SMEM allocations "
-                    "and inputs, constants, add, sub and mul)", where)
+                    "and inputs, constants, add, sub, mul, min and max)", where)
     for o in eqn.outvars:
       env[o] = out
     return True

@@ -2,10 +2,11 @@
 
 Integers are held unsigned, masked to the result type's width; the signed ops reinterpret them.
 A float constant is its Python float (the type holds it exactly); a splat `dense<c>` vector
-constant, and addi/subi/muli on vectors, are vector values (cfjax_ir_ops_vector).
+constant, and addi/subi/muli and minui/maxui/minsi/maxsi on vectors, are vector values
+(cfjax_ir_ops_vector).
 Registers into cfjax_ir_core.OPS: arith.constant, addi, subi, muli, andi, ori, xori, shli, shrui,
-divui, remui, divsi, remsi, minui, maxui, cmpi, select, index_cast, index_castui, extui, extsi,
-trunci. The integer ops are also the llvm dialect's (cfjax_ir_ops_llvm).
+divui, remui, divsi, remsi, minui, maxui, minsi, maxsi, cmpi, select, index_cast, index_castui,
+extui, extsi, trunci. The integer ops are also the llvm dialect's (cfjax_ir_ops_llvm).
 """
 
 from __future__ import annotations
@@ -145,14 +146,21 @@ def remsi(comp, op, ins, outs):
   return comp.binary(ins, outs, _div(rem))
 
 
-@register("arith.minui")
-def minui(comp, op, ins, outs):
-  return comp.binary(ins, outs, min)
+def _min_max(pick, is_signed: bool):
+  """arith.minui/maxui/minsi/maxsi on scalars or, element-wise, on vectors (a vector_store's
+  jnp.minimum/maximum of 32-bit integers): the operand `pick` (min or max) chooses, compared
+  unsigned or as two's complement of the width."""
+  def handler(comp, op, ins, outs):
+    vt = vector_type(op.results[0].type)
+    w = vt[2] if vt is not None else _w(op)
+    key = (lambda v: signed(v, w)) if is_signed else None
+    return _int_op(lambda a, b: pick(a, b, key=key), op, comp, ins, outs)
+  return handler
 
 
-@register("arith.maxui")
-def maxui(comp, op, ins, outs):
-  return comp.binary(ins, outs, max)
+for _name, _pick, _signed in (("arith.minui", min, False), ("arith.maxui", max, False),
+                              ("arith.minsi", min, True), ("arith.maxsi", max, True)):
+  register(_name)(_min_max(_pick, _signed))
 
 
 @register("arith.cmpi")

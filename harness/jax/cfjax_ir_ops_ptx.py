@@ -5,7 +5,10 @@ optimization barrier on accumulator registers, named warpgroup barriers, cluster
 arrive/wait, mbarrier init / arrive (expect_tx) / complete_tx, a remote arrive through mapa, TMA
 tensor loads (0.12's inline form, multicast and cta_group::2; through cfjax_ir_tma), mapa, bulk
 GMEM stores, reducing TMA stores (`cp.reduce.async.bulk.tensor`, cfjax_ir_tma.tma_reduce) and bulk
-loads. Any other string raises Unsupported("ptx ...").
+loads, and the `max`/`min` of FragmentedArray.max/min (`max.NaN.f32`, `max.NaN.f16`/`.f16x2`,
+`.bf16`/`.bf16x2`, `max.s16`/`.u16`/`.s16x2`/`.u16x2` and the same `min`s: a vector_store's
+jnp.maximum/minimum, cfjax_ir_ops_vector.min_max_bits). Any other string raises
+Unsupported("ptx ...").
 Registers into cfjax_ir_core.OPS: llvm.inline_asm.
 """
 
@@ -17,6 +20,7 @@ import re
 import cfjax_ir_tma
 from cfjax_ir_core import CLUSTER_SHIFT, Compiler, Mbarrier, lane, lift, register, signed
 from cfjax_ir_extract import Undefined, Unsupported
+from cfjax_ir_ops_vector import min_max_bits, scalar_bits
 
 
 @register("llvm.inline_asm")
@@ -189,4 +193,24 @@ def ptx_step(comp: Compiler, op, text: str, ins, outs):
         get = lambda k: lane(th.env[ins[k]], i)  # noqa: E731
         cfjax_ir_tma.bulk_load(mach, th.cta, get(1), get(2), get(3), get(4))
     return simple(bulk)
+  m = re.fullmatch(r"(max|min)\.(NaN\.f32|NaN\.f16|NaN\.bf16|NaN\.f16x2|NaN\.bf16x2|s16|u16|s16x2|"
+                   r"u16x2) \$0, \$1, \$2;", text)
+  if m:
+    # FragmentedArray.max/min (jnp.maximum/minimum in a vector_store): on f32 (`=f,f,f`), one
+    # 16-bit element (`=h,h,h`: i16) or two packed (`=r,r,r`: i32), on the elements' bits.
+    is_max, ty = m.group(1) == "max", m.group(2).replace("NaN.", "")
+    want = {"f32": "f32"}.get(ty, "i32" if ty.endswith("x2") else "i16")
+    if len(ins) != 2 or len(outs) != 1 or \
+        any(str(v.type) != want for v in list(op.operands) + list(op.results)):
+      raise Unsupported(f"ptx {text} on {[str(v.type) for v in op.operands]}")
+    bits = 32 if want != "i16" else 16
+
+    def f(a, b):
+      if a is None or b is None:
+        raise Unsupported(f"ptx {text} of an accumulator's value")
+      return min_max_bits(is_max, ty, scalar_bits(a, want, bits), scalar_bits(b, want, bits))
+
+    def min_max(th):
+      th.env[outs[0]] = lift(f, th.env[ins[0]], th.env[ins[1]])
+    return simple(min_max)
   raise Unsupported("ptx " + json.dumps(text[:80]))

@@ -5,11 +5,12 @@ gmem_index), allocation types (alloc_type), and each op (emit_op): one nested `d
 `run_scoped`, the copies with their keyword arguments (a store's `reduction_op=`, `predicate=` and
 `commit_group=False` included; its `wait_smem_to_gmem(0)` left out for `"wait": false`),
 `vector_store` as `dst.at[idx][...] = value` (an output slice or an SMEM ref: vector_dst;
-vector_src: `jnp.full`, `ref[...]` loads, `+ - *`), `commit_smem` (a store's own left out for
-`"commit_smem": false`), `commit_smem_to_gmem_group`, `wait_smem_to_gmem(n, wait_read_only=...)`,
-barrier arrive/wait, `pl.when`, a `lax.fori_loop` per `loop` (`def tripN(i, carry)`, its `index`
-the parameter, spelt by loop_ident so that it shadows none of the script's names; `_` without
-one), `pl.core_map(plgpu.WarpMesh)` per `warp_map`; each line carries its op's JSON path.
+vector_src: `jnp.full`, `ref[...]` loads, `+ - *`, `jnp.minimum`/`jnp.maximum`), `commit_smem`
+(a store's own left out for `"commit_smem": false`), `commit_smem_to_gmem_group`,
+`wait_smem_to_gmem(n, wait_read_only=...)`, barrier arrive/wait, `pl.when`, a `lax.fori_loop` per
+`loop` (`def tripN(i, carry)`, its `index` the parameter, spelt by loop_ident so that it shadows
+none of the script's names; `_` without one), `pl.core_map(plgpu.WarpMesh)` per `warp_map`; each
+line carries its op's JSON path.
 needs_x64: whether a 64-bit dtype appears (the script then enables x64).
 """
 
@@ -419,7 +420,7 @@ class Writer:
 
   def vector_src(self, v, shape: tuple, dtype: str, path: str, top: bool = False) -> str:
     """cfjax_translate.vector_value as source: `jnp.full(shape, c, jnp.T)`, `buf.at[0][...]`,
-    `x.at[idx][...]`, `a + b` (parenthesised inside another operator)."""
+    `x.at[idx][...]`, `a + b` (parenthesised inside another operator), `jnp.maximum(a, b)`."""
     if not isinstance(v, dict) or len(v) != 1:
       raise Unsupported(f"{path}: not a vector value: {v!r}")
     (kind, arg), = v.items()
@@ -444,11 +445,14 @@ class Writer:
     if kind in VECTOR_BINARY:
       if not isinstance(arg, list) or len(arg) != 2:
         raise Unsupported(f"{path}.{kind}: expected two values, got {arg!r}")
-      a = self.vector_src(arg[0], shape, dtype, f"{path}.{kind}[0]")
-      b = self.vector_src(arg[1], shape, dtype, f"{path}.{kind}[1]")
+      call = kind in ("min", "max")  # a call's arguments need no parentheses
+      a = self.vector_src(arg[0], shape, dtype, f"{path}.{kind}[0]", top=call)
+      b = self.vector_src(arg[1], shape, dtype, f"{path}.{kind}[1]", top=call)
+      if call:
+        return f"jnp.{'minimum' if kind == 'min' else 'maximum'}({a}, {b})"
       sym = {"add": "+", "sub": "-", "mul": "*"}[kind]
       return f"{a} {sym} {b}" if top else f"({a} {sym} {b})"
-    raise Unsupported(f"{path}: vector value {kind!r} (const, load, add, sub, mul)")
+    raise Unsupported(f"{path}: vector value {kind!r} (const, load, add, sub, mul, min, max)")
 
 
 def needs_x64(case: dict) -> bool:

@@ -39,7 +39,12 @@ def _values(spec: dict, data: bytes) -> np.ndarray:
     return nib
   if dtype == "uint64":  # as int64: the script's .astype(jnp.uint64) wraps them back, as fills do
     return np.frombuffer(data, np.int64)[:n]
-  return np.frombuffer(data, cfjax_fill.numpy_dtype(dtype))[:n]
+  a = np.frombuffer(data, cfjax_fill.numpy_dtype(dtype))[:n]
+  if a.dtype.kind == "V":
+    # bfloat16 and float8 (ml_dtypes, kind "V"): their scalars are no np.floating, and int() of
+    # one truncates it (114.5 was written as 114); float64 holds each exactly.
+    a = a.astype(np.float64)
+  return a
 
 
 def _element_bytes(spec: dict) -> int:

@@ -226,11 +226,16 @@ def leader_tracked_value(j: Any):
   raise CaseError(f"unknown leader_tracked {j!r}")
 
 
+# The vector values whose cfjax_case.VECTOR_BINARY function is numpy's: JAX's own in the kernel.
+_JNP_BINARY = {"min": jnp.minimum, "max": jnp.maximum}
+
+
 def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
   """A vector_store's value (docs/case-format.md "vector_store") -> a traced array of `shape` and
   `dtype`: {"const": c} is jnp.full(shape, c, dtype); {"load": {"alloc": A, "index": [...]}}
   reads SMEM (`a.at[i, ...][...]`), {"load": {"input": X, "index": [...]}} GMEM
-  (`x.at[idx][...]`); {"add"|"sub"|"mul": [a, b]} is a + b, a - b, a * b."""
+  (`x.at[idx][...]`); {"add"|"sub"|"mul": [a, b]} is a + b, a - b, a * b; {"min"|"max": [a, b]}
+  is jnp.minimum(a, b), jnp.maximum(a, b) (lax.min_p / lax.max_p)."""
   if not isinstance(v, dict) or len(v) != 1:
     raise CaseError(f"{path}: not a vector value: {v!r}")
   (kind, arg), = v.items()
@@ -255,7 +260,7 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
       raise CaseError(f"{path}.{kind}: expected two values, got {arg!r}")
     a = vector_value(arg[0], env, shape, dtype, f"{path}.{kind}[0]")
     b = vector_value(arg[1], env, shape, dtype, f"{path}.{kind}[1]")
-    return VECTOR_BINARY[kind](a, b)
+    return _JNP_BINARY.get(kind, VECTOR_BINARY[kind])(a, b)
   raise CaseError(f"{path}: unknown vector value {kind!r}")
 
 

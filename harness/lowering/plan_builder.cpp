@@ -222,7 +222,10 @@ class PlanBuilder {
         case IrKind::kWait: {
           const IrBarrier& b = ir_.barrier_ops[static_cast<std::size_t>(op.index)].barrier;
           const std::int32_t mb = mbarrier(b);
-          plan_.waits.push_back(WaitOp{mb, record(b), waits[static_cast<std::size_t>(mb)]++});
+          std::int64_t& phase = waits[static_cast<std::size_t>(mb)];
+          // The mutant: Mosaic's per-barrier `phases` bit never flips, every wait is on parity 0.
+          plan_.waits.push_back(
+              WaitOp{mb, record(b), mutant_active(Mutant::kWaitPhaseNotFlipped) ? 0 : phase++});
           step(StepKind::kWait, path, static_cast<std::int32_t>(plan_.waits.size() - 1));
           break;
         }

@@ -16,7 +16,8 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
       if (o.name == vs.dst) dtype = o.dtype;
     }
   }
-  // Any add, sub or mul: the value's root is one when it is not a leaf.
+  // Any add, sub, mul, min or max (FragmentedArray.min/max call _pointwise too): the value's
+  // root is one when it is not a leaf.
   ck.check(RuleId::kLowerVectorPointwise8Bit, dtype_bits(dtype) == 8 && !vs.value.args.empty(),
            op.path, stage);
 }

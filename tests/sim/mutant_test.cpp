@@ -160,6 +160,10 @@ const Planted kPlanted[] = {
      "memory:output:copy_smem_to_gmem:sim", kY},
     {Mutant::kCommitSmemDropped, "{}", kLane, kX, kVectorThenStore.c_str(),
      "memory:output:copy_smem_to_gmem:sim", kY},
+    // Trip 2 waits on slot 0's parity 0 again: phase 2 (parity 0) has completed by then in the
+    // simulator, so the wait sees it as the phase before and never returns.
+    {Mutant::kWaitPhaseNotFlipped, "{}", kLane, kX256, kDoubleBuffered.c_str(),
+     "bytes:wait_hangs:barrier_wait:sim"},
 };
 
 std::vector<std::string> signatures(const Case& c) {

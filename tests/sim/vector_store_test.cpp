@@ -264,5 +264,29 @@ TEST(VectorArith, EachDtypeRoundsOrWrapsAsTheHardware) {
   EXPECT_FALSE(vector_binary(VectorKind::kMul, DType::kFloat32, one32, one32).unspecified);
 }
 
+TEST(VectorArith, MinAndMaxCompareAsTheDtypesValues) {
+  // int16: 0xffff is -1, below 1; uint16: 0xffff is 65535, above 1.
+  EXPECT_EQ(vector_binary(VectorKind::kMin, DType::kInt16, 0xffff, 1).bits, 0xffffu);
+  EXPECT_EQ(vector_binary(VectorKind::kMax, DType::kInt16, 0xffff, 1).bits, 1u);
+  EXPECT_EQ(vector_binary(VectorKind::kMin, DType::kUInt16, 0xffff, 1).bits, 1u);
+  EXPECT_EQ(vector_binary(VectorKind::kMax, DType::kUInt32, 0x80000000u, 0x7fffffffu).bits,
+            0x80000000u);
+  EXPECT_EQ(vector_binary(VectorKind::kMax, DType::kInt32, 0x80000000u, 0x7fffffffu).bits,
+            0x7fffffffu);
+  EXPECT_EQ(vector_binary(VectorKind::kMin, DType::kInt8, 0x80, 0x7f).bits, 0x80u);
+  // Floats: one operand exactly, by value (-2 < 1 whatever the bit patterns say).
+  const std::uint64_t m2 = *exact_float_bits(DType::kBFloat16, -2.0);
+  const std::uint64_t p1 = *exact_float_bits(DType::kBFloat16, 1.0);
+  EXPECT_EQ(vector_binary(VectorKind::kMax, DType::kBFloat16, m2, p1).bits, p1);
+  EXPECT_EQ(vector_binary(VectorKind::kMin, DType::kBFloat16, m2, p1).bits, m2);
+  EXPECT_FALSE(vector_binary(VectorKind::kMin, DType::kBFloat16, m2, p1).unspecified);
+  // +0 against -0, a NaN operand and a subnormal result are not compared.
+  EXPECT_TRUE(vector_binary(VectorKind::kMax, DType::kFloat32, 0x80000000u, 0).unspecified);
+  EXPECT_TRUE(vector_binary(VectorKind::kMin, DType::kFloat16, 0x7e00, 0x3c00).unspecified);
+  const std::uint64_t tiny = *exact_float_bits(DType::kFloat32, 0x1p-130);
+  EXPECT_TRUE(vector_binary(VectorKind::kMax, DType::kFloat32, tiny, 0).unspecified);
+  EXPECT_FALSE(vector_binary(VectorKind::kMax, DType::kFloat32, 0, 0).unspecified);
+}
+
 }  // namespace
 }  // namespace collfuzz
