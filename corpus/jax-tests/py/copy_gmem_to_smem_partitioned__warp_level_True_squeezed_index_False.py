@@ -4,11 +4,10 @@ with warp_level=True, squeezed_index=False.
 
 Two PARTITIONED(0) copies over x (cluster (2,)) of f32[128, 128] into f32[64, 128] halves, issued
 by warp 0 of each CTA (`plgpu.warp_map`, `pl.when(warp_id == 0)`); CTA 0
-waits on both TMA barriers, then both CTAs meet on a cluster barrier. Differences from the test:
-the test then loads both halves, adds them and stores the sum (vector loads and stores, which a
-case cannot hold; the hand-written case states the SMEM halves the sum is computed from), and its
-random inputs (jax.random) are collfuzz's seeded fills, given as the third element of the
-returned tuple.
+waits on both TMA barriers, then both CTAs meet on a cluster barrier.
+Every CTA then stores `out_gmem[pl.ds(axis_index("x") * 64, 64)] = a_smem[...] + b_smem[...]`,
+as the test does. The one difference from the test: its random inputs
+(jax.random) are collfuzz's seeded fills, given as the third element of the returned tuple.
 """
 import jax
 from jax import lax
@@ -18,7 +17,7 @@ from jax.experimental.pallas import mosaic_gpu as plgpu
 
 
 def collfuzz_case():
-  def body(a_gmem, b_gmem, a_smem, b_smem, a_tma_barrier, b_tma_barrier, cluster_barrier):
+  def body(a_gmem, b_gmem, out_gmem, a_smem, b_smem, a_tma_barrier, b_tma_barrier, cluster_barrier):
     partitioned = plgpu.CopyPartition.PARTITIONED(0)
 
     @plgpu.warp_map
@@ -37,10 +36,12 @@ def collfuzz_case():
 
     plgpu.barrier_arrive(cluster_barrier)
     plgpu.barrier_wait(cluster_barrier)
+    out_slice = pl.ds(lax.axis_index("x") * 64, 64)
+    out_gmem[out_slice] = a_smem[...] + b_smem[...]
 
   kernel = plgpu.kernel(
       body,
-      out_type=(),
+      out_type=jax.ShapeDtypeStruct((128, 128), jnp.float32),
       scratch_types=[plgpu.SMEM((64, 128), jnp.float32),
                      plgpu.SMEM((64, 128), jnp.float32),
                      plgpu.Barrier(num_arrivals=1),
