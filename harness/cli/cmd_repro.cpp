@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "harness/cli/commands.h"
@@ -38,11 +39,23 @@ int cmd_repro(const Flags& flags, const std::vector<std::string>& paths) {
   if (!one_file) std::filesystem::create_directories(flags.output);
   int written = 0;
   int refused = 0;
+  int unreadable = 0;
   std::set<std::string> stems;
   // Several cases: DIR/index.json maps each case file to its script (or the generator's refusal).
   nlohmann::json index = nlohmann::json::array();
   for (const auto& file : files) {
-    const Case c = with_jax_flag(load_case_file(file), jax);
+    // Several cases: one that cannot be read is reported and skipped, the others still written.
+    std::optional<Case> read;
+    try {
+      read = with_jax_flag(load_case_file(file), jax);
+    } catch (const InputError& e) {
+      if (one_file) throw;
+      std::cerr << "collfuzz: error: " << terminal_lines(e.what()) << "\n";
+      ++unreadable;
+      index.push_back({{"case", file.string()}, {"unreadable", e.what()}});
+      continue;
+    }
+    const Case& c = *read;
     const std::string command =
         "collfuzz repro " + file.filename().string() + " --mode " + to_string(*mode);
     const ReproScript s = gen.generate(c, *mode, command);
@@ -69,8 +82,10 @@ int cmd_repro(const Flags& flags, const std::vector<std::string>& paths) {
     write_file_atomically(std::filesystem::path(flags.output) / "index.json", index.dump(1) + "\n");
   if (!one_file || !flags.output.empty())
     std::cerr << written << " script(s) written" << (refused ? ", " : "")
-              << (refused ? std::to_string(refused) + " case(s) refused" : "") << "\n";
-  return refused ? kExitBadInput : 0;
+              << (refused ? std::to_string(refused) + " case(s) refused" : "")
+              << (unreadable ? ", " + std::to_string(unreadable) + " case file(s) unreadable" : "")
+              << "\n";
+  return refused || unreadable ? kExitBadInput : 0;
 }
 
 }  // namespace collfuzz::cli

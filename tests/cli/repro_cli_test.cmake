@@ -29,3 +29,15 @@ string(FIND "${index}" "\"script\": \"interpret.mode.plain__cluster2.py\"" at)
 if(at EQUAL -1 OR NOT EXISTS "${dir}/out/interpret.mode.plain__cluster2.py")
   message(FATAL_ERROR "index.json does not map the case to its script: ${index}")
 endif()
+# Several cases, one of them unreadable: it is named and skipped, the others are still written,
+# index.json records why, and the exit is 2.
+file(WRITE "${dir}/broken.json" "{\"format\": 1, \"name\": \"broken\", \"mesh\": 5}\n")
+expect_exit(2 "broken.json:$.mesh: expected an object" ${COLLFUZZ} repro "${case}" "${dir}/broken.json"
+            "${other}" -o "${dir}/out-broken")
+expect_exit(2 "2 script(s) written, 1 case file(s) unreadable" ${COLLFUZZ} repro "${case}"
+            "${dir}/broken.json" "${other}" -o "${dir}/out-broken")
+file(READ "${dir}/out-broken/index.json" index)
+string(FIND "${index}" "\"unreadable\": " at)
+if(at EQUAL -1 OR NOT EXISTS "${dir}/out-broken/interpret.mode.plain__cluster2.py")
+  message(FATAL_ERROR "an unreadable case stopped the others, or index.json misses it: ${index}")
+endif()
