@@ -21,6 +21,7 @@ set(COLLFUZZ_SIM_SOURCES
   harness/sim/cluster_simulator.cpp
   harness/sim/gmem_inputs.cpp
   harness/sim/simulator.cpp
+  harness/sim/tma_transfer.cpp
   harness/sim/vector_store.cpp
 )
 

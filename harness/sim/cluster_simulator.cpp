@@ -5,11 +5,11 @@
 #include <string>
 
 #include "harness/core/fill.h"
-#include "harness/core/reduction.h"
 
 #include "harness/lowering/mutants.h"
 #include "harness/sim/mbarrier.h"
 #include "harness/sim/shared_memory.h"
+#include "harness/sim/tma_transfer.h"
 #include "harness/sim/vector_store.h"
 
 namespace collfuzz::sim {
@@ -77,11 +77,6 @@ struct Thread {
   std::vector<UnfencedBytes> unfenced;  // its vector stores into SMEM since its last commit_smem
 };
 
-struct Output {
-  std::vector<std::uint8_t> bytes;
-  std::vector<std::uint8_t> written;  // per element
-};
-
 class Simulation {
  public:
   Simulation(const Plan& plan, DeviceMemory& memory) : plan_(plan), memory_(memory) {}
@@ -109,7 +104,7 @@ class Simulation {
   std::vector<Cta> ctas_;
   std::vector<Thread> threads_;
   std::vector<GmemArray> gmem_;
-  std::vector<Output> outputs_;
+  std::vector<OutputArray> outputs_;
   std::optional<UndefinedRecord> ub_;  // the first undefined behaviour met
 
   void meet_undefined(UndefinedBehaviour code, std::string op, std::optional<std::int64_t> cta,
@@ -149,7 +144,7 @@ class Simulation {
     }
     for (const ArraySpec& in : plan_.inputs) gmem_.push_back(memory_.inputs().array(in));
     for (const ArraySpec& out : plan_.outputs) {
-      Output o;
+      OutputArray o;
       o.bytes.assign(static_cast<std::size_t>(packed_bytes(element_count(out.shape), out.dtype)),
                      0);
       o.written.assign(static_cast<std::size_t>(element_count(out.shape)), 0);
@@ -254,117 +249,6 @@ class Simulation {
   // ---- data movement
   // -----------------------------------------------------------------------------
 
-  // Writes the transfer into `cta`'s SMEM at the load's offset: the box row by row (the innermost
-  // dim), out-of-bounds elements as zeros. Trailing dims the box covers whole and that are
-  // contiguous in GMEM are merged first, so that a row is as long as it can be.
-  void write_tensor(Cta& cta, const LoadOp& load) {
-    lowering::TensorBox t = load.tensor;
-    while (t.rank >= 2) {
-      const int in = t.rank - 1;
-      const int out = t.rank - 2;
-      const bool whole = t.coords[in] == 0 && t.box[in] == t.dims[in];
-      if (!whole || t.strides[out] != t.strides[in] * t.dims[in]) break;
-      t.coords[out] *= t.dims[in];
-      t.box[out] *= t.box[in];
-      t.dims[out] *= t.dims[in];
-      t.strides[out] = t.strides[in];
-      --t.rank;
-    }
-    const GmemArray& src = gmem_[static_cast<std::size_t>(load.input)];
-    const int bits = load.elem_bits;
-    std::uint8_t* dst = cta.smem->data() + load.smem_offset;
-    const bool zero_fill = !lowering::mutant_active(lowering::Mutant::kOobFillNotZero);
-    const int r = t.rank;
-    const std::int64_t inner = t.box[r - 1];
-    const std::int64_t inner_stride = t.strides[r - 1];
-    const std::int64_t rows = load.elements / inner;
-    const std::int64_t c0 = t.coords[r - 1];
-    const bool fast = bits >= 8 && inner_stride == 1 && src.bytes() != nullptr;
-    const int n = bits / 8;
-    std::int64_t outer[lowering::kMaxTmaRank] = {};
-    for (std::int64_t row = 0; row < rows; ++row) {
-      bool row_in_bounds = true;
-      std::int64_t base = 0;
-      for (int k = 0; k < r - 1; ++k) {
-        const std::int64_t c = t.coords[k] + outer[k];
-        row_in_bounds = row_in_bounds && c >= 0 && c < t.dims[k];
-        base += c * t.strides[k];
-      }
-      const std::int64_t lo = row_in_bounds ? std::clamp<std::int64_t>(-c0, 0, inner) : inner;
-      const std::int64_t hi =
-          row_in_bounds ? std::clamp<std::int64_t>(t.dims[r - 1] - c0, lo, inner) : inner;
-      const std::int64_t first = row * inner;
-      if (fast && lo < hi) {
-        std::memcpy(dst + (first + lo) * n, src.bytes() + (base + c0 + lo) * n,
-                    static_cast<std::size_t>((hi - lo) * n));
-      } else {
-        for (std::int64_t i = lo; i < hi; ++i) {
-          store_packed(dst, bits, first + i, src.element(base + (c0 + i) * inner_stride));
-        }
-      }
-      if (zero_fill) {
-        for (std::int64_t i = 0; i < lo; ++i) store_packed(dst, bits, first + i, 0);
-        for (std::int64_t i = hi; i < inner; ++i) store_packed(dst, bits, first + i, 0);
-      }
-      for (int k = r - 2; k >= 0; --k) {  // next row
-        if (++outer[k] < t.box[k]) break;
-        outer[k] = 0;
-      }
-    }
-    cta.smem->mark(load.smem_offset, packed_span(bits, 0, load.elements), false);
-  }
-
-  // Whether element j of a slice region (row-major over its non-squeezed dims) lies outside the
-  // array.
-  static bool outside(const lowering::ArraySlice& s, std::int64_t j) {
-    for (int k = s.rank - 1; k >= 0; --k) {
-      std::int64_t c = s.start[k];
-      if (s.size[k] != 0) {
-        c += j % s.size[k];
-        j /= s.size[k];
-      }
-      if (c < 0 || c >= s.dims[k]) return true;
-    }
-    return false;
-  }
-
-  static bool slice_inside(const lowering::ArraySlice& s) {
-    for (int k = 0; k < s.rank; ++k) {
-      const std::int64_t size = s.size[k] == 0 ? 1 : s.size[k];
-      if (s.start[k] < 0 || s.start[k] + size > s.dims[k]) return false;
-    }
-    return true;
-  }
-
-  // The bulk and cp.async paths: a linear run of GMEM; what lies outside the array, or outside the
-  // slice's bounds, is undefined.
-  void write_linear(Cta& cta, const LoadOp& load) {
-    const GmemArray& src = gmem_[static_cast<std::size_t>(load.input)];
-    const int bits = load.elem_bits;
-    std::uint8_t* dst = cta.smem->data() + load.smem_offset;
-    const std::int64_t total = src.elements();
-    const std::int64_t moved = load.linear_elements;
-    const std::int64_t g0 = load.linear_offset;
-    if (moved > 0 && g0 >= 0 && g0 + moved <= total && bits >= 8 && src.bytes()) {
-      const int n = bits / 8;
-      std::memcpy(dst, src.bytes() + g0 * n, static_cast<std::size_t>(moved * n));
-      cta.smem->mark(load.smem_offset, moved * n, false);
-    } else {
-      for (std::int64_t j = 0; j < moved; ++j) {
-        const std::int64_t g = g0 + j;
-        const bool inside = g >= 0 && g < total;
-        store_packed(dst, bits, j, inside ? src.element(g) : 0);
-        cta.smem->mark(load.smem_offset + packed_byte(bits, j), 1, !inside);
-      }
-    }
-    if (!slice_inside(load.logical)) {
-      for (std::int64_t j = 0; j < load.elements; ++j) {
-        if (outside(load.logical, j))
-          cta.smem->mark(load.smem_offset + packed_byte(bits, j), 1, true);
-      }
-    }
-  }
-
   void load(std::int64_t issuer, const LoadOp& load, const std::string& op) {
     if (!load.predicate) return;
     std::int64_t targets[16];
@@ -395,9 +279,9 @@ class Simulation {
                     static_cast<std::size_t>(span));
         cta.smem->copy_marks(*first.smem, load.smem_offset, span);
       } else if (load.path == LoadPath::kTensor) {
-        write_tensor(cta, load);
+        write_tensor(*cta.smem, gmem_[static_cast<std::size_t>(load.input)], load);
       } else {
-        write_linear(cta, load);
+        write_linear(*cta.smem, gmem_[static_cast<std::size_t>(load.input)], load);
       }
       if (load.mbarrier >= 0) {
         complete_tx(load.complete_at_rank0 ? 0 : targets[k], load.mbarrier, load.record,
@@ -423,7 +307,7 @@ class Simulation {
 
   void store(std::int64_t rank, const StoreOp& s) {
     Cta& cta = ctas_[static_cast<std::size_t>(rank)];
-    Output& out = outputs_[static_cast<std::size_t>(s.output)];
+    OutputArray& out = outputs_[static_cast<std::size_t>(s.output)];
     const int bits = s.elem_bits;
     // The async proxy's view: without the bytes of vector stores no commit_smem fenced yet.
     std::vector<const std::vector<UnfencedBytes>*> unfenced;
@@ -433,67 +317,7 @@ class Simulation {
     std::vector<std::uint8_t> scratch;
     const std::uint8_t* src =
         async_proxy_view(*cta.smem, s.smem_offset, (s.elements * bits + 7) / 8, unfenced, scratch);
-    std::int64_t strides[lowering::kMaxArrayRank];
-    std::int64_t stride = 1;
-    for (int k = s.slice.rank - 1; k >= 0; --k) {
-      strides[k] = stride;
-      stride *= s.slice.dims[k];
-    }
-    // The output element that SMEM element j (row-major over the sliced dims) lands on.
-    const auto output_index = [&](std::int64_t j) {
-      std::int64_t index = 0;
-      for (int k = s.slice.rank - 1; k >= 0; --k) {
-        std::int64_t c = s.slice.start[k];
-        if (s.slice.size[k] != 0) {
-          c += j % s.slice.size[k];
-          j /= s.slice.size[k];
-        }
-        index += c * strides[k];
-      }
-      return index;
-    };
-    // The innermost sliced dim: SMEM runs along it; when it is the array's last dim, so does the
-    // output, and a row of whole bytes moves at once.
-    int inner = -1;
-    for (int k = s.slice.rank - 1; k >= 0 && inner < 0; --k) {
-      if (s.slice.size[k] != 0) inner = k;
-    }
-    if (s.reduction_op) {
-      // cp.reduce.async.bulk.tensor: each output element combined with the SMEM one; defined
-      // where both were.
-      const DType dtype = plan_.outputs[static_cast<std::size_t>(s.output)].dtype;
-      for (std::int64_t j = 0; j < s.elements; ++j) {
-        const std::int64_t index = output_index(j);
-        const auto e = static_cast<std::size_t>(index);
-        const bool undefined =
-            cta.smem->undefined(s.smem_offset + packed_byte(bits, j)) || out.written[e] == 0;
-        store_packed(
-            out.bytes.data(), bits, index,
-            apply_reduction(*s.reduction_op, dtype, load_packed(out.bytes.data(), bits, index),
-                            load_packed(src, bits, j)));
-        out.written[e] = undefined ? 0 : 1;
-      }
-      return;
-    }
-    if (bits >= 8 && inner >= 0 && inner == s.slice.rank - 1) {
-      const std::int64_t row = s.slice.size[inner];
-      const std::int64_t w = bits / 8;
-      for (std::int64_t j = 0; j < s.elements; j += row) {
-        const std::int64_t index = output_index(j);
-        std::memcpy(out.bytes.data() + index * w, src + j * w, static_cast<std::size_t>(row * w));
-        for (std::int64_t e = 0; e < row; ++e) {
-          out.written[static_cast<std::size_t>(index + e)] =
-              cta.smem->undefined(s.smem_offset + (j + e) * w) ? 0 : 1;
-        }
-      }
-      return;
-    }
-    for (std::int64_t j = 0; j < s.elements; ++j) {
-      const std::int64_t index = output_index(j);
-      const bool undefined = cta.smem->undefined(s.smem_offset + packed_byte(bits, j));
-      store_packed(out.bytes.data(), bits, index, load_packed(src, bits, j));
-      out.written[static_cast<std::size_t>(index)] = undefined ? 0 : 1;
-    }
+    write_store(*cta.smem, src, s, plan_.outputs[static_cast<std::size_t>(s.output)].dtype, out);
   }
 
   // ---- scopes
@@ -678,7 +502,7 @@ class Simulation {
         }
         case StepKind::kVectorStore: {
           const lowering::VectorStoreOp& v = plan_.vector_stores[idx];
-          Output& out = outputs_[static_cast<std::size_t>(v.output)];
+          OutputArray& out = outputs_[static_cast<std::size_t>(v.output)];
           if (v.to_smem) {
             before_write(p.cta, v.smem_offset, v.elements * dtype_bits(v.dtype) / 8);
             run_vector_store_smem(plan_, v, *cta.smem, gmem_, th.unfenced);
