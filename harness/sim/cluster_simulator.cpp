@@ -502,11 +502,12 @@ class Simulation {
         }
         case StepKind::kVectorStore: {
           const lowering::VectorStoreOp& v = plan_.vector_stores[idx];
-          OutputArray& out = outputs_[static_cast<std::size_t>(v.output)];
           if (v.to_smem) {
             before_write(p.cta, v.smem_offset, v.elements * dtype_bits(v.dtype) / 8);
             run_vector_store_smem(plan_, v, *cta.smem, gmem_, th.unfenced);
           } else {
+            // Only a store into an output names one (into SMEM, v.output is not an index).
+            OutputArray& out = outputs_[static_cast<std::size_t>(v.output)];
             run_vector_store(plan_, v, *cta.smem, gmem_, out.bytes, out.written);
           }
           break;
