@@ -594,7 +594,18 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
       if (plan.vector_back) {
         Shape tile = dsts.front().shape;
         if (first.dst_indexed) tile.erase(tile.begin());
-        apply_vector_back(ops, *plan.vector_back, wb, first.dtype, element_count(tile));
+        // kMixedWidth loads an input of the tile's shape and another width: added here.
+        std::optional<ArraySpec> partner;
+        const auto pd = partner_dtype(first.dtype);
+        if (plan.vector_back->value == VectorValueShape::kMixedWidth && pd) {
+          partner = ArraySpec{};
+          partner->name = "w" + std::to_string(s);
+          partner->shape = tile;
+          partner->dtype = *pd;
+          case_.inputs.push_back(*partner);
+        }
+        apply_vector_back(ops, *plan.vector_back, wb, first.dtype, element_count(tile),
+                          partner ? &*partner : nullptr);
       }
       return ops;
     };

@@ -70,7 +70,9 @@ rc::Gen<VectorBackPlan> vector_back() {
                                                        {10, VectorValueShape::kChain},
                                                        {15, VectorValueShape::kConst},
                                                        {10, VectorValueShape::kMinConst},
-                                                       {10, VectorValueShape::kMaxOfDiff}})),
+                                                       {10, VectorValueShape::kMaxOfDiff},
+                                                       {10, VectorValueShape::kRoundTrip},
+                                                       {8, VectorValueShape::kMixedWidth}})),
       rc::gen::set(&VectorBackPlan::constant, rc::gen::inRange<std::int64_t>(1, 4)));
 }
 

@@ -33,6 +33,36 @@ VectorValue constant(DType dtype, std::int64_t c) {
   return v;
 }
 
+// The dtype a round trip goes through from `d` (`pick` 1..3 chooses between two for float32 and
+// int16), or `d` itself when it has none (8-bit dtypes: their conversions are not modelled).
+DType round_trip_dtype(DType d, std::int64_t pick) {
+  switch (d) {
+    case DType::kFloat32:
+      return pick == 2 ? DType::kBFloat16 : DType::kFloat16;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      return DType::kFloat32;
+    case DType::kInt32:
+      return DType::kInt16;
+    case DType::kInt16:
+      return pick == 2 ? DType::kFloat32 : DType::kInt32;
+    case DType::kUInt32:
+      return DType::kUInt16;
+    case DType::kUInt16:
+      return DType::kUInt32;
+    default:
+      return d;
+  }
+}
+
+VectorValue convert(DType from, VectorValue a) {
+  VectorValue v;
+  v.kind = VectorKind::kConvert;
+  v.from = from;
+  v.args.push_back(std::move(a));
+  return v;
+}
+
 VectorValue binary(VectorKind kind, VectorValue a, VectorValue b) {
   VectorValue v;
   v.kind = kind;
@@ -43,8 +73,28 @@ VectorValue binary(VectorKind kind, VectorValue a, VectorValue b) {
 
 }  // namespace
 
+std::optional<DType> partner_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return DType::kFloat16;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      return DType::kFloat32;
+    case DType::kInt32:
+      return DType::kInt16;
+    case DType::kInt16:
+      return DType::kInt32;
+    case DType::kUInt32:
+      return DType::kUInt16;
+    case DType::kUInt16:
+      return DType::kUInt32;
+    default:
+      return std::nullopt;
+  }
+}
+
 void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGmem& store,
-                       DType dtype, std::int64_t elements) {
+                       DType dtype, std::int64_t elements, const ArraySpec* partner) {
   if (!holds(dtype) || elements <= 0 || elements % 128 != 0 || store.predicate ||
       store.reduction_op) {
     return;
@@ -84,6 +134,22 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
     case VectorValueShape::kMaxOfDiff:
       vs.value = binary(VectorKind::kMax, binary(VectorKind::kSub, tile, c), c);
       break;
+    case VectorValueShape::kRoundTrip: {
+      const DType via = round_trip_dtype(dtype, plan.constant);
+      vs.value = via == dtype ? tile : convert(via, convert(dtype, tile));
+      break;
+    }
+    case VectorValueShape::kMixedWidth: {
+      if (partner == nullptr) {
+        vs.value = tile;
+        break;
+      }
+      VectorValue w;
+      w.kind = VectorKind::kLoadInput;
+      w.ref = partner->name;
+      vs.value = binary(VectorKind::kAdd, convert(partner->dtype, std::move(w)), tile);
+      break;
+    }
   }
   if (plan.kind == VectorBackKind::kInPlace) {
     vs.dst = store.src;

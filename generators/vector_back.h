@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "harness/core/case.h"
 
@@ -25,13 +26,16 @@ enum class SmemFence : std::uint8_t {
 
 // The vector value: of the tile (its SMEM load) and small constants.
 enum class VectorValueShape : std::uint8_t {
-  kLoad,       // tile
-  kAddConst,   // tile + c
-  kSquare,     // tile * tile
-  kChain,      // (tile - c) * tile + c
-  kConst,      // c
-  kMinConst,   // jnp.minimum(tile, c)
-  kMaxOfDiff,  // jnp.maximum(tile - c, c)
+  kLoad,        // tile
+  kAddConst,    // tile + c
+  kSquare,      // tile * tile
+  kChain,       // (tile - c) * tile + c
+  kConst,       // c
+  kMinConst,    // jnp.minimum(tile, c)
+  kMaxOfDiff,   // jnp.maximum(tile - c, c)
+  kRoundTrip,   // tile.astype(U).astype(dtype): through a narrower or wider dtype U (not 8-bit)
+  kMixedWidth,  // w[...].astype(dtype) + tile: w an input of the tile's shape and another width
+                // (under Lane, where the two register layouts differ: incompatible_layouts)
 };
 
 struct VectorBackPlan {
@@ -46,6 +50,10 @@ struct VectorBackPlan {
 // store cannot hold the tile (a dtype or an element count docs/case-format.md does not model) or
 // the store has a predicate or a reducing twin.
 void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGmem& store,
-                       DType dtype, std::int64_t elements);
+                       DType dtype, std::int64_t elements, const ArraySpec* partner = nullptr);
+
+// kMixedWidth: the dtype of the partner input for a tile of `dtype` (another width), or nullopt
+// where there is none (8-bit dtypes).
+std::optional<DType> partner_dtype(DType dtype);
 
 }  // namespace collfuzz::generators

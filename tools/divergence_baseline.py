@@ -53,6 +53,13 @@ CASE_REASONS = [
     (r"^mode\.orders_tensor_core__copy_lanes_arrive", r"^bytes:(arrivals|phases|final_state):copy$",
      "JAX 0.11.2's compiler arms an orders_tensor_core barrier from every lane (128 arrivals of its "
      "count); interpret mode counts one arrival per copy", "1.5, 4.2"),
+    (r"copy_gmem_to_smem_partitioned__", r"^memory:output:",
+     "interpret mode ignores leader tracking: every CTA gets the first half of a and b, so CTA 1 "
+     "stores a[:64] + b[:64] where the compiler's CTA 1 stores a[64:] + b[64:] (docs/jax-divergences.md "
+     "rows 1-2)", "4.1, 4.2"),
+    (r"^mode\.vector_store__int32_astype_bf16", r"^memory:output:",
+     "an int32 to bfloat16 conversion rounds twice in interpret mode (XLA on the CPU goes through "
+     "float32) and once in the compiler (cvt.rn.bf16.s32; docs/jax-divergences.md row 23)", "5"),
 ]
 
 

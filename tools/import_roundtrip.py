@@ -29,7 +29,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "harness", "jax"))
 
-from cfjax_case import without_scratch_shapes  # noqa: E402  (the same reading as the C++ parser)
+from cfjax_case import converted_const, without_scratch_shapes  # noqa: E402  (as the C++ parser)
 
 
 # ---- the canonical form of a case (what a round trip must keep)
@@ -142,6 +142,7 @@ def canonical(case: dict) -> dict:
   case = without_scratch_shapes(copy.deepcopy(case))
   ren: dict[str, str] = {}
   shapes: dict[str, list] = {}
+  dtypes: dict[str, str] = {}  # outputs and allocations: a vector_store destination's dtype
   out = {"format": 1}
   mesh = case.get("mesh", {})
   m = {}
@@ -170,6 +171,7 @@ def canonical(case: dict) -> dict:
   for k, a in enumerate(case.get("outputs", [])):
     ren[a["name"]] = f"out{k}"
     shapes[f"out{k}"] = a["shape"]
+    dtypes[f"out{k}"] = a["dtype"]
     outs.append({"name": f"out{k}", "shape": a["shape"], "dtype": a["dtype"]})
   out["outputs"] = outs
   counter = [0]
@@ -198,6 +200,7 @@ def canonical(case: dict) -> dict:
       if kind == "tmem":
         r["collective"] = bool(a.get("collective", False))
     shapes[nm] = a.get("shape", [])
+    dtypes[nm] = a.get("dtype")
     return r
 
   def bar(use):
@@ -208,12 +211,20 @@ def canonical(case: dict) -> dict:
       r["index"] = _slot(use["index"], loops)
     return r
 
-  def vvalue(v):
-    """A vector_store's value: loads renamed, their indices canonical, a constant one number (an
-    integral float as its int: the import reads `2.0` back as 2; -0.0 kept)."""
+  def vvalue(v, dtype=None):
+    """A vector_store's value (of `dtype`): loads renamed, their indices canonical, a constant one
+    number (an integral float as its int: the import reads `2.0` back as 2; -0.0 kept), a convert
+    of a constant that its dtype holds exactly that constant (the import folds it)."""
     if not isinstance(v, dict) or len(v) != 1:
       return v
     (k, a), = v.items()
+    if k == "convert" and isinstance(a, dict):
+      inner = vvalue(a.get("value"), a.get("from"))
+      if isinstance(inner, dict) and "const" in inner:
+        c = converted_const(inner["const"], a.get("from"), dtype)
+        if c is not None:
+          return vvalue({"const": c}, dtype)
+      return {"convert": {"from": a.get("from"), "value": inner}}
     if k == "const" and isinstance(a, float) and a.is_integer() and str(a) != "-0.0":
       return {"const": int(a)}
     if k == "load" and isinstance(a, dict) and "alloc" in a:
@@ -223,7 +234,7 @@ def canonical(case: dict) -> dict:
       src = ren.get(a["input"], a["input"])
       return {"load": {"input": src, "index": _index(a.get("index"), shapes.get(src, []), loops)}}
     if k in ("add", "sub", "mul", "min", "max") and isinstance(a, list):
-      return {k: [vvalue(x) for x in a]}
+      return {k: [vvalue(x, dtype) for x in a]}
     return v
 
   def body(ops: list) -> list:
@@ -260,12 +271,12 @@ def canonical(case: dict) -> dict:
         dst = ren.get(op["dst"]["alloc"], op["dst"]["alloc"])
         r = {"op": kind, "dst": {"alloc": dst, "index": _smem_index(op["dst"].get("index"),
                                                                      loops)},
-             "value": vvalue(op.get("value"))}
+             "value": vvalue(op.get("value"), dtypes.get(dst))}
       elif kind == "vector_store":
         dst = ren.get(op["dst"]["output"], op["dst"]["output"])
         r = {"op": kind, "dst": {"output": dst, "index": _index(op["dst"].get("index"),
                                                                 shapes.get(dst, []), loops)},
-             "value": vvalue(op.get("value"))}
+             "value": vvalue(op.get("value"), dtypes.get(dst))}
       elif kind == "commit_smem":
         r = {"op": kind}
       elif kind == "commit_smem_to_gmem_group":

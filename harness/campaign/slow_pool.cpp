@@ -52,6 +52,7 @@ void features(const Body& body, const std::optional<std::string>& thread, std::u
       if (!vs->value.args.empty()) bits |= std::uint64_t{1} << 40;
       if (vs->value.kind == VectorKind::kMin || vs->value.kind == VectorKind::kMax)
         bits |= std::uint64_t{1} << 43;
+      if (vs->value.kind == VectorKind::kConvert) bits |= std::uint64_t{1} << 44;
       for_each_vector_load(vs->value, [&](const VectorValue& load) {
         bits |= std::uint64_t{1} << (load.kind == VectorKind::kLoadSmem ? 41 : 42);
       });

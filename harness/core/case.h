@@ -317,8 +317,9 @@ enum class VectorKind : std::uint8_t {
   kAdd,
   kSub,
   kMul,
-  kMin,  // jnp.minimum (lax.min_p)
-  kMax,  // jnp.maximum (lax.max_p)
+  kMin,      // jnp.minimum (lax.min_p)
+  kMax,      // jnp.maximum (lax.max_p)
+  kConvert,  // value.astype(dtype) (lax.convert_element_type): args[0] of dtype `from`
 };
 
 struct VectorValue {
@@ -331,7 +332,8 @@ struct VectorValue {
   std::optional<DynStart> smem_slot = std::nullopt;
   // kLoadInput: `x_ref.at[entries][...]`.
   std::vector<IndexEntry> gmem_index;
-  std::vector<VectorValue> args;  // kAdd, kSub, kMul, kMin, kMax: the two operands
+  std::vector<VectorValue> args;  // kAdd, kSub, kMul, kMin, kMax: the two operands; kConvert: one
+  DType from = DType::kFloat32;   // kConvert: the operand's dtype
 };
 
 // Calls f on every load of `v` (a VectorValue or a const one), depth first.

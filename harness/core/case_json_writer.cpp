@@ -124,6 +124,12 @@ json vector_value_to_json(const VectorValue& v) {
       return json{{name, std::vector<json>{vector_value_to_json(v.args.at(0)),
                                            vector_value_to_json(v.args.at(1))}}};
     }
+    case VectorKind::kConvert: {
+      json c = json::object();
+      c["from"] = dtype_name(v.from);
+      c["value"] = vector_value_to_json(v.args.at(0));
+      return json{{"convert", c}};
+    }
   }
   return json{};
 }

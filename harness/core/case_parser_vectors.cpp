@@ -48,7 +48,7 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
   if (!j.is_object() || j.size() != 1) {
     throw InputError(path,
                      "expected a vector value: an object with one of const, load, add, "
-                     "sub, mul, min, max");
+                     "sub, mul, min, max, convert");
   }
   VectorValue v;
   const std::string key = j.begin().key();
@@ -78,9 +78,10 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
       got =
           parse_smem_index(jr::member(arg, "index"), at + ".index", *a, v.smem_index, &v.smem_slot);
       if (a->dtype != dtype) {
-        throw InputError(at, "the loaded ref has dtype " + std::string(dtype_name(a->dtype)) +
-                                 ", not the destination's " + std::string(dtype_name(dtype)) +
-                                 " (conversions are not modelled)");
+        throw InputError(
+            at, "the loaded ref has dtype " + std::string(dtype_name(a->dtype)) + ", not " +
+                    std::string(dtype_name(dtype)) +
+                    ", the dtype of the value there (the destination's, or a convert's \"from\")");
       }
     } else {
       jr::object(arg, at, {"input", "index"});
@@ -92,9 +93,10 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
         check_store_slice_in_bounds(v.gmem_index[d], in.shape[d], jr::index_path(at + ".index", d));
       }
       if (in.dtype != dtype) {
-        throw InputError(at, "the loaded ref has dtype " + std::string(dtype_name(in.dtype)) +
-                                 ", not the destination's " + std::string(dtype_name(dtype)) +
-                                 " (conversions are not modelled)");
+        throw InputError(
+            at, "the loaded ref has dtype " + std::string(dtype_name(in.dtype)) + ", not " +
+                    std::string(dtype_name(dtype)) +
+                    ", the dtype of the value there (the destination's, or a convert's \"from\")");
       }
     }
     if (got != shape) {
@@ -102,6 +104,26 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
                        "the loaded ref must have the destination's shape (broadcasting is "
                        "not modelled)");
     }
+    return v;
+  }
+  if (key == "convert") {
+    // {"convert": {"from": DTYPE, "value": VALUE}}: VALUE (of dtype `from`).astype(dtype).
+    jr::object(arg, at, {"from", "value"});
+    v.kind = VectorKind::kConvert;
+    v.from = parse_dtype_field(jr::required(arg, at, "from"), at + ".from");
+    if (!vector_dtype(v.from) || dtype_bits(v.from) == 8 || dtype_bits(dtype) == 8) {
+      throw InputError(at + ".from",
+                       "a conversion from " + std::string(dtype_name(v.from)) + " to " +
+                           std::string(dtype_name(dtype)) +
+                           ": the case language converts between float32, float16, bfloat16, "
+                           "int16, int32, uint16 and uint32 (8-bit conversions are not modelled)");
+    }
+    if (v.from == dtype) {
+      throw InputError(at + ".from", "the value is " + std::string(dtype_name(dtype)) +
+                                         " already (astype to its own dtype is no conversion)");
+    }
+    v.args.push_back(parse_vector_value(jr::required(arg, at, "value"), at + ".value", shape,
+                                        v.from, depth + 1));
     return v;
   }
   for (const auto& [name, kind] : kBinary) {
@@ -114,8 +136,8 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
     return v;
   }
   throw InputError(at, "unknown vector value \"" + key +
-                           "\"; expected const, load, add, sub, mul, min or "
-                           "max");
+                           "\"; expected const, load, add, sub, mul, min, max or "
+                           "convert");
 }
 
 VectorStore CaseParser::parse_vector_store(const json& j, const std::string& path) {

@@ -1,5 +1,6 @@
 #include "harness/core/vector_arith.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "harness/core/element_value.h"
@@ -52,7 +53,51 @@ VectorElement vector_min_max(VectorKind op, DType dtype, std::uint64_t a, std::u
   return {out, zero_tie || subnormal};
 }
 
+std::uint64_t mask_of(int bits) {
+  return bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+}
+
+// The integer value of `a` in dtype `d` (sign-extended when `d` is signed).
+std::int64_t integer_value(DType d, std::uint64_t a) {
+  const int bits = dtype_bits(d);
+  const std::uint64_t v = a & mask_of(bits);
+  if (!dtype_info(d).is_signed || bits == 64) return static_cast<std::int64_t>(v);
+  const std::uint64_t sign = std::uint64_t{1} << (bits - 1);
+  return static_cast<std::int64_t>((v ^ sign) - sign);
+}
+
 }  // namespace
+
+VectorElement vector_convert(DType from, DType to, std::uint64_t a, ConvertBy by) {
+  const bool from_float = dtype_info(from).is_float;
+  const bool to_float = dtype_info(to).is_float;
+  const int to_bits = dtype_bits(to);
+  if (!from_float && !to_float) {
+    return {static_cast<std::uint64_t>(integer_value(from, a)) & mask_of(to_bits), false};
+  }
+  const double x = from_float ? float_element_value(from, a & mask_of(dtype_bits(from)))
+                              : static_cast<double>(integer_value(from, a));
+  if (to_float) {
+    if (std::isnan(x)) return {0, true};
+    // A 32-bit integer or a float16/bfloat16/float32 value is exact in a double: one rounding
+    // (XLA on the CPU: an int32/uint32 to bfloat16 goes through float32, two).
+    double v = x;
+    if (by == ConvertBy::kXlaCpu && !from_float && dtype_bits(from) == 32 && to == DType::kBFloat16)
+      v = float_element_value(DType::kFloat32, round_to_float_bits(DType::kFloat32, x));
+    const std::uint64_t out = round_to_float_bits(to, v);
+    const double r = float_element_value(to, out);
+    const bool subnormal = r != 0 && std::fabs(r) < smallest_normal(to);
+    return {out, subnormal};
+  }
+  const bool is_signed = dtype_info(to).is_signed;
+  const double lo = is_signed ? -std::ldexp(1.0, to_bits - 1) : 0.0;
+  const double hi = is_signed ? std::ldexp(1.0, to_bits - 1) - 1 : std::ldexp(1.0, to_bits) - 1;
+  const double t = std::isnan(x) ? 0.0 : std::trunc(x);
+  const bool in_range = !std::isnan(x) && t >= lo && t <= hi;
+  if (!in_range && by == ConvertBy::kHardware) return {0, true};
+  const double s = std::clamp(t, lo, hi);  // XLA: saturated, NaN -> 0
+  return {static_cast<std::uint64_t>(static_cast<std::int64_t>(s)) & mask_of(to_bits), false};
+}
 
 VectorElement vector_binary(VectorKind op, DType dtype, std::uint64_t a, std::uint64_t b) {
   const int bits = dtype_bits(dtype);

@@ -25,4 +25,19 @@ struct VectorElement {
 // a NaN, a subnormal and a +0/-0 tie are unspecified.
 VectorElement vector_binary(VectorKind op, DType dtype, std::uint64_t a, std::uint64_t b);
 
+// Who converts: the hardware (Mosaic GPU's arith.truncf/extf/sitofp/uitofp/fptosi/fptoui/trunci/
+// extsi/extui, PTX cvt) or XLA on the CPU (JAX's interpret mode).
+enum class ConvertBy : std::uint8_t { kHardware, kXlaCpu };
+
+// `a.astype(to)` of an element `a` of dtype `from` (both among float32, float16, bfloat16, int16,
+// int32, uint16, uint32): floats round to nearest even (cvt.rn), overflowing to infinity;
+// integers extend by the source's signedness and narrow by wrapping; an integer becomes the
+// nearest float, ties to even, rounded once (XLA on the CPU rounds a 32-bit integer to float32
+// first when the target is bfloat16: twice); a float becomes an integer truncated toward zero.
+// XLA saturates a float outside the integer dtype to its bounds and a NaN to 0; on the hardware
+// they are unspecified (under Lane LLVM's fptosi/fptoui leave them undefined, poison; Warpgroup
+// clamps first and would saturate, a difference this model does not draw).
+// Unspecified too: a NaN float result and a subnormal one.
+VectorElement vector_convert(DType from, DType to, std::uint64_t a, ConvertBy by);
+
 }  // namespace collfuzz

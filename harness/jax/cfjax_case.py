@@ -73,6 +73,36 @@ VECTOR_BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
                  "min": _minimum, "max": _maximum}
 
 
+# The dtypes a vector_store's {"convert": {"from": F, "value": V}} converts between (8-bit ones are
+# not modelled; docs/case-format.md "vector_store").
+CONVERT_DTYPES = ("float32", "float16", "bfloat16", "int16", "int32", "uint16", "uint32")
+
+
+def converted_const(c: Any, src: str, dst: str):
+  """The number c (a value of dtype src) as a constant of dtype dst when dst holds it exactly (a
+  zero's sign included): what `jnp.full(shape, c, src).astype(dst)` folds to (`collfuzz import`,
+  tools/import_roundtrip.py); None when the conversion would round, truncate, wrap or overflow,
+  or for a dtype outside CONVERT_DTYPES. Pure Python (struct's `f` and `e` formats)."""
+  import struct  # pylint: disable=import-outside-toplevel
+  if src not in CONVERT_DTYPES or dst not in CONVERT_DTYPES or isinstance(c, bool) or \
+      not isinstance(c, (int, float)) or (isinstance(c, float) and not math.isfinite(c)):
+    return None
+  if dst.startswith(("int", "uint")):
+    if isinstance(c, float) and (not c.is_integer() or (c == 0 and math.copysign(1.0, c) < 0)):
+      return None  # truncated, or -0.0 (its sign lost)
+    bits = int(dst.lstrip("uint"))
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dst[0] == "i" else (0, (1 << bits) - 1)
+    return int(c) if lo <= int(c) <= hi else None
+  fmt = "e" if dst == "float16" else "f"
+  try:
+    (f,) = struct.unpack(fmt, struct.pack(fmt, float(c)))
+  except (OverflowError, struct.error):
+    return None
+  if f != c or (dst == "bfloat16" and struct.unpack("<I", struct.pack("<f", f))[0] & 0xFFFF):
+    return None
+  return c
+
+
 def const_number(c: Any, dtype, path: str = "$"):
   """A vector value's {"const": c}: a JSON number, an int for an integer dtype (`dtype` a name,
   "int32", or a dtype object with that `name`); the parser checked that the dtype holds it

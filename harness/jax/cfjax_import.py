@@ -16,9 +16,9 @@ found in the jaxpr, and its body's equations are walked: `run_scoped` (its alloc
 `collective_axes`), `copy_gmem_to_smem`, `copy_smem_to_gmem` (with the `commit_smem` right before
 it and the `wait_smem_to_gmem(0)` right after it), any other `commit_smem` (an op of its own),
 `swap` into an output or an SMEM allocation (`o_ref[...] = value`, `smem.at[0][...] = value`: a
-vector_store, its value made of `get` loads of SMEM and inputs, constants and add/sub/mul/min/max),
-`commit_group` (`plgpu.commit_smem_to_gmem_group()`), any other
-`wait_smem_to_gmem`, `barrier_arrive`, `barrier_wait`, `barrier_arrive_and_wait` (0.12.0.1),
+vector_store, its value made of `get` loads of SMEM and inputs, constants, add/sub/mul/min/max
+and `convert_element_type` (astype)), `commit_group` (`plgpu.commit_smem_to_gmem_group()`), any
+other `wait_smem_to_gmem`, `barrier_arrive`, `barrier_wait`, `barrier_arrive_and_wait` (0.12.0.1),
 `cond` from `pl.when`, `scan` from a `lax.fori_loop` with a static trip count, and the scalar
 arithmetic of `lax.axis_index(...) * m + a` and comparisons that indices and conditions are made
 of. Anything else is refused with the primitive's name and the user's source line (the equation's
@@ -40,7 +40,8 @@ primitive -> handler); each primitive family is a module of its own, a mixin of 
                               wait_smem_to_gmem (which commit and wait a store absorbs:
                               pair_store_commits, pair_store_waits)
     cfjax_import_vectors.py   `ref[...] = value` (swap) into an output or SMEM: vector_store,
-                              its value's loads (get), constants and add/sub/mul/min/max
+                              its value's loads (get), constants, add/sub/mul/min/max and
+                              convert_element_type (astype: {"convert": ...})
     cfjax_import_barriers.py  barrier_arrive, barrier_wait, a barrier's use
     cfjax_import_control.py   pl.when (cond), lax.fori_loop (scan), warp_map, inlined calls, while
     cfjax_import_kernel.py    the kernel call: mesh, target, inputs/outputs, fills -> the case

@@ -9,15 +9,19 @@ of an input (`x_ref.at[idx][...]`: {"load": {"input", "index"}}); `add`, `sub`, 
 `max` of two such values ({"add": [a, b]}, ...; `min`/`max` are jnp.minimum/maximum); constants:
 `broadcast_in_dim` of a scalar literal (`jnp.full`, `jnp.ones_like`, `jnp.zeros_like`) and a
 scalar literal operand of a binary op (`v + 1`, `jnp.maximum(v, 0)`),
-each {"const": c}; `convert_element_type` that keeps the dtype. A vector value used twice is
-written out twice (the case has no variables). Anything else a value holds (another primitive, a
-load of an output, a dtype conversion, a broadcast of a vector, an operand of another shape)
-is an Unknown that the store refuses, naming it and its line; so is a load whose vector is
-used by another kind of op. Scalar (0-d) equations are left to IndexMixin.scalar_eqn.
+each {"const": c}; `convert_element_type` (`v.astype(jnp.float16)`): {"convert": {"from": the
+operand's dtype, "value": v}} between two of CONVERT_DTYPES (vector_convert: one that keeps the
+dtype, a weak type's change, is v itself; a constant's conversion that keeps its value is the
+constant, {"const": c} in the new dtype). A vector value used twice is written out twice (the
+case has no variables). Anything else a value holds (another primitive, a load of an output, an
+8-bit conversion, a broadcast of a vector, an operand of another shape) is an Unknown that the
+store refuses, naming it and its line; so is a load whose vector is used by another kind of op.
+Scalar (0-d) equations are left to IndexMixin.scalar_eqn.
 """
 
 from __future__ import annotations
 
+from cfjax_case import CONVERT_DTYPES, converted_const
 from cfjax_import_values import Ref, Unknown, user_line
 
 _BINARY = ("add", "sub", "mul", "min", "max")
@@ -112,19 +116,34 @@ class VectorsMixin:
         out = Unknown("`broadcast_in_dim` of a value that is not a scalar constant (a "
                       "vector_store's constants are jnp.full / a scalar literal)", where)
     elif name == "convert_element_type" and len(eqn.invars) == 1:
-      x = self.operand(env, eqn.invars[0], shape, dtype)
-      if isinstance(x, Vec) and (x.dtype == dtype or "const" in x.j):
-        out = Vec(x.j, shape, dtype)
-      else:
-        src = _aval(eqn.invars[0])[1]
-        out = Unknown(f"`convert_element_type` from {src} to {dtype} (a vector_store's value "
-                      "keeps the output's dtype)", where)
+      out = self.vector_convert(self.operand(env, eqn.invars[0], shape, dtype),
+                                _aval(eqn.invars[0])[1], shape, dtype, where)
     else:
       out = Unknown(f"`{name}` (a vector_store's value is made of loads of SMEM allocations "
-                    "and inputs, constants, add, sub, mul, min and max)", where)
+                    "and inputs, constants, add, sub, mul, min, max and astype)", where)
     for o in eqn.outvars:
       env[o] = out
     return True
+
+  def vector_convert(self, x, src: str, shape: tuple, dtype: str, where: str):
+    """`convert_element_type` (`x.astype(dtype)`, lax.convert_element_type) of the Vec x, of
+    dtype src: x itself when the dtype stays (a weak type's change); a constant's number when
+    the dtype holds it exactly (`jnp.full(s, 3, jnp.float32).astype(jnp.float16)`: {"const": 3},
+    as a scalar literal JAX has converted already); otherwise {"convert": {"from": src, "value":
+    x}} between two of CONVERT_DTYPES (8-bit conversions are not modelled)."""
+    if not isinstance(x, Vec):
+      return Unknown(f"`convert_element_type` of {self.describe(x)}", where)
+    if x.dtype == dtype:
+      return Vec(x.j, shape, dtype)
+    if "const" in x.j:
+      c = converted_const(x.j["const"], x.dtype, dtype)
+      if c is not None:
+        return Vec({"const": c}, shape, dtype)
+    if x.dtype not in CONVERT_DTYPES or dtype not in CONVERT_DTYPES:
+      return Unknown(f"`convert_element_type` from {x.dtype} to {dtype} (a vector_store's "
+                     f"{{\"convert\": ...}} converts between {', '.join(CONVERT_DTYPES)}; "
+                     "8-bit conversions are not modelled)", where)
+    return Vec({"convert": {"from": x.dtype, "value": x.j}}, shape, dtype)
 
   def vector_load(self, eqn, env: dict, shape: tuple, dtype: str, where: str):
     """A `get`: {"load": {"alloc"|"input": NAME, "index": [...]}} of an SMEM allocation or an

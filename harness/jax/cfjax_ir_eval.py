@@ -19,8 +19,8 @@ Anything not modelled raises Unsupported("op NAME") / ("ptx ...") and the case i
 Where the pieces live (docs/ir-executor.md, "Where the evaluator lives"): this module is the entry
 point, `evaluate` (kernel arguments, the launch, the canonical schedule, the outcome record); the
 machine, the op table and the compiler are cfjax_ir_core's; each op family registers its handlers
-into the table from its own module (cfjax_ir_ops_arith, _llvm, _builtin, _func, _memref, _gpu,
-_vector, _nvvm, _scf, _ptx), all imported here; the TMA / bulk copy engine is cfjax_ir_tma.
+into the table from its own module (cfjax_ir_ops_arith, _convert, _llvm, _builtin, _func, _memref,
+_gpu, _vector, _nvvm, _scf, _ptx), all imported here; the TMA / bulk copy engine is cfjax_ir_tma.
 `Compiler` and `Machine` are re-exported here for the tests (tests/jax/ir_tests.py).
 """
 
@@ -34,6 +34,7 @@ import cfjax_fill
 # The op families: importing each registers its handlers into cfjax_ir_core.OPS.
 import cfjax_ir_ops_arith  # noqa: F401  pylint: disable=unused-import
 import cfjax_ir_ops_builtin  # noqa: F401  pylint: disable=unused-import
+import cfjax_ir_ops_convert  # noqa: F401  pylint: disable=unused-import
 import cfjax_ir_ops_func  # noqa: F401  pylint: disable=unused-import
 import cfjax_ir_ops_gpu  # noqa: F401  pylint: disable=unused-import
 import cfjax_ir_ops_llvm  # noqa: F401  pylint: disable=unused-import
@@ -74,6 +75,8 @@ def evaluate(module, case, allocs, op_paths) -> dict:
   # GMEM: one buffer per kernel argument (the memref casts the host function makes carry
   # `mosaic_gpu.from_kernel_arg_idx`), matched in order with the case's inputs, then its outputs;
   # arguments of neither (GMEM semaphores, the keep-alive output) get zeroed buffers of their type.
+  # An argument with no such cast is one the kernel never reads: while inputs are pending, the
+  # next input (its loads folded away: `0 * x_ref[...]`, or a store of constants only).
   arg_types = {}
   for o in ops:
     if o.operation.name == "builtin.unrealized_conversion_cast" and \
@@ -87,7 +90,7 @@ def evaluate(module, case, allocs, op_paths) -> dict:
   for k in range(max(arg_types, default=-1) + 1):
     shape, et = arg_types.get(k, ([1], "i8"))
     base = GMEM_BASE + k * GMEM_STRIDE
-    if pending_in and _same_array(pending_in[0], shape, et):
+    if pending_in and (k not in arg_types or _same_array(pending_in[0], shape, et)):
       spec = pending_in.pop(0)
       data = bytearray(cfjax_fill.fill_bytes(spec))
     elif not pending_in and pending_out and _same_array(case.outputs[pending_out[0]], shape, et):

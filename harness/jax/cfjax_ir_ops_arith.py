@@ -5,8 +5,9 @@ A float constant is its Python float (the type holds it exactly); a splat `dense
 constant, and addi/subi/muli and minui/maxui/minsi/maxsi on vectors, are vector values
 (cfjax_ir_ops_vector).
 Registers into cfjax_ir_core.OPS: arith.constant, addi, subi, muli, andi, ori, xori, shli, shrui,
-divui, remui, divsi, remsi, minui, maxui, minsi, maxsi, cmpi, select, index_cast, index_castui,
-extui, extsi, trunci. The integer ops are also the llvm dialect's (cfjax_ir_ops_llvm).
+divui, remui, divsi, remsi, minui, maxui, minsi, maxsi, cmpi, select, index_cast, index_castui
+(extui, extsi and trunci, scalar and vector, are cfjax_ir_ops_convert's). The integer ops are also
+the llvm dialect's (cfjax_ir_ops_llvm).
 """
 
 from __future__ import annotations
@@ -194,22 +195,5 @@ def index_cast(comp, op, ins, outs):
 
 @register("arith.index_castui")
 def index_castui(comp, op, ins, outs):
-  wo = _w(op)
-  return comp.unary(ins, outs, lambda a: a & ((1 << wo) - 1))
-
-
-@register("arith.extui")
-def extui(comp, op, ins, outs):
-  return comp.unary(ins, outs, lambda a: a)
-
-
-@register("arith.extsi")
-def extsi(comp, op, ins, outs):
-  wi, wo = width(op.operands[0].type), _w(op)
-  return comp.unary(ins, outs, lambda a: signed(a, wi) & ((1 << wo) - 1))
-
-
-@register("arith.trunci")
-def trunci(comp, op, ins, outs):
   wo = _w(op)
   return comp.unary(ins, outs, lambda a: a & ((1 << wo) - 1))

@@ -6,9 +6,10 @@ tuple of its elements' bit patterns, unsigned, masked to T's width (floats too: 
 them. That is what `vector.load`, `vector.store` (a vector_store's `ref[...] = value` under Lane
 semantics: each lane loads or stores its N consecutive elements of SMEM or GMEM) and
 `vector.broadcast` of a scalar make and read. Integer ops wrap; float ops (`arith.addf`, `subf`,
-`mulf`) round each result to nearest even in T (f16 and bf16 computed in f32, which is exact before
-the one rounding: 24 >= 2 * 11 + 2 bits, so the double rounding is innocuous), subnormals kept, as
-PTX's `add.rn`/`mul.rn` without `.ftz`. A `fastmath<contract>` flag on them is ignored: a fused
+`mulf`: on vectors, or on two splats' scalar registers, giving the result's bits) round each
+result to nearest even in T (f16 and bf16 computed in f32, which is exact before the one rounding:
+24 >= 2 * 11 + 2 bits, so the double rounding is innocuous), subnormals kept, as PTX's
+`add.rn`/`mul.rn` without `.ftz`. A `fastmath<contract>` flag on them is ignored: a fused
 multiply-add that LLVM or ptxas may form below the module (one rounding) is not modelled.
 A broadcast of no value (a WGMMA accumulator's zero, never read by a case) stays None, and so
 does what vector.extract_strided_slice, vector.extract, vector.insert, vector.bitcast and
@@ -82,18 +83,25 @@ def _float_op(name, f):
   @register(name)
   def handler(comp, op, ins, outs):
     vt = vector_type(op.results[0].type)
-    if vt is None:
-      raise Unsupported(f"op {name} on {op.results[0].type}")
-    _, et, bits = vt
+    scalar = vt is None
+    if scalar:  # two splats' registers (Lane: `jnp.full(...) - jnp.full(...)`): the bits
+      et = str(op.results[0].type)
+      if et not in ("f16", "bf16", "f32"):
+        raise Unsupported(f"op {name} on {et}")
+      bits = _BITS[et]
+    else:
+      _, et, bits = vt
     dt, ut = _np_float(et), _uint(bits)
     compute = np.float32 if et in ("f16", "bf16") else dt
 
     def g(a, b):
+      if scalar:
+        a, b = scalar_bits(a, et, bits), scalar_bits(b, et, bits)
       x = np.array(a, ut).view(dt).astype(compute)
       y = np.array(b, ut).view(dt).astype(compute)
       with np.errstate(all="ignore"):
         r = f(x, y).astype(dt)
-      return tuple(int(v) for v in r.view(ut))
+      return int(r.view(ut)) if scalar else tuple(int(v) for v in r.view(ut))
     return comp.binary(ins, outs, g)
   return handler
 

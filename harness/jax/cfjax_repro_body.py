@@ -5,12 +5,12 @@ gmem_index), allocation types (alloc_type), and each op (emit_op): one nested `d
 `run_scoped`, the copies with their keyword arguments (a store's `reduction_op=`, `predicate=` and
 `commit_group=False` included; its `wait_smem_to_gmem(0)` left out for `"wait": false`),
 `vector_store` as `dst.at[idx][...] = value` (an output slice or an SMEM ref: vector_dst;
-vector_src: `jnp.full`, `ref[...]` loads, `+ - *`, `jnp.minimum`/`jnp.maximum`), `commit_smem`
-(a store's own left out for `"commit_smem": false`), `commit_smem_to_gmem_group`,
-`wait_smem_to_gmem(n, wait_read_only=...)`, barrier arrive/wait, `pl.when`, a `lax.fori_loop` per
-`loop` (`def tripN(i, carry)`, its `index` the parameter, spelt by loop_ident so that it shadows
-none of the script's names; `_` without one), `pl.core_map(plgpu.WarpMesh)` per `warp_map`; each
-line carries its op's JSON path.
+vector_src: `jnp.full`, `ref[...]` loads, `+ - *`, `jnp.minimum`/`jnp.maximum`,
+`(a).astype(jnp.T)`), `commit_smem` (a store's own left out for `"commit_smem": false`),
+`commit_smem_to_gmem_group`, `wait_smem_to_gmem(n, wait_read_only=...)`, barrier arrive/wait,
+`pl.when`, a `lax.fori_loop` per `loop` (`def tripN(i, carry)`, its `index` the parameter, spelt
+by loop_ident so that it shadows none of the script's names; `_` without one),
+`pl.core_map(plgpu.WarpMesh)` per `warp_map`; each line carries its op's JSON path.
 needs_x64: whether a 64-bit dtype appears (the script then enables x64).
 """
 
@@ -420,7 +420,8 @@ class Writer:
 
   def vector_src(self, v, shape: tuple, dtype: str, path: str, top: bool = False) -> str:
     """cfjax_translate.vector_value as source: `jnp.full(shape, c, jnp.T)`, `buf.at[0][...]`,
-    `x.at[idx][...]`, `a + b` (parenthesised inside another operator), `jnp.maximum(a, b)`."""
+    `x.at[idx][...]`, `a + b` (parenthesised inside another operator), `jnp.maximum(a, b)`,
+    `(a + b).astype(jnp.float16)`."""
     if not isinstance(v, dict) or len(v) != 1:
       raise Unsupported(f"{path}: not a vector value: {v!r}")
     (kind, arg), = v.items()
@@ -452,7 +453,17 @@ class Writer:
         return f"jnp.{'minimum' if kind == 'min' else 'maximum'}({a}, {b})"
       sym = {"add": "+", "sub": "-", "mul": "*"}[kind]
       return f"{a} {sym} {b}" if top else f"({a} {sym} {b})"
-    raise Unsupported(f"{path}: vector value {kind!r} (const, load, add, sub, mul, min, max)")
+    if kind == "convert":
+      # cfjax_translate: `a.astype(jnp.T)`, `a` (its loads and constants) of dtype `from`; a
+      # method call binds tighter than any operator, so only `a` may need parentheses.
+      if not isinstance(arg, dict) or set(arg) != {"from", "value"} or \
+          not isinstance(arg["from"], str):
+        raise Unsupported(f"{path}.convert: expected {{\"from\": dtype, \"value\": value}}, "
+                          f"got {arg!r}")
+      a = self.vector_src(arg["value"], shape, arg["from"], f"{path}.convert.value")
+      return f"{a}.astype({dtype_src(dtype)})"
+    raise Unsupported(f"{path}: vector value {kind!r} (const, load, add, sub, mul, min, max, "
+                      "convert)")
 
 
 def needs_x64(case: dict) -> bool:

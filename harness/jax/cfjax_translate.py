@@ -235,7 +235,9 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
   `dtype`: {"const": c} is jnp.full(shape, c, dtype); {"load": {"alloc": A, "index": [...]}}
   reads SMEM (`a.at[i, ...][...]`), {"load": {"input": X, "index": [...]}} GMEM
   (`x.at[idx][...]`); {"add"|"sub"|"mul": [a, b]} is a + b, a - b, a * b; {"min"|"max": [a, b]}
-  is jnp.minimum(a, b), jnp.maximum(a, b) (lax.min_p / lax.max_p)."""
+  is jnp.minimum(a, b), jnp.maximum(a, b) (lax.min_p / lax.max_p); {"convert": {"from": F,
+  "value": a}} is a.astype(dtype) (lax.convert_element_type), `a` (its loads, its constants)
+  of dtype F."""
   if not isinstance(v, dict) or len(v) != 1:
     raise CaseError(f"{path}: not a vector value: {v!r}")
   (kind, arg), = v.items()
@@ -261,6 +263,14 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
     a = vector_value(arg[0], env, shape, dtype, f"{path}.{kind}[0]")
     b = vector_value(arg[1], env, shape, dtype, f"{path}.{kind}[1]")
     return _JNP_BINARY.get(kind, VECTOR_BINARY[kind])(a, b)
+  if kind == "convert":
+    if not isinstance(arg, dict) or set(arg) != {"from", "value"} or \
+        not isinstance(arg["from"], str):
+      raise CaseError(f"{path}.convert: expected {{\"from\": dtype, \"value\": value}}, "
+                      f"got {arg!r}")
+    src = jnp_dtype(arg["from"])
+    a = vector_value(arg["value"], env, shape, src, f"{path}.convert.value")
+    return a.astype(dtype)
   raise CaseError(f"{path}: unknown vector value {kind!r}")
 
 

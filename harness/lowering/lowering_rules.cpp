@@ -4,6 +4,7 @@
 
 #include "harness/core/ndarray.h"
 #include "harness/core/pyrepr.h"
+#include "harness/core/vector_layout.h"
 #include "harness/lowering/case_lookup.h"
 #include "harness/lowering/jax_facts.h"
 #include "harness/lowering/lowering_error.h"
@@ -12,6 +13,30 @@
 #include "harness/lowering/warp_context.h"
 
 namespace collfuzz::lowering {
+namespace {
+
+// FragmentedArray values under Lane: a load (FragmentedArray.load_strided) has its ref dtype's
+// WGStridedFragLayout, astype keeps the registers' layout, a constant is a splat (it takes the
+// other operand's layout), and _pointwise requires two non-splat operands' layouts to be equal.
+// Returns the value's vector length (0: a splat) and clears `agree` at the first mismatch.
+std::int64_t lane_layout(const VectorValue& v, DType d, std::int64_t elements, bool& agree) {
+  if (v.kind == VectorKind::kConst) return 0;
+  if (v.kind == VectorKind::kLoadSmem || v.kind == VectorKind::kLoadInput)
+    return strided_vec_size(dtype_bits(d), elements);
+  if (v.kind == VectorKind::kConvert) return lane_layout(v.args[0], v.from, elements, agree);
+  const std::int64_t a = lane_layout(v.args[0], d, elements, agree);
+  const std::int64_t b = lane_layout(v.args[1], d, elements, agree);
+  if (a != 0 && b != 0 && a != b) agree = false;
+  return a != 0 ? a : b;
+}
+
+bool lane_layouts_agree(const VectorValue& v, DType d, std::int64_t elements) {
+  bool agree = true;
+  lane_layout(v, d, elements, agree);
+  return agree;
+}
+
+}  // namespace
 
 AsyncCopyRequest load_request(const Case& c, const IrCopy& ic, Stage stage) {
   AsyncCopyRequest r;
@@ -420,6 +445,11 @@ class Lowerer {
     if (lane() && iv.eight_bit) {
       raise(Stage::kLower, "NotImplementedError", kPointwise8BitMessage,
             rule_id::kVectorPointwise8Bit, op.path);
+    }
+    // Lane: each value's registers keep the strided layout of the dtype it was loaded as.
+    if (lane() && !lane_layouts_agree(vs.value, dtype, iv.elements)) {
+      raise(Stage::kLower, "ValueError", "Incompatible FragmentedArray layouts",
+            rule_id::kVectorIncompatibleLayouts, op.path);
     }
     for_each_vector_load(vs.value, [&](const VectorValue& load) {
       if (load.kind != VectorKind::kLoadSmem) return;

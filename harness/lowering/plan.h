@@ -83,10 +83,12 @@ struct StoreOp {
 // SMEM ref or of an input slice, or a binary op on the two values before it.
 struct VectorNode {
   VectorKind kind = VectorKind::kConst;
-  std::uint64_t bits = 0;        // kConst
-  std::int64_t smem_offset = 0;  // kLoadSmem: bytes, the ref's first element in the CTA's SMEM
-  std::int32_t input = 0;        // kLoadInput: Plan::inputs index
-  ArraySlice slice;              // kLoadInput
+  DType dtype = DType::kFloat32;  // the node's value's (the store's, or a convert's operand's)
+  DType from = DType::kFloat32;   // kConvert: its operand's
+  std::uint64_t bits = 0;         // kConst
+  std::int64_t smem_offset = 0;   // kLoadSmem: bytes, the ref's first element in the CTA's SMEM
+  std::int32_t input = 0;         // kLoadInput: Plan::inputs index
+  ArraySlice slice;               // kLoadInput
 };
 
 // vector_store: the warpgroup's value, element by element (harness/core/vector_arith.h), stored
@@ -97,7 +99,7 @@ struct VectorStoreOp {
   // Into SMEM instead (st.shared, a generic-proxy write): the ref's first byte in the CTA's SMEM.
   bool to_smem = false;
   std::int64_t smem_offset = 0;
-  DType dtype = DType::kFloat32;  // of the destination and every node
+  DType dtype = DType::kFloat32;  // of the destination (and of every node outside a convert)
   std::int64_t elements = 0;
   std::int32_t first_node = 0;  // Plan::vector_nodes: [first_node, first_node + num_nodes)
   std::int32_t num_nodes = 0;

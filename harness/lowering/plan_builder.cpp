@@ -399,10 +399,13 @@ class PlanBuilder {
     }
     v.first_node = static_cast<std::int32_t>(plan_.vector_nodes.size());
     std::size_t smem_load = 0;
-    std::function<void(const VectorValue&)> emit = [&](const VectorValue& value) {
-      for (const VectorValue& a : value.args) emit(a);
+    std::function<void(const VectorValue&, DType)> emit = [&](const VectorValue& value, DType d) {
+      for (const VectorValue& a : value.args)
+        emit(a, value.kind == VectorKind::kConvert ? value.from : d);
       VectorNode n;
       n.kind = value.kind;
+      n.dtype = d;
+      n.from = value.from;
       n.bits = value.bits;
       if (value.kind == VectorKind::kLoadSmem) {
         const auto& [offset, slot_stride] = iv.smem_loads[smem_load++];
@@ -417,7 +420,7 @@ class PlanBuilder {
       }
       plan_.vector_nodes.push_back(n);
     };
-    emit(iv.store->value);
+    emit(iv.store->value, v.dtype);
     v.num_nodes = static_cast<std::int32_t>(plan_.vector_nodes.size()) - v.first_node;
     plan_.vector_stores.push_back(v);
     step(StepKind::kVectorStore, path, static_cast<std::int32_t>(plan_.vector_stores.size() - 1));

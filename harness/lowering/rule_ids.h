@@ -24,6 +24,7 @@ inline constexpr std::string_view kSrcShape = "copy.src_shape";
 inline constexpr std::string_view kArriveAndWaitMissing = "barrier.arrive_and_wait.missing";
 inline constexpr std::string_view kWaitSmemToGmemN = "trace.wait_smem_to_gmem.n";
 inline constexpr std::string_view kVectorPointwise8Bit = "lower.vector.pointwise_8bit";
+inline constexpr std::string_view kVectorIncompatibleLayouts = "lower.vector.incompatible_layouts";
 inline constexpr std::string_view kEstimateClusterAxis = "estimate.cluster_barrier.unknown_axis";
 inline constexpr std::string_view kEstimateSemaphore = "estimate.semaphore.scope";
 inline constexpr std::string_view kEstimateGmem = "estimate.gmem.unsupported";

@@ -25,11 +25,8 @@ std::int64_t array_element(const lowering::ArraySlice& s, std::int64_t j) {
 
 // The value of element j of `v` (row-major over the store's shape).
 VectorElement element_value(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
-                            DType dtype, const SharedMemory& smem,
-                            const std::vector<GmemArray>& inputs, std::int64_t j,
-                            std::vector<VectorElement>& stack) {
-  const int bits = dtype_bits(dtype);
-  const int width = bits / 8;
+                            const SharedMemory& smem, const std::vector<GmemArray>& inputs,
+                            std::int64_t j, std::vector<VectorElement>& stack) {
   const auto first = plan.vector_nodes.begin() + v.first_node;
   const auto last = first + v.num_nodes;
   stack.clear();
@@ -38,20 +35,29 @@ VectorElement element_value(const lowering::Plan& plan, const lowering::VectorSt
       case VectorKind::kConst:
         stack.push_back({n->bits, false});
         break;
-      case VectorKind::kLoadSmem:
+      case VectorKind::kLoadSmem: {
+        const int bits = dtype_bits(n->dtype);
         stack.push_back({load_packed(smem.data() + n->smem_offset, bits, j),
-                         smem.any_undefined(n->smem_offset + j * width, width)});
+                         smem.any_undefined(n->smem_offset + j * (bits / 8), bits / 8)});
         break;
+      }
       case VectorKind::kLoadInput:
         stack.push_back(
             {inputs[static_cast<std::size_t>(n->input)].element(array_element(n->slice, j)),
              false});
         break;
+      case VectorKind::kConvert: {
+        const VectorElement a = stack.back();
+        VectorElement r = vector_convert(n->from, n->dtype, a.bits, ConvertBy::kHardware);
+        r.unspecified = r.unspecified || a.unspecified;
+        stack.back() = r;
+        break;
+      }
       default: {
         const VectorElement b = stack.back();
         stack.pop_back();
         const VectorElement a = stack.back();
-        VectorElement r = vector_binary(n->kind, dtype, a.bits, b.bits);
+        VectorElement r = vector_binary(n->kind, n->dtype, a.bits, b.bits);
         r.unspecified = r.unspecified || a.unspecified || b.unspecified;
         stack.back() = r;
         break;
@@ -82,7 +88,7 @@ void run_vector_store(const lowering::Plan& plan, const lowering::VectorStoreOp&
   std::vector<VectorElement> stack;
   stack.reserve(static_cast<std::size_t>(v.num_nodes));
   for (std::int64_t j = 0; j < elements; ++j) {
-    const VectorElement r = element_value(plan, v, dtype, smem, inputs, j, stack);
+    const VectorElement r = element_value(plan, v, smem, inputs, j, stack);
     const std::int64_t index = array_element(v.slice, j);
     store_packed(out_bytes.data(), bits, index, r.bits);
     out_written[static_cast<std::size_t>(index)] = r.unspecified ? 0 : 1;
@@ -99,7 +105,7 @@ void run_vector_store_smem(const lowering::Plan& plan, const lowering::VectorSto
   std::vector<VectorElement> values;
   values.reserve(static_cast<std::size_t>(elements));
   for (std::int64_t j = 0; j < elements; ++j)
-    values.push_back(element_value(plan, v, dtype, smem, inputs, j, stack));
+    values.push_back(element_value(plan, v, smem, inputs, j, stack));
   const std::uint8_t* at = smem.data() + v.smem_offset;
   unfenced.push_back(
       UnfencedBytes{v.smem_offset, std::vector<std::uint8_t>(at, at + elements * width)});

@@ -54,7 +54,6 @@ std::int64_t element_at(const SliceWalk& w, const Shape& shape, std::int64_t e) 
 std::vector<VectorElement> Execution::vector_values(const Thread& th, const VectorValue& value,
                                                     const Shape& shape, DType dtype) {
   const auto axis = [&](const std::string& a) { return mesh_.axis_index(th.rank, th.index, a); };
-  const int width = dtype_bits(dtype) / 8;
   // Each load's source, resolved once for this thread and trip.
   struct Leaf {
     View smem;                                        // kLoadSmem
@@ -78,8 +77,9 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
     }
     leaves.emplace(&load, std::move(leaf));
   });
-  std::function<VectorElement(const VectorValue&, std::int64_t)> eval =
-      [&](const VectorValue& v, std::int64_t e) -> VectorElement {
+  // `d`: the node's dtype (the store's, or a convert's operand's below it).
+  std::function<VectorElement(const VectorValue&, std::int64_t, DType)> eval =
+      [&](const VectorValue& v, std::int64_t e, DType d) -> VectorElement {
     switch (v.kind) {
       case VectorKind::kConst:
         return {v.bits, false};
@@ -89,15 +89,23 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
       }
       case VectorKind::kLoadInput: {
         const Leaf& leaf = leaves.at(&v);
+        const int w = dtype_bits(d) / 8;
         std::uint64_t bits = 0;
-        std::memcpy(&bits, leaf.gmem->data() + element_at(leaf.walk, shape, e) * width,
-                    static_cast<std::size_t>(width));
+        std::memcpy(&bits, leaf.gmem->data() + element_at(leaf.walk, shape, e) * w,
+                    static_cast<std::size_t>(w));
         return {bits, false};
       }
+      case VectorKind::kConvert: {
+        const VectorElement a = eval(v.args[0], e, v.from);
+        VectorElement r =
+            vector_convert(v.from, d, a.bits, mosaic_ ? ConvertBy::kHardware : ConvertBy::kXlaCpu);
+        r.unspecified = r.unspecified || a.unspecified;
+        return r;
+      }
       default: {
-        const VectorElement a = eval(v.args[0], e);
-        const VectorElement b = eval(v.args[1], e);
-        VectorElement r = vector_binary(v.kind, dtype, a.bits, b.bits);
+        const VectorElement a = eval(v.args[0], e, d);
+        const VectorElement b = eval(v.args[1], e, d);
+        VectorElement r = vector_binary(v.kind, d, a.bits, b.bits);
         r.unspecified = r.unspecified || a.unspecified || b.unspecified;
         return r;
       }
@@ -105,7 +113,7 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
   };
   const std::int64_t n = element_count(shape);
   std::vector<VectorElement> out(static_cast<std::size_t>(n));
-  for (std::int64_t e = 0; e < n; ++e) out[static_cast<std::size_t>(e)] = eval(value, e);
+  for (std::int64_t e = 0; e < n; ++e) out[static_cast<std::size_t>(e)] = eval(value, e, dtype);
   return out;
 }
 

@@ -1,0 +1,23 @@
+// JAX's strided vector layout for a warpgroup (Mosaic GPU's WGStridedFragLayout.from_shaped_type,
+// fragmented_array.py, 0.11.2 and 0.12.0.1 alike): how many consecutive elements each lane holds
+// in one register vector. Under Lane semantics a load gets the layout of its ref's dtype and a
+// conversion keeps its operand's, and a binary op on two values of different layouts raises
+// "Incompatible FragmentedArray layouts" (rule lower.vector.incompatible_layouts). Shared by the
+// reference's rule and the lowering as the element arithmetic is (harness/core/vector_arith.h).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+namespace collfuzz {
+
+// vec_size = min(64 // bits, elements // 128), halved until 128 * vec_size divides the count;
+// 0 when the count is no multiple of 128 (no strided layout).
+inline std::int64_t strided_vec_size(int bits, std::int64_t elements) {
+  if (bits <= 0 || elements % 128 != 0) return 0;
+  std::int64_t vec = std::min<std::int64_t>(64 / bits, elements / 128);
+  while (vec > 0 && elements % (vec * 128) != 0) vec /= 2;
+  return vec;
+}
+
+}  // namespace collfuzz
