@@ -284,7 +284,9 @@ RC_GTEST_PROP(Properties, PartitionedHalvesTileTheSourceExactlyOnce, ()) {
 
 RC_GTEST_PROP(Properties, AFalsePredicateLeavesEveryDestinationUnchanged, ()) {
   Case c = *generators::any_case();
-  // Buffers a vector store writes (`tile[...] = value`) are written whatever the copies do.
+  // A vector store into SMEM (`tile[...] = value`) writes its buffer whatever the copies do, and
+  // a later scope's buffer at the same SMEM offset then holds its bytes: such programs are left
+  // out of this property.
   std::set<std::string> vector_stored;
   properties::for_each_op(c.program, [&](Op& op) {
     if (auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
@@ -296,12 +298,13 @@ RC_GTEST_PROP(Properties, AFalsePredicateLeavesEveryDestinationUnchanged, ()) {
     if (const auto* vs = std::get_if<VectorStore>(&op.v); vs && vs->to_smem)
       vector_stored.insert(vs->dst);
   });
+  RC_TAG(vector_stored.empty() ? "no vector store into SMEM" : "vector store into SMEM");
+  if (!vector_stored.empty()) return;
   for (const auto& [who, o] : mosaic_outcomes(c)) {
     RC_TAG(who + " " + to_string(o.kind));
     if (!o.accepted()) continue;
     for (const CtaRecord& cta : o.ctas) {
       for (const BufferRecord& b : cta.buffers) {
-        if (vector_stored.count(b.alloc)) continue;
         const bool untouched = std::all_of(b.bytes.begin(), b.bytes.end(),
                                            [](std::uint8_t x) { return x == kSmemSentinel; });
         check(untouched, "false_predicate_" + who, c,
