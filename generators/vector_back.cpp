@@ -33,28 +33,6 @@ VectorValue constant(DType dtype, std::int64_t c) {
   return v;
 }
 
-// The dtype a round trip goes through from `d` (`pick` 1..3 chooses between two for float32 and
-// int16), or `d` itself when it has none (8-bit dtypes: their conversions are not modelled).
-DType round_trip_dtype(DType d, std::int64_t pick) {
-  switch (d) {
-    case DType::kFloat32:
-      return pick == 2 ? DType::kBFloat16 : DType::kFloat16;
-    case DType::kFloat16:
-    case DType::kBFloat16:
-      return DType::kFloat32;
-    case DType::kInt32:
-      return DType::kInt16;
-    case DType::kInt16:
-      return pick == 2 ? DType::kFloat32 : DType::kInt32;
-    case DType::kUInt32:
-      return DType::kUInt16;
-    case DType::kUInt16:
-      return DType::kUInt32;
-    default:
-      return d;
-  }
-}
-
 VectorValue convert(DType from, VectorValue a) {
   VectorValue v;
   v.kind = VectorKind::kConvert;
@@ -92,6 +70,18 @@ std::optional<DType> partner_dtype(DType dtype) {
       return std::nullopt;
   }
 }
+
+namespace {
+
+// The dtype a round trip goes through from `d`: the partner of another width, or with `pick` 2
+// float32 -> bfloat16 and int16 -> float32; `d` itself when it has none (8-bit dtypes).
+DType round_trip_dtype(DType d, std::int64_t pick) {
+  if (pick == 2 && d == DType::kFloat32) return DType::kBFloat16;
+  if (pick == 2 && d == DType::kInt16) return DType::kFloat32;
+  return partner_dtype(d).value_or(d);
+}
+
+}  // namespace
 
 void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGmem& store,
                        DType dtype, std::int64_t elements, const ArraySpec* partner) {
