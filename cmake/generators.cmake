@@ -15,6 +15,7 @@ add_library(collfuzz_generators STATIC
   generators/rule_coverage.cpp
   generators/scope_gen.cpp
   generators/shape_choice.cpp
+  generators/smem_shape.cpp
   generators/target_gen.cpp
   generators/vector_back.cpp
 )

@@ -15,6 +15,7 @@ add_library(collfuzz_core STATIC
   harness/core/dtype.cpp
   harness/core/element_value.cpp
   harness/core/reduction.cpp
+  harness/core/smem_layout.cpp
   harness/core/vector_arith.cpp
   harness/core/fill.cpp
   harness/core/index_json.cpp
@@ -79,6 +80,7 @@ set(COLLFUZZ_REFERENCE_SOURCES
   oracles/reference/rule_fix.cpp
   oracles/reference/rules.cpp
   oracles/reference/scoped_rules.cpp
+  oracles/reference/smem_transform_rules.cpp
   oracles/reference/trace_rules.cpp
   oracles/reference/undefined_runs.cpp
   oracles/reference/warp_rules.cpp

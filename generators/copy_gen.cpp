@@ -167,6 +167,27 @@ rc::Gen<CondChoice> cond_choice() {
       rc::gen::set(&CondChoice::second, atom_choice()));
 }
 
+rc::Gen<SmemChoice> smem_choice() {
+  using T = SmemTransformKind;
+  using S = SmemSliceKind;
+  return rc::gen::build<SmemChoice>(
+      rc::gen::set(&SmemChoice::transform, weighted_element<T>({{82, T::kNone},
+                                                                {9, T::kTiledSwizzled},
+                                                                {3, T::kTiled},
+                                                                {2, T::kSwizzled},
+                                                                {1, T::kBadSwizzle},
+                                                                {1, T::kTilingNotDividing},
+                                                                {1, T::kSwizzleMinorMismatch}})),
+      rc::gen::set(&SmemChoice::swizzle,
+                   weighted_element<std::int64_t>({{4, 32}, {4, 64}, {7, 128}})),
+      rc::gen::set(&SmemChoice::row_tiles,
+                   weighted_element<std::int64_t>({{8, 1}, {4, 2}, {1, 4}})),
+      rc::gen::set(&SmemChoice::gmem_misfit, chance(15)),
+      rc::gen::set(&SmemChoice::slice,
+                   weighted_element<S>(
+                       {{80, S::kNone}, {8, S::kStatic}, {5, S::kMisaligned}, {7, S::kPerCta}})));
+}
+
 rc::Gen<CopyPlan> copy() {
   return rc::gen::build<CopyPlan>(
       rc::gen::set(&CopyPlan::mode, weighted_element<CopyMode>({{28, CopyMode::kPlain},
@@ -204,7 +225,8 @@ rc::Gen<CopyPlan> copy() {
                    weighted_element<BarrierChoice>({{90, BarrierChoice::kIndexed},
                                                     {7, BarrierChoice::kUnindexed},
                                                     {3, BarrierChoice::kNone}})),
-      rc::gen::set(&CopyPlan::fill, fill()), rc::gen::set(&CopyPlan::cp_async, cp_async_choice()));
+      rc::gen::set(&CopyPlan::fill, fill()), rc::gen::set(&CopyPlan::cp_async, cp_async_choice()),
+      rc::gen::set(&CopyPlan::smem, smem_choice()));
 }
 
 }  // namespace collfuzz::generators

@@ -53,6 +53,35 @@ struct CpAsyncChoice {
   bool keep_predicate = false;
 };
 
+// SMEM transforms of the destination allocation (plgpu.TilingTransform((8, S * 8 // bits)),
+// plgpu.SwizzleTransform(S)), with the mistakes JAX refuses; the destination then has the shape
+// the transforms need: rows a multiple of 8, a minor dim of S bytes.
+enum class SmemTransformKind : std::uint8_t {
+  kNone,
+  kTiledSwizzled,
+  kTiled,
+  kSwizzled,
+  kBadSwizzle,            // SwizzleTransform(16) (alloc.smem.swizzle_value)
+  kTilingNotDividing,     // 4 rows more than whole tiles (alloc.smem.tiling_divides)
+  kSwizzleMinorMismatch,  // a tile half the swizzle's width (alloc.smem.swizzle_minor_dim)
+};
+
+// A slice of the destination ref, `dst.at[pl.ds(start, rows)]` of an allocation with more rows.
+enum class SmemSliceKind : std::uint8_t {
+  kNone,
+  kStatic,      // the second half of twice the rows
+  kMisaligned,  // 4 rows in (lower.smem.slice_tile_aligned when tiled)
+  kPerCta,      // pl.ds(axis_index(a) * rows, rows): one slice per index of an axis
+};
+
+struct SmemChoice {
+  SmemTransformKind transform = SmemTransformKind::kNone;
+  std::int64_t swizzle = 128;  // 32, 64 or 128
+  std::int64_t row_tiles = 1;  // rows = 8 * row_tiles
+  bool gmem_misfit = false;    // the source array has 4 rows past the slice (gmem_tiling)
+  SmemSliceKind slice = SmemSliceKind::kNone;
+};
+
 struct CopyPlan {
   CopyMode mode = CopyMode::kPlain;
   AxisChoice axes;
@@ -70,6 +99,7 @@ struct CopyPlan {
   BarrierChoice barrier = BarrierChoice::kIndexed;
   Fill fill;
   CpAsyncChoice cp_async;
+  SmemChoice smem;
 };
 
 }  // namespace collfuzz::generators

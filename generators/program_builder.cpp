@@ -5,6 +5,7 @@
 
 #include "generators/clean_plan.h"
 #include "generators/cond_choice.h"
+#include "generators/smem_shape.h"
 #include "harness/core/case_json.h"
 #include "harness/core/warp_map.h"
 
@@ -197,6 +198,8 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
   Shape dst = resolve_shape(plan.shape, plan.dtype, split,
                             std::clamp<std::int64_t>(budget, 512, 64 * 1024));
   if (clean_) align_for_acceptance(dst, plan.dtype, split, mode);
+  const SmemTransforms transforms =
+      smem_transforms_for(plan.smem, plan.dtype, !cp_async, clean_, split, dst);
   // cp.async keeps a squeezed dim where it is: one after a leading 1 passes the squeezed-dims
   // assert and reaches launch_context.cp_async.squeeze_leading.
   if (cp_async && plan.layout == SrcLayout::kSqueezedSecond) dst.front() = 1;
@@ -236,6 +239,14 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
   dst_alloc.kind = AllocKind::kSmem;
   dst_alloc.dtype = plan.dtype;
   dst_alloc.shape = dst;
+  dst_alloc.transforms = transforms;
+  std::optional<IndexEntry> dst_slice;
+  if (!plan.dst_indexed && !dst.empty()) {
+    std::int64_t alloc_rows = dst.front();
+    dst_slice =
+        smem_slice_for(plan.smem, transforms, dst.front(), env_.varying_axis(), clean_, alloc_rows);
+    dst_alloc.shape.front() = alloc_rows;
+  }
   if (plan.dst_indexed) dst_alloc.shape.insert(dst_alloc.shape.begin(), 2);
 
   // The slice the copy reads: dst's shape, the PARTITIONED dim scaled by the collective size.
@@ -333,6 +344,12 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
       break;
     }
   }
+  // A source array 4 rows past a tiled slice: transform_gmem_shape refuses the array's tiling.
+  if (plan.smem.gmem_misfit && !transforms.tiling.empty() && layout == SrcLayout::kExact &&
+      !clean_ && in.shape.size() == slice.size()) {
+    in.shape.front() += 4;
+    index = {whole_dim(slice.front())};
+  }
   case_.inputs.push_back(in);
 
   CopyGmemToSmem cp;
@@ -340,6 +357,8 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
   cp.src_index = std::move(index);
   cp.dst = dst_alloc.name;
   if (plan.dst_indexed) cp.dst_index = {1};
+  cp.dst_slice = dst_slice;
+  if (dst_slice) dst_slices_[dst_alloc.name] = *dst_slice;
   const BarrierChoice bar_choice = cp_async ? plan.cp_async.barrier : plan.barrier;
   if (bar_choice == BarrierChoice::kIndexed) cp.barrier = BarrierUse{barrier, 0};
   if (bar_choice == BarrierChoice::kUnindexed) cp.barrier = BarrierUse{barrier, std::nullopt};
@@ -586,12 +605,15 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     out_spec.name = "out" + std::to_string(s);
     out_spec.shape = dsts.front().shape;
     if (first.dst_indexed) out_spec.shape.erase(out_spec.shape.begin());
+    const auto sliced = dst_slices_.find(dsts.front().name);
+    if (sliced != dst_slices_.end()) out_spec.shape.front() = sliced->second.size;
     out_spec.dtype = first.dtype;
     case_.outputs.push_back(out_spec);
     // The write-back's ops; a vector store in them (vector_back.h) where the plan asks.
     const auto back_ops = [&](const CopySmemToGmem& wb) {
       Body ops = write_back_ops(wb, plan.reduce_back, plan.store_sync, plan.store_wait_read_only);
-      if (plan.vector_back) {
+      // Vector loads of a transformed ref are not in the case language.
+      if (plan.vector_back && !dsts.front().transforms.any()) {
         Shape tile = dsts.front().shape;
         if (first.dst_indexed) tile.erase(tile.begin());
         // kMixedWidth loads an input of the tile's shape and another width: added here.
@@ -612,6 +634,7 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     CopySmemToGmem wb;
     wb.src = dsts.front().name;
     if (first.dst_indexed) wb.src_index = {1};
+    if (sliced != dst_slices_.end()) wb.src_slice = sliced->second;
     wb.dst = out_spec.name;
     if (plan.write_back_predicate) wb.predicate = resolve_cond(*plan.write_back_predicate, env_);
     if (indexed_loop) {  // each trip stores its tile: out.at[i]

@@ -26,6 +26,8 @@ class ProgramBuilder {
   bool clean_;
   Case case_;
   int next_copy_ = 0;
+  // The slice each sliced copy destination is used through (the write-back stores the same).
+  std::map<std::string, IndexEntry> dst_slices_;
   int next_scope_ = 0;
   int next_extra_ = 0;
 

@@ -301,6 +301,7 @@ class Encoder {
     if (l.path == LoadPath::kCpAsync) {
       return fail("a cp.async copy (the pre-Hopper path): the interpreter runs TMA plans only");
     }
+    if (l.swizzle != 0) return fail("a swizzled TMA copy (the device interpreter has no swizzle)");
     if (!valid_mbar(l.mbarrier)) return fail("a TMA copy without an mbarrier");
     if (l.input < 0 || static_cast<std::size_t>(l.input) >= p_.inputs.size()) {
       return fail("a copy from no input");
@@ -385,6 +386,11 @@ class Encoder {
     }
     if (s.slice.rank < 1 || s.slice.rank > kMaxStoreRank) return fail("a store of rank 0 or > 8");
     if (s.reduction_op) return fail("a store with reduction_op (the device interpreter has none)");
+    if (s.tiling_rank > 0 || s.swizzle != 0) {
+      return fail(
+          "a store from a tiled or swizzled SMEM ref (the device interpreter reads SMEM "
+          "row-major)");
+    }
     if (!s.commit || !s.wait) {
       return fail(
           "a store left in flight (commit_group=False or no wait after it): the device "

@@ -57,6 +57,11 @@ CASE_REASONS = [
      "interpret mode ignores leader tracking: every CTA gets the first half of a and b, so CTA 1 "
      "stores a[:64] + b[:64] where the compiler's CTA 1 stores a[64:] + b[64:] (docs/jax-divergences.md "
      "rows 1-2)", "4.1, 4.2"),
+    (r"^mode\.smem_transforms__", r"^memory:data:",
+     "interpret mode drops SMEM transforms and reads the GMEM slice as written; the compiler's "
+     "tiled TMA addresses GMEM as (start // tile, start % tile) per tiled dim, so a start off a "
+     "tile reads zeros past the tile, and a dropped count of tiles loses its part of the start "
+     "(docs/jax-divergences.md row 24)", "3.3"),
     (r"^mode\.vector_store__int32_astype_bf16", r"^memory:output:",
      "an int32 to bfloat16 conversion rounds twice in interpret mode (XLA on the CPU goes through "
      "float32) and once in the compiler (cvt.rn.bf16.s32; docs/jax-divergences.md row 23)", "5"),

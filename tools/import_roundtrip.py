@@ -96,10 +96,22 @@ def _slot(e, loops=None):
   return _dyn(e, loops) if isinstance(e, dict) and "loop" in e else int(e)
 
 
-def _smem_index(entries, loops=None) -> list:
-  """An SMEM ref's index: static integers, the first one possibly a loop slot."""
-  return [_slot(e, loops) if d == 0 and isinstance(e, dict) else e
-          for d, e in enumerate(entries or [])]
+def _smem_index(entries, loops=None, shape=None) -> list:
+  """An SMEM ref's index: static integers, the first one possibly a loop slot, the last one
+  possibly a slice {"start", "size"} of the next dim (its dynamic start as a GMEM entry's; a
+  static one over the whole dim, `{"start": 0, "size": dim}`, dropped: the ref itself)."""
+  out = []
+  entries = list(entries or [])
+  for d, e in enumerate(entries):
+    if isinstance(e, dict) and "start" in e:
+      if isinstance(e["start"], dict):
+        out.append({"start": _dyn(e["start"], loops), "size": int(e["size"])})
+      elif not (int(e["start"]) == 0 and shape is not None and d < len(shape) and
+                int(e["size"]) == int(shape[d]) and d == len(entries) - 1):
+        out.append({"start": int(e["start"]), "size": int(e["size"])})
+    else:
+      out.append(_slot(e, loops) if d == 0 and isinstance(e, dict) else e)
+  return out
 
 
 def _index(entries, shape, loops=None) -> list:
@@ -134,7 +146,8 @@ def _uses_loop(j, name: str) -> bool:
 def canonical(case: dict) -> dict:
   """The case as a round trip must give it back: names renamed in order of appearance (inputs
   in0.., outputs out0.., allocations a0..), `name`, `notes` and `expect` dropped, defaults written,
-  `{"start": 0, "size": dim}` written ":", trailing ":" entries dropped, axis-name lists as lists,
+  `{"start": 0, "size": dim}` written ":" (a last SMEM slice of that form dropped), trailing ":"
+  entries dropped, an SMEM allocation's empty `transforms` dropped, axis-name lists as lists,
   nested all/any flattened and one-element all/any unwrapped; `scratch_shapes` read as the
   run_scoped it is; loop indices renamed l0.. in order of appearance (in GMEM entries and in the
   slots of SMEM and barrier indices, `mod` kept), an unused one dropped (`collfuzz import` writes
@@ -197,6 +210,9 @@ def canonical(case: dict) -> dict:
     else:
       r["shape"] = a["shape"]
       r["dtype"] = a["dtype"]
+      if kind == "smem" and a.get("transforms"):  # tiling, then swizzle (absent or [] alike)
+        r["transforms"] = [{k: (list(v) if isinstance(v, list) else int(v)) for k, v in t.items()}
+                           for t in a["transforms"]]
       if kind == "tmem":
         r["collective"] = bool(a.get("collective", False))
     shapes[nm] = a.get("shape", [])
@@ -228,8 +244,8 @@ def canonical(case: dict) -> dict:
     if k == "const" and isinstance(a, float) and a.is_integer() and str(a) != "-0.0":
       return {"const": int(a)}
     if k == "load" and isinstance(a, dict) and "alloc" in a:
-      return {"load": {"alloc": ren.get(a["alloc"], a["alloc"]),
-                       "index": _smem_index(a.get("index"), loops)}}
+      nm = ren.get(a["alloc"], a["alloc"])
+      return {"load": {"alloc": nm, "index": _smem_index(a.get("index"), loops, shapes.get(nm))}}
     if k == "load" and isinstance(a, dict) and "input" in a:
       src = ren.get(a["input"], a["input"])
       return {"load": {"input": src, "index": _index(a.get("index"), shapes.get(src, []), loops)}}
@@ -250,7 +266,8 @@ def canonical(case: dict) -> dict:
         dst = ren.get(op["dst"]["alloc"], op["dst"]["alloc"])
         r = {"op": kind, "src": {"input": src, "index": _index(op["src"].get("index"),
                                                                 shapes.get(src, []), loops)},
-             "dst": {"alloc": dst, "index": _smem_index(op["dst"].get("index"), loops)},
+             "dst": {"alloc": dst, "index": _smem_index(op["dst"].get("index"), loops,
+                                                        shapes.get(dst))},
              "barrier": bar(op.get("barrier")),
              "collective_axes": None if op.get("collective_axes") is None
              else _names(op["collective_axes"]),
@@ -259,7 +276,8 @@ def canonical(case: dict) -> dict:
       elif kind == "copy_smem_to_gmem":
         src = ren.get(op["src"]["alloc"], op["src"]["alloc"])
         dst = ren.get(op["dst"]["output"], op["dst"]["output"])
-        r = {"op": kind, "src": {"alloc": src, "index": _smem_index(op["src"].get("index"), loops)},
+        r = {"op": kind, "src": {"alloc": src, "index": _smem_index(op["src"].get("index"), loops,
+                                                                     shapes.get(src))},
              "dst": {"output": dst, "index": _index(op["dst"].get("index"), shapes.get(dst, []),
                                                     loops)},
              "reduction_op": op.get("reduction_op"),
@@ -270,7 +288,7 @@ def canonical(case: dict) -> dict:
       elif kind == "vector_store" and "alloc" in op["dst"]:
         dst = ren.get(op["dst"]["alloc"], op["dst"]["alloc"])
         r = {"op": kind, "dst": {"alloc": dst, "index": _smem_index(op["dst"].get("index"),
-                                                                     loops)},
+                                                                     loops, shapes.get(dst))},
              "value": vvalue(op.get("value"), dtypes.get(dst))}
       elif kind == "vector_store":
         dst = ren.get(op["dst"]["output"], op["dst"]["output"])

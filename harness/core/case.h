@@ -188,6 +188,16 @@ enum class AllocKind : std::uint8_t {
 
 enum class SemaphoreKind : std::uint8_t { kRegular, kBarrier };
 
+// An SMEM allocation's layout transforms (`plgpu.SMEM(..., transforms=...)`), in JAX's order:
+// plgpu.TilingTransform of the trailing dims, then plgpu.SwizzleTransform. The buffer's bytes
+// are laid out by them (harness/core/smem_layout.h); refs to it stay in its logical shape.
+struct SmemTransforms {
+  Shape tiling;              // empty: no TilingTransform
+  std::int64_t swizzle = 0;  // bytes; 0: no SwizzleTransform
+  bool any() const { return !tiling.empty() || swizzle != 0; }
+  bool operator==(const SmemTransforms&) const = default;
+};
+
 struct Alloc {
   std::string name;
   AllocKind kind = AllocKind::kSmem;
@@ -202,6 +212,7 @@ struct Alloc {
   bool leader_tracked = false;      // cluster_barrier
   SemaphoreKind semaphore = SemaphoreKind::kRegular;  // semaphore
   bool collective = false;                            // tmem
+  SmemTransforms transforms;                          // smem
 };
 
 struct BarrierUse {
@@ -265,6 +276,9 @@ struct CopyGmemToSmem {
   // The leading index as a loop's slot (`smem.at[i % 2]`): dst_index[0] is then 0 and stands for
   // it.
   std::optional<DynStart> dst_slot = std::nullopt;
+  // `dst.at[..., pl.ds(start, size)]`: a slice of the first dim after dst_index (kSlice; its
+  // start static or dynamic); the dims after it stay whole.
+  std::optional<IndexEntry> dst_slice = std::nullopt;
   std::optional<BarrierUse> barrier;
   std::optional<AxisNames> collective_axes;  // nullopt: None
   LeaderTracked leader_tracked = LeaderTracked::kNone;
@@ -278,7 +292,8 @@ struct CopySmemToGmem {
   std::vector<std::int64_t> src_index;
   std::optional<DynStart> src_slot =
       std::nullopt;  // the leading index as a loop's slot (see dst_slot)
-  std::string dst;   // an output
+  std::optional<IndexEntry> src_slice = std::nullopt;  // see CopyGmemToSmem::dst_slice
+  std::string dst;                                     // an output
   std::vector<IndexEntry> dst_index;
   // `reduction_op=`: the store combines each element with the output's (a cp.reduce.async.bulk).
   std::optional<ReductionOp> reduction_op = std::nullopt;

@@ -41,10 +41,19 @@ json gmem_index_to_json(const std::vector<IndexEntry>& index) {
   return out;
 }
 
-json smem_index_to_json(const std::vector<std::int64_t>& index,
-                        const std::optional<DynStart>& slot) {
-  json out = index;
+json smem_index_to_json(const std::vector<std::int64_t>& index, const std::optional<DynStart>& slot,
+                        const std::optional<IndexEntry>& slice = std::nullopt) {
+  json out = json::array();
+  for (auto i : index) out.push_back(i);
   if (slot && !index.empty()) out[0] = dyn_to_json(*slot);
+  if (slice) out.push_back(gmem_index_entry_to_json(*slice));
+  return out;
+}
+
+json transforms_to_json(const SmemTransforms& t) {
+  json out = json::array();
+  if (!t.tiling.empty()) out.push_back(json{{"tiling", t.tiling}});
+  if (t.swizzle != 0) out.push_back(json{{"swizzle", t.swizzle}});
   return out;
 }
 
@@ -68,6 +77,8 @@ json alloc_to_json(const Alloc& a) {
       out["shape"] = a.shape;
       out["dtype"] = std::string(dtype_name(a.dtype));
       if (a.kind == AllocKind::kTmem) out["collective"] = a.collective;
+      if (a.kind == AllocKind::kSmem && a.transforms.any())
+        out["transforms"] = transforms_to_json(a.transforms);
       break;
     case AllocKind::kBarrier:
     case AllocKind::kClusterBarrier:
@@ -152,8 +163,8 @@ json op_to_json(const Op& op) {
           out["src"] = json{{"input", v.src}};
           if (!v.src_index.empty()) out["src"]["index"] = gmem_index_to_json(v.src_index);
           out["dst"] = json{{"alloc", v.dst}};
-          if (!v.dst_index.empty())
-            out["dst"]["index"] = smem_index_to_json(v.dst_index, v.dst_slot);
+          if (!v.dst_index.empty() || v.dst_slice)
+            out["dst"]["index"] = smem_index_to_json(v.dst_index, v.dst_slot, v.dst_slice);
           if (v.barrier) out["barrier"] = barrier_use_to_json(*v.barrier);
           if (v.collective_axes) out["collective_axes"] = axis_names_to_json(*v.collective_axes);
           if (v.leader_tracked == LeaderTracked::kReplicated) out["leader_tracked"] = "replicated";
@@ -166,8 +177,8 @@ json op_to_json(const Op& op) {
         } else if constexpr (std::is_same_v<T, CopySmemToGmem>) {
           json out{{"op", "copy_smem_to_gmem"}};
           out["src"] = json{{"alloc", v.src}};
-          if (!v.src_index.empty())
-            out["src"]["index"] = smem_index_to_json(v.src_index, v.src_slot);
+          if (!v.src_index.empty() || v.src_slice)
+            out["src"]["index"] = smem_index_to_json(v.src_index, v.src_slot, v.src_slice);
           out["dst"] = json{{"output", v.dst}};
           if (!v.dst_index.empty()) out["dst"]["index"] = gmem_index_to_json(v.dst_index);
           if (v.reduction_op) out["reduction_op"] = name_of(*v.reduction_op, kReductionOps);

@@ -77,8 +77,14 @@ class CaseParser {
 
   // Leading integer indices into an SMEM allocation; returns the shape that remains. With
   // `slot`, the first may be a loop's slot (`smem.at[i % 2]`, index_json.h parse_loop_slot).
+  // A copy's SMEM ref may end its index with one slice (`pl.ds(start, size)`, static or
+  // dynamic start) of the first dim after the integer indices: `slice` receives it.
+  SmemTransforms parse_smem_transforms(const json& j, const std::string& path, std::size_t rank);
+  void check_store_tiles(const CopySmemToGmem& cp, const Alloc& src, const ArraySpec& out,
+                         const std::string& path) const;
   Shape parse_smem_index(const json* j, const std::string& path, const Alloc& a,
-                         std::vector<std::int64_t>& out, std::optional<DynStart>* slot = nullptr);
+                         std::vector<std::int64_t>& out, std::optional<DynStart>* slot = nullptr,
+                         std::optional<IndexEntry>* slice = nullptr);
 
   // How dynamic indices resolve their axis or loop index here (index_json.h).
   IndexAxisSize index_axis_size() const;

@@ -13,16 +13,79 @@
 namespace collfuzz::case_json {
 
 Shape CaseParser::parse_smem_index(const json* j, const std::string& path, const Alloc& a,
-                                   std::vector<std::int64_t>& out, std::optional<DynStart>* slot) {
+                                   std::vector<std::int64_t>& out, std::optional<DynStart>* slot,
+                                   std::optional<IndexEntry>* slice) {
   if (!j) return a.shape;
-  jr::array(*j, path, a.shape.size() - 1);
+  jr::array(*j, path, a.shape.size());
   for (std::size_t i = 0; i < j->size(); ++i) {
-    if (i == 0 && slot && (*j)[0].is_object()) {  // smem.at[i % 2]: a loop's slot
-      *slot = parse_loop_slot((*j)[0], jr::index_path(path, 0), a.shape[0], index_axis_size());
+    const std::string at = jr::index_path(path, i);
+    const json& e = (*j)[i];
+    if (slice && e.is_object() && e.contains("size")) {  // smem.at[..., pl.ds(start, size)]
+      if (i + 1 != j->size()) {
+        throw InputError(at, "a slice must be the SMEM index's last entry (later dims stay whole)");
+      }
+      IndexEntry ie = parse_gmem_index_entry(e, at, a.shape[i], index_axis_size());
+      if (ie.kind != IndexEntry::Kind::kSlice || ie.whole) {
+        throw InputError(at, "expected {\"start\": ..., \"size\": n}");
+      }
+      if (ie.dyn_start && ie.dyn_start->loop) {
+        throw InputError(at + ".start", "a loop index in an SMEM slice is not expressible");
+      }
+      for (const DynTerm& t : ie.dyn_start ? ie.dyn_start->plus : std::vector<DynTerm>{}) {
+        if (t.loop)
+          throw InputError(at + ".start", "a loop index in an SMEM slice is not expressible");
+      }
+      const Shape& tiling = a.transforms.tiling;
+      if (ie.dyn_start && i + tiling.size() >= a.shape.size() && !tiling.empty() &&
+          ie.size % tiling[i + tiling.size() - a.shape.size()] != 0) {
+        throw InputError(at + ".size",
+                         "a dynamic slice of a tiled dim whose size is not a "
+                         "multiple of the tile is not expressible");
+      }
+      if (ie.dyn_start && i + tiling.size() >= a.shape.size() && !tiling.empty()) {
+        const std::int64_t tile = tiling[i + tiling.size() - a.shape.size()];
+        bool aligned = ie.dyn_start->mul % tile == 0 && ie.dyn_start->add % tile == 0;
+        for (const DynTerm& t : ie.dyn_start->plus) aligned = aligned && t.mul % tile == 0;
+        if (!aligned) {
+          throw InputError(at + ".start",
+                           "a dynamic start into a tiled dim whose terms are not multiples of the "
+                           "tile (" +
+                               std::to_string(tile) +
+                               ") is not expressible (the compiler rounds it up to a tile, "
+                               "interpret mode does not)");
+        }
+      }
+      if (ie.dyn_start && ie.dyn_start->mod > 0) {
+        throw InputError(at + ".start", "a remainder in an SMEM slice is not expressible");
+      }
+      if (!ie.dyn_start && ie.start + ie.size > a.shape[i]) {
+        throw InputError(at, "the slice [" + std::to_string(ie.start) + ", " +
+                                 std::to_string(ie.start + ie.size) +
+                                 ") is out of bounds of a dimension of size " +
+                                 std::to_string(a.shape[i]));
+      }
+      check_store_slice_in_bounds(ie, a.shape[i], at);
+      *slice = std::move(ie);
+      Shape rest{slice->value().size};
+      rest.insert(rest.end(), a.shape.begin() + static_cast<std::ptrdiff_t>(i + 1), a.shape.end());
+      return rest;
+    }
+    if (i + 1 == a.shape.size()) {
+      throw InputError(at,
+                       "an SMEM ref keeps at least one dim (integer indices may not squeeze "
+                       "every dim)");
+    }
+    if (i + a.transforms.tiling.size() >= a.shape.size() && !a.transforms.tiling.empty()) {
+      throw InputError(at,
+                       "an integer index into a tiled dim of an smem allocation is not "
+                       "expressible");
+    }
+    if (i == 0 && slot && e.is_object()) {  // smem.at[i % 2]: a loop's slot
+      *slot = parse_loop_slot(e, at, a.shape[0], index_axis_size());
       out.push_back(0);
       continue;
     }
-    out.push_back(jr::integer((*j)[i], jr::index_path(path, i), 0, a.shape[i] - 1));
+    out.push_back(jr::integer(e, at, 0, a.shape[i] - 1));
   }
   return Shape(a.shape.begin() + static_cast<std::ptrdiff_t>(out.size()), a.shape.end());
 }
@@ -141,7 +204,8 @@ CopyGmemToSmem CaseParser::parse_copy_g2s(const json& j, const std::string& path
                      "\"" + cp.dst + "\" is a " + to_string(d->kind) +
                          " allocation; the destination must be an smem allocation");
   }
-  parse_smem_index(jr::member(dst, "index"), path + ".dst.index", *d, cp.dst_index, &cp.dst_slot);
+  parse_smem_index(jr::member(dst, "index"), path + ".dst.index", *d, cp.dst_index, &cp.dst_slot,
+                   &cp.dst_slice);
 
   if (const json* b = jr::member(j, "barrier"); b && !b->is_null()) {
     cp.barrier = parse_barrier_use(*b, path + ".barrier", true);
@@ -172,6 +236,37 @@ CopyGmemToSmem CaseParser::parse_copy_g2s(const json& j, const std::string& path
   return cp;
 }
 
+// A store from a tiled ref tiles the output's view too (TileTransform): a slice of a tiled dim that
+// starts off a tile would write each tile's rows past the tile out of bounds, where nothing lands
+// (jax-ir shows it; tests/jax/test_smem_transforms.py). Not modelled: not expressible.
+void CaseParser::check_store_tiles(const CopySmemToGmem& cp, const Alloc& src, const ArraySpec& out,
+                                   const std::string& path) const {
+  const Shape& tiling = src.transforms.tiling;
+  if (tiling.empty()) return;
+  std::vector<std::size_t> sliced;  // the output's dims the store's slice keeps
+  for (std::size_t d = 0; d < out.shape.size(); ++d) {
+    if (d >= cp.dst_index.size() || cp.dst_index[d].kind == IndexEntry::Kind::kSlice)
+      sliced.push_back(d);
+  }
+  for (std::size_t j = 0; j < tiling.size() && j < sliced.size(); ++j) {
+    const std::size_t d = sliced[sliced.size() - std::min(tiling.size(), sliced.size()) + j];
+    if (d >= cp.dst_index.size()) continue;
+    const IndexEntry& e = cp.dst_index[d];
+    const std::int64_t t = tiling[tiling.size() - std::min(tiling.size(), sliced.size()) + j];
+    bool aligned =
+        e.dyn_start ? e.dyn_start->mul % t == 0 && e.dyn_start->add % t == 0 : e.start % t == 0;
+    if (e.dyn_start) {
+      for (const DynTerm& term : e.dyn_start->plus) aligned = aligned && term.mul % t == 0;
+    }
+    if (!aligned) {
+      throw InputError(jr::index_path(path + ".dst.index", d),
+                       "a store from a tiled smem ref into an output slice that starts off a tile "
+                       "(" +
+                           std::to_string(t) + ") is not expressible");
+    }
+  }
+}
+
 CopySmemToGmem CaseParser::parse_copy_s2g(const json& j, const std::string& path) {
   jr::object(
       j, path,
@@ -195,7 +290,7 @@ CopySmemToGmem CaseParser::parse_copy_s2g(const json& j, const std::string& path
                                               " allocation; the source must be an smem allocation");
   }
   const Shape src_shape = parse_smem_index(jr::member(src, "index"), path + ".src.index", *s,
-                                           cp.src_index, &cp.src_slot);
+                                           cp.src_index, &cp.src_slot, &cp.src_slice);
   const json& dst = jr::required(j, path, "dst");
   jr::object(dst, path + ".dst", {"output", "index"});
   cp.dst = jr::identifier(jr::required(dst, path + ".dst", "output"), path + ".dst.output");
@@ -210,6 +305,7 @@ CopySmemToGmem CaseParser::parse_copy_s2g(const json& j, const std::string& path
     throw InputError(path + ".dst",
                      "the output slice must have the shape and dtype of the smem source");
   }
+  check_store_tiles(cp, *s, out, path);
   return cp;
 }
 

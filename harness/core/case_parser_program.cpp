@@ -152,6 +152,38 @@ RunScoped CaseParser::parse_run_scoped(const json& j, const std::string& path, i
   return rs;
 }
 
+// `transforms`: [{"tiling": [...]}, {"swizzle": S}] in JAX's order, either left out. The values
+// JAX refuses (a swizzle other than 32, 64, 128; a tiling that does not divide the shape) are
+// the reference's rules; what no JAX program can write is refused here.
+SmemTransforms CaseParser::parse_smem_transforms(const json& j, const std::string& path,
+                                                 std::size_t rank) {
+  jr::array(j, path, 2);
+  SmemTransforms t;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::string at = jr::index_path(path, i);
+    const json& e = j[i];
+    jr::object(e, at, {"tiling", "swizzle"});
+    if (e.size() != 1) throw InputError(at, "expected one of \"tiling\" or \"swizzle\"");
+    if (const json* ti = jr::member(e, "tiling")) {
+      if (!t.tiling.empty() || t.swizzle != 0) {
+        throw InputError(at,
+                         "a tiling comes first and once (plgpu.TilingTransform, then "
+                         "plgpu.SwizzleTransform)");
+      }
+      jr::array(*ti, at + ".tiling", rank);
+      if (ti->empty()) throw InputError(at + ".tiling", "expected at least one tile dim");
+      for (std::size_t k = 0; k < ti->size(); ++k) {
+        t.tiling.push_back(
+            jr::integer((*ti)[k], jr::index_path(at + ".tiling", k), 1, limits::kMaxDim));
+      }
+    } else {
+      if (t.swizzle != 0) throw InputError(at, "a second swizzle");
+      t.swizzle = jr::integer(jr::required(e, at, "swizzle"), at + ".swizzle", 1, 4096);
+    }
+  }
+  return t;
+}
+
 Alloc CaseParser::parse_alloc(const json& j, const std::string& path) {
   if (!j.is_object())
     throw InputError(path, std::string("expected an allocation object, got ") + jr::type_name(j));
@@ -159,6 +191,8 @@ Alloc CaseParser::parse_alloc(const json& j, const std::string& path) {
   a.kind = jr::choice(jr::required(j, path, "kind"), path + ".kind", kAllocKinds);
   switch (a.kind) {
     case AllocKind::kSmem:
+      jr::object(j, path, {"name", "kind", "shape", "dtype", "transforms"});
+      break;
     case AllocKind::kAcc:
     case AllocKind::kGmem:
       jr::object(j, path, {"name", "kind", "shape", "dtype"});
@@ -195,6 +229,18 @@ Alloc CaseParser::parse_alloc(const json& j, const std::string& path) {
       }
       if (const json* col = jr::member(j, "collective"))
         a.collective = jr::boolean(*col, path + ".collective");
+      if (const json* t = jr::member(j, "transforms"))
+        a.transforms = parse_smem_transforms(*t, path + ".transforms", a.shape.size());
+      if (a.transforms.any() && c_.target.arch == Arch::kSm80) {
+        throw InputError(path + ".transforms",
+                         "transforms of an smem allocation on a pre-Hopper target (cp.async "
+                         "copies) are not expressible");
+      }
+      if (a.transforms.any() && dtype_bits(a.dtype) % 8 != 0) {
+        throw InputError(
+            path + ".transforms",
+            "transforms of an smem allocation of a sub-byte dtype are not expressible");
+      }
       break;
     }
     case AllocKind::kBarrier:

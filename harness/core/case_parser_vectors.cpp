@@ -75,6 +75,11 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
                                             " allocation; a vector load reads an smem "
                                             "allocation or an input");
       }
+      if (a->transforms.any()) {
+        throw InputError(at + ".alloc",
+                         "a vector load of a transformed (tiled or swizzled) smem "
+                         "allocation is not expressible");
+      }
       got =
           parse_smem_index(jr::member(arg, "index"), at + ".index", *a, v.smem_index, &v.smem_slot);
       if (a->dtype != dtype) {
@@ -158,6 +163,11 @@ VectorStore CaseParser::parse_vector_store(const json& j, const std::string& pat
       throw InputError(dst_field, "\"" + vs.dst + "\" is a " + to_string(a->kind) +
                                       " allocation; a vector store writes an smem allocation or "
                                       "an output");
+    }
+    if (a->transforms.any()) {
+      throw InputError(dst_field,
+                       "a vector store into a transformed (tiled or swizzled) smem "
+                       "allocation is not expressible");
     }
     shape = parse_smem_index(jr::member(dst, "index"), path + ".dst.index", *a, vs.smem_index,
                              &vs.smem_slot);

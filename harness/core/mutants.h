@@ -34,6 +34,7 @@ enum class Mutant : std::uint8_t {
   kStoreWaitGroupOffByOne,       // wait_smem_to_gmem(n) lowers as wait_group n + 1
   kCommitSmemDropped,            // commit_smem (and a store's own) lowers to no proxy fence
   kWaitPhaseNotFlipped,  // a barrier_wait leaves the thread's phase bit: every wait is on parity 0
+  kSwizzleLoadIgnored,   // a swizzled TMA load writes its box unswizzled (stores still swizzle)
   // The reference's interpret profile (found by real JAX interpret mode, jax-interpret):
   kInterpretScopedCheckOrder,        // run_scoped: thread_axis_required checked before cluster_axes
   kInterpretPredicateAccepted,       // interpret.copy.predicate never fires

@@ -10,6 +10,7 @@
 #include "harness/core/limits.h"
 #include "harness/core/message_regex.h"
 #include "harness/core/ndarray.h"
+#include "harness/core/smem_layout.h"
 
 namespace collfuzz {
 
@@ -478,6 +479,8 @@ Outcome outcome_from_json(const json& j, const Case& c, const std::string& path)
             br.bytes.assign(nbytes, kSmemSentinel);
             std::vector<bool> written(static_cast<std::size_t>(n), false);
             apply_regions(*regions, bp + ".regions", c, a->shape, a->dtype, br.bytes, written);
+            // Regions are written in the ref's logical coordinates; the bytes are physical.
+            br.bytes = to_physical(smem_layout(*a), br.bytes);
           } else if (br.observed && !br.undefined) {
             throw InputError(bp,
                              "a buffer needs \"hex\", \"regions\", \"undefined\": true or "

@@ -34,6 +34,7 @@ import numpy as np
 import cfjax_case
 import cfjax_device_fault
 import cfjax_fill
+import cfjax_smem_layout
 from cfjax_case import Case, CaseError, grid_reducible
 from cfjax_stage import Stage, lowering_stage, unwrap  # noqa: F401  (unwrap: re-exported)
 
@@ -107,6 +108,23 @@ def diagnostic_outcome(stage: str, exc: BaseException, op: str | None,
   if op:
     diag["op"] = op
   return {"kind": "rejected", "diagnostic": diag}
+
+
+def smem_buffer_bytes(snap, alloc: dict) -> bytes:
+  """An SMEM buffer's `hex`: its physical bytes (docs/outcome-format.md). Interpret mode holds a
+  buffer at its logical shape (it drops tiling and swizzle on every access), so a transformed
+  allocation's snapshot is laid out as the hardware lays it out (cfjax_smem_layout: tiled order,
+  then swizzled); a snapshot already of the tiled shape is only swizzled."""
+  pad = cfjax_fill.SMEM_SENTINEL >> 4
+  if not cfjax_smem_layout.has_transforms(alloc):
+    return cfjax_fill.pack(snap, alloc["dtype"], pad_nibble=pad)
+  arr = np.asarray(snap)
+  logical = tuple(int(d) for d in alloc["shape"])
+  if arr.shape != logical and arr.shape == cfjax_smem_layout.physical_shape(alloc):
+    _, swizzle = cfjax_smem_layout.transforms_of(alloc)
+    return cfjax_smem_layout.swizzle_bytes(cfjax_fill.pack(arr, alloc["dtype"], pad_nibble=pad),
+                                           swizzle)
+  return cfjax_smem_layout.physical_bytes(arr, alloc, pad_nibble=pad)
 
 
 # ---- running
@@ -411,7 +429,7 @@ class Executor:
         if snap is None:
           continue
         b = {"alloc": a["name"]}
-        b.update(_hexed(cfjax_fill.pack(snap, a["dtype"], pad_nibble=cfjax_fill.SMEM_SENTINEL >> 4)))
+        b.update(_hexed(smem_buffer_bytes(snap, a)))
         buffers.append(b)
       # Per thread in program order; threads in index order (threads run concurrently, so the
       # global order of their waits is not deterministic).

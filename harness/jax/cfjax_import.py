@@ -145,12 +145,18 @@ def import_kernel(file: str, name: str, arch: str, profile: str, jax_pin: str):
   if spec is None or spec.loader is None:
     raise ImportRefused(f"{file}: not a Python file")
   module = importlib.util.module_from_spec(spec)
+  # As `python FILE` would: the file's directory comes first on the import path, so a kernel file
+  # may import the helper modules beside it.
+  here = os.path.dirname(os.path.abspath(file))
+  sys.path.insert(0, here)
   with contextlib.redirect_stdout(sys.stderr):
     try:
       spec.loader.exec_module(module)
     except Exception as e:  # pylint: disable=broad-except
       raise ImportRefused(f"{file}: loading it raised {type(e).__name__}: {e}"
                           f"{_where(e, file)}") from e
+    finally:
+      sys.path.remove(here)
   fn_name = name or DEFAULT_NAME
   fn = getattr(module, fn_name, None)
   if fn is None or not callable(fn):

@@ -59,7 +59,8 @@ class CopiesMixin:
     si = self.gmem_index(env, src_t, s, eqn, "copy_gmem_to_smem's source")
     if si:
       op["src"]["index"] = si
-    di = self.static_index(env, dst_t, d, eqn, "copy_gmem_to_smem's destination")
+    di = self.static_index(env, dst_t, d, eqn, "copy_gmem_to_smem's destination",
+                           allow_slice=True)
     if di:
       op["dst"]["index"] = di
     if barrier is not None:
@@ -109,7 +110,8 @@ class CopiesMixin:
     if not isinstance(d, Ref) or d.kind != "output":
       self.refuse(eqn, "copy_smem_to_gmem to a ref that is not a kernel output")
     op = {"op": "copy_smem_to_gmem", "src": {"alloc": s.name}, "dst": {"output": d.name}}
-    si = self.static_index(env, src_t, s, eqn, "copy_smem_to_gmem's source")
+    si = self.static_index(env, src_t, s, eqn, "copy_smem_to_gmem's source",
+                           allow_slice=True)
     if si:
       op["src"]["index"] = si
     di = self.gmem_index(env, dst_t, d, eqn, "copy_smem_to_gmem's destination")

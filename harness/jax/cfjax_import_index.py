@@ -9,7 +9,9 @@ whose factors or constant would be negative), comparisons of lax.axis_index with
 `and`/`or`/`not` of those (a case's index entries and conditions); the rest turns a ref's
 transforms (one `.at[...]`, an NDIndexer) into a case's index entries: GMEM indices (integers,
 `:`, lax.axis_index and loop entries and their sums, `pl.ds` with such a start) and SMEM ones
-(static integers, the first one possibly a loop slot). `rem` (lax.rem) and Python's % (a
+(static integers, the first one possibly a loop slot; on a copy's SMEM side one last `pl.ds`
+slice, whose start may be a sum as a GMEM start's; a transformed allocation's own UnswizzleRef /
+UntilingTransform dropped from the front of its uses). `rem` (lax.rem) and Python's % (a
 jnp.remainder call) of a loop index by an integer k make a slot, an Axis with mod k
 (`bars.at[i % 2]`); nothing follows a slot's `%`; a slot is of one loop index (no sum).
 """
@@ -154,11 +156,21 @@ class IndexMixin:
   # -- indices
 
   def ndindexer(self, env, transforms, ref: Ref, eqn, what: str):
-    """The transforms of a ref use -> one NDIndexer's entries (None: no transform)."""
+    """The transforms of a ref use -> one NDIndexer's entries (None: no transform). A
+    transformed SMEM allocation's own undo transforms (Ref.layout: UnswizzleRef,
+    UntilingTransform), which JAX puts first on every use, are dropped: the indexer after them is
+    the user's `.at[...]`, in logical coordinates."""
     from jax._src.state import indexing  # pylint: disable=import-outside-toplevel
+    transforms = list(transforms or ())
+    n = len(ref.layout)
+    if n:
+      if tuple(transforms[:n]) != ref.layout:
+        kinds = ", ".join(type(t).__name__ for t in transforms) or "nothing"
+        self.refuse(eqn, f"{what}: a use of the transformed `{ref.name}` whose transforms "
+                    f"({kinds}) do not begin with its own ({ref.layout})")
+      transforms = transforms[n:]
     if not transforms:
       return None
-    transforms = list(transforms)
     if len(transforms) != 1 or not isinstance(transforms[0], indexing.NDIndexer):
       kinds = ", ".join(type(t).__name__ for t in transforms)
       self.refuse(eqn, f"{what}: the ref of `{ref.name}` is transformed by {kinds}; a case "
@@ -220,10 +232,25 @@ class IndexMixin:
                   "constant >= 0 (mul and add of a case's index are)")
     return x.entry()
 
-  def static_index(self, env, transforms, ref: Ref, eqn, what: str):
+  def static_index(self, env, transforms, ref: Ref, eqn, what: str, allow_slice: bool = False):
     """An SMEM ref's index: integers on leading dims, the first one possibly a lax.fori_loop slot
-    (`smem.at[i % 2]`: {"loop": NAME, "mul", "add", "mod"}); a case indexes SMEM no other way."""
+    (`smem.at[i % 2]`: {"loop": NAME, "mul", "add", "mod"}); with `allow_slice` (a copy's SMEM
+    side), the last entry may be one slice of the dim after them, {"start": S, "size": N}
+    (`smem.at[i, pl.ds(start, size)]`, S static or dynamic as a GMEM slice's start: lax.axis_index
+    and loop terms and their sums); a case indexes SMEM no other way."""
     entries = self.gmem_index(env, transforms, ref, eqn, what)
+    if allow_slice and entries and isinstance(entries[-1], dict) and "start" in entries[-1]:
+      sliced = entries.pop()
+      if ":" in entries:
+        self.refuse(eqn, f"{what}: `{ref.name}` sliced ({sliced!r}) after a whole dim (`:`); a "
+                    "case's SMEM slice is of the first dim no integer indexes (`smem.at[i, "
+                    "pl.ds(start, size)]`)")
+      out = self.static_index_entries(entries, ref, eqn, what)
+      return out + [sliced]
+    return self.static_index_entries(entries, ref, eqn, what)
+
+  def static_index_entries(self, entries: list, ref: Ref, eqn, what: str) -> list:
+    """static_index's integer entries, the first one possibly a loop slot."""
     for d, e in enumerate(entries):
       if isinstance(e, dict) and "plus" in e:
         self.refuse(eqn, f"{what}: `{ref.name}` indexed with a sum of several indices ({e!r}); a "
@@ -238,5 +265,6 @@ class IndexMixin:
       if isinstance(e, bool) or not isinstance(e, int):
         self.refuse(eqn, f"{what}: `{ref.name}` indexed with {e!r}; a case indexes SMEM with "
                     "static integers on its leading dims, the first one possibly a "
-                    "lax.fori_loop slot (i * m + a) % k")
+                    "lax.fori_loop slot (i * m + a) % k, and a copy's SMEM ref with one last "
+                    "slice pl.ds(start, size) after them")
     return entries

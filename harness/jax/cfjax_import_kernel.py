@@ -193,11 +193,16 @@ def build_case(imp, call, args, fills, name, arch, profile, jax_pin) -> dict:
   if scratch:
     # pallas_call's scratch_shapes: allocated at kernel entry, for the whole kernel, with no
     # collective axes: the same as one run_scoped around the body.
+    # A transformed SMEM scratch operand's undo transforms (UnswizzleRef, UntilingTransform) are
+    # in the grid mapping's scratch_avals (a TransformedRef); the body's ref is the tiled one.
+    scratch_avals = tuple(getattr(gm, "scratch_avals", ()) or ()) if gm is not None else ()
     allocs = []
     for k, v in enumerate(scratch):
-      a = imp.alloc_of(v.aval, call, _clean_name(arg_names, n_in + n_out + k))
+      layout = tuple(getattr(scratch_avals[k], "transforms", ()) or ()) \
+          if k < len(scratch_avals) else ()
+      a = imp.alloc_of(v.aval, call, _clean_name(arg_names, n_in + n_out + k), layout)
       allocs.append(a)
-      env[v] = Ref("alloc", a["name"], a.get("shape", ()), a)
+      env[v] = Ref("alloc", a["name"], a.get("shape", ()), a, layout)
     program = [{"op": "run_scoped", "allocs": allocs, "body": imp.walk(body, env)}]
   else:
     program = imp.walk(body, env)

@@ -42,13 +42,18 @@ def user_line(eqn, user_file: str, fallback: str = "") -> str:
 # ---- symbolic values of the kernel body
 
 class Ref:
-  """A ref of the kernel: an input, an output or an allocation, by its case name."""
+  """A ref of the kernel: an input, an output or an allocation, by its case name. `shape` is the
+  logical shape. `layout`: the transforms JAX puts first on every use of a transformed SMEM
+  allocation (UnswizzleRef, UntilingTransform: the undoing of its tiling and swizzle), after
+  which a use's own `.at[...]` indexer is in logical coordinates (AllocsMixin.alloc_of)."""
 
-  def __init__(self, kind: str, name: str, shape: tuple, alloc: dict | None = None):
+  def __init__(self, kind: str, name: str, shape: tuple, alloc: dict | None = None,
+               layout: tuple = ()):
     self.kind = kind
     self.name = name
     self.shape = tuple(shape)
     self.alloc = alloc
+    self.layout = tuple(layout)
 
 
 class Axis:

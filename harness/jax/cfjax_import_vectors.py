@@ -152,6 +152,9 @@ class VectorsMixin:
     r = env.get(ref_var)
     transforms = eqn.params["tree"].unflatten(flat)
     if isinstance(r, Ref) and r.kind == "alloc" and r.alloc["kind"] == "smem":
+      if r.alloc.get("transforms"):
+        return Unknown(f"a load (`get`) of the transformed (tiled or swizzled) SMEM allocation "
+                       f"`{r.name}` (a vector_store's loads are of untransformed ones)", where)
       load = {"alloc": r.name}
       index = self.static_index(env, transforms, r, eqn, "a vector load")
     elif isinstance(r, Ref) and r.kind == "input":
@@ -177,6 +180,9 @@ class VectorsMixin:
       self.refuse(eqn, "a vector store (`swap`, `ref[...] = value`) into a ref that is neither a "
                   "kernel output nor an SMEM allocation (a vector_store writes one of them)")
     transforms = eqn.params["tree"].unflatten(flat)
+    if smem and d.alloc.get("transforms"):
+      self.refuse(eqn, f"a vector store into the transformed (tiled or swizzled) SMEM allocation "
+                  f"`{d.name}` (a vector_store writes an untransformed one)")
     if smem:
       index = self.static_index(env, transforms, d, eqn, "a vector store's destination")
     else:

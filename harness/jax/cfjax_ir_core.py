@@ -80,6 +80,9 @@ def elem_bytes(t) -> float:
            "!llvm.ptr<3>": 8, "!mosaic_gpu.barrier": 8}
   if s in table:
     return table[s]
+  m = re.fullmatch(r"vector<(\d+)x(\w+)>", s)  # a GEP over vectors (an SMEM ref's registers)
+  if m and m.group(2) in table:
+    return int(m.group(1)) * table[m.group(2)]
   raise Unsupported(f"type {s}")
 
 

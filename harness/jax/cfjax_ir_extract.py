@@ -24,6 +24,7 @@ import os
 import re
 from typing import Any
 
+import cfjax_smem_layout
 from cfjax_case import Case, CaseError
 
 
@@ -146,7 +147,8 @@ def map_allocs(case: Case, rec: Extracted) -> dict[str, dict]:
         raise Unsupported("alloc mapping (an smem allocation the lowering never sliced)")
       _, off, shape, dtype = smem[si]
       si += 1
-      if tuple(int(d) for d in a["shape"]) != shape:
+      # JAX allocates a tiled buffer at its tiled shape (cfjax_smem_layout.physical_shape).
+      if cfjax_smem_layout.physical_shape(a) != shape:
         raise Unsupported("alloc mapping (smem shape)")
       out[a["name"]] = {"kind": "smem", "scratch_offset": off, "shape": shape, "dtype": a["dtype"]}
     elif kind in ("barrier", "cluster_barrier"):

@@ -1,7 +1,10 @@
 """jax-ir ops of the `llvm` dialect (all but `llvm.inline_asm`, which is PTX: cfjax_ir_ops_ptx).
 
 Memref descriptors as LLVM structs (`(allocated, aligned, offset, (sizes), (strides))`), pointer
-arithmetic, and the host function's private memory (allocas, loads, stores).
+arithmetic, the host function's private memory (allocas, loads, stores), and the kernel's
+`llvm.load`/`llvm.store` of `vector<N x T>` through SMEM (`!llvm.ptr<3>`) and GMEM pointers, lane
+by lane (a ref in a WGMMA layout: a tiled, swizzled SMEM ref's registers, their addresses
+swizzled by the IR itself).
 Registers into cfjax_ir_core.OPS: llvm.mlir.constant, llvm.mlir.undef, llvm.mlir.global,
 llvm.insertvalue, llvm.extractvalue, llvm.getelementptr, llvm.ptrtoint / inttoptr / addrspacecast
 (the value unchanged), llvm.add / mul / udiv / urem / sub / and / or / shl / lshr (the arith ops,
@@ -11,11 +14,14 @@ accumulator vectors (no value: never read by a case).
 
 from __future__ import annotations
 
+import math
 import re
 
 import cfjax_ir_ops_arith as arith
-from cfjax_ir_core import HOST_BASE, elem_bytes, ints, lift, register, signed, uniform, width
+from cfjax_ir_core import (GMEM_BASE, HOST_BASE, LANES, LV, elem_bytes, ints, lane, lift, register,
+                           signed, uniform, width)
 from cfjax_ir_extract import Unsupported
+from cfjax_ir_ops_vector import vector_type
 
 
 def ir_type_of(attr):
@@ -126,12 +132,69 @@ def alloca(comp, op, ins, outs):
   return comp.simple(step)
 
 
+def _device_vector(op, ptr_index: int, value_type):
+  """(elements, bytes per element) of an llvm.load/llvm.store of a `vector<N x T>` through an SMEM
+  pointer (`!llvm.ptr<3>`) or a generic one (`!llvm.ptr`: GMEM, or the host's private memory,
+  told apart by the address), or None for any other: Mosaic's loads and stores of a ref in a
+  WGMMA layout (a tiled, swizzled SMEM ref's registers, the swizzle in the address; an output's
+  slice). Other values through a generic pointer stay the host's (`load`, `store` below)."""
+  if str(op.operands[ptr_index].type) not in ("!llvm.ptr<3>", "!llvm.ptr"):
+    return None
+  vt = vector_type(value_type)
+  if vt is None:
+    if str(op.operands[ptr_index].type) == "!llvm.ptr<3>":
+      raise Unsupported(f"op llvm.load/store of {value_type} through an SMEM pointer")
+    return None
+  shape, _, bits = vt
+  return math.prod(shape), bits // 8
+
+
+def _device_lanes(th, p, nbytes, smem: bool):
+  """(lane, bytearray, offset) of each active lane's pointer `p` (SMEM, or a GMEM array), lane
+  order; None when the (uniform) pointer is the host's."""
+  mach = th.mach
+  out = []
+  for i in range(LANES):
+    if th.mask is not None and not th.mask[i]:
+      continue
+    addr = lane(th.env[p], i)
+    if smem:
+      r, at = mach.smem_of(th.cta, addr)
+      data = mach.smem[r]
+    elif GMEM_BASE <= addr < HOST_BASE - (1 << 21):
+      base, data, _ = mach.gmem_at(addr)
+      at = addr - base
+    elif not out and uniform(th.env[p], "vector load/store address") == addr:
+      return None  # the host's private memory
+    else:
+      raise Unsupported("llvm.load/store of a vector outside SMEM and GMEM")
+    if at < 0 or at + nbytes > len(data):
+      raise Unsupported("llvm.load/store past the end of its memory")
+    out.append((i, data, at))
+  return out
+
+
 @register("llvm.store")
 def store(comp, op, ins, outs):
   v, p = ins[0], ins[1]
   mach = comp.m
+  sv = _device_vector(op, 1, op.operands[0].type)
+  smem = str(op.operands[1].type) == "!llvm.ptr<3>"
 
   def step(th):
+    if sv is not None:
+      n, nb = sv
+      where = _device_lanes(th, p, n * nb, smem)
+      if where is not None:
+        val = th.env[v]
+        if val is None:
+          raise Unsupported("llvm.store of an accumulator's value")
+        for i, data, at in where:
+          elems = lane(val, i)
+          if elems is None or None in elems:
+            raise Unsupported("llvm.store of an undefined element (an undef vector's)")
+          data[at:at + n * nb] = b"".join(int(e).to_bytes(nb, "little") for e in elems)
+        return
     addr = uniform(th.env[p], "store address")
     if addr < HOST_BASE - (1 << 21):
       raise Unsupported("op llvm.store (to device memory)")
@@ -144,6 +207,24 @@ def load(comp, op, ins, outs):
   t = str(op.results[0].type)
   p, o = ins[0], outs[0]
   mach = comp.m
+  sv = _device_vector(op, 0, op.results[0].type)
+  smem = str(op.operands[0].type) == "!llvm.ptr<3>"
+  if sv is not None:
+    n, nb = sv
+
+    def device_step(th):
+      where = _device_lanes(th, p, n * nb, smem)
+      if where is None:  # the host's private memory
+        addr = uniform(th.env[p], "load address")
+        if addr not in mach.mem:
+          raise Unsupported("op llvm.load (of memory the evaluator does not hold)")
+        th.env[o] = mach.mem[addr]
+        return
+      vals = {i: tuple(int.from_bytes(data[at + k * nb:at + (k + 1) * nb], "little")
+                       for k in range(n)) for i, data, at in where}
+      zero = (0,) * n  # an inactive lane's value is never used
+      th.env[o] = LV(vals.get(i, zero) for i in range(LANES))
+    return comp.simple(device_step)
   if t.startswith("!llvm.array<"):
     def step(th):
       th.env[o] = ("host-array", uniform(th.env[p], "load address"))

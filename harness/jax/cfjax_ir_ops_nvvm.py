@@ -1,9 +1,10 @@
 """jax-ir ops of the `nvvm` dialect: warp-level ops (elect.sync, shfl.sync idx), fences (no
 effect: every copy completes at issue), mbarriers (init, arrive.expect_tx, try_wait.parity, which
-records the wait) and the TMA tensor load (through cfjax_ir_tma).
+records the wait), the TMA tensor load and the TMA tensor store (through cfjax_ir_tma).
 Registers into cfjax_ir_core.OPS: nvvm.elect.sync, shfl.sync, fence.proxy, tcgen05.fence,
 wgmma.fence.aligned, cp.async.bulk.commit.group, cp.async.bulk.wait_group, mbarrier.init,
-mbarrier.arrive.expect_tx, mbarrier.try_wait.parity, cp.async.bulk.tensor.shared.cluster.global.
+mbarrier.arrive.expect_tx, mbarrier.try_wait.parity, cp.async.bulk.tensor.shared.cluster.global,
+cp.async.bulk.tensor.global.shared.cta.
 The same effects written as inline PTX are cfjax_ir_ops_ptx's.
 """
 
@@ -148,4 +149,37 @@ def cp_async_bulk_tensor_shared_cluster_global(comp, op, ins, outs):
       m = get(mask) if mask is not None else None
       cfjax_ir_tma.tma_load(mach, th.cta, get(parts["dst"][0]), get(parts["desc"][0]),
                             [get(c) for c in parts["coords"]], get(parts["bar"][0]), m, bar_local=True)
+  return comp.simple(step)
+
+
+@register("nvvm.cp.async.bulk.tensor.global.shared.cta")
+def cp_async_bulk_tensor_global_shared_cta(comp, op, ins, outs):
+  """A TMA tensor store (copy_smem_to_gmem from a tiled or swizzled SMEM ref, both releases):
+  the issuing CTA's SMEM box to the descriptor's box at the coordinates (cfjax_ir_tma.tma_store),
+  for each active lane whose predicate holds."""
+  n_attr = attrs(op)
+  seg = ints(n_attr["operandSegmentSizes"])
+  names = ["desc", "src", "coords", "cache", "pred"]
+  if len(seg) != len(names):
+    raise Unsupported("op nvvm.cp.async.bulk.tensor.global.shared.cta (operand layout)")
+  parts, k = {}, 0
+  for nm, c in zip(names, seg):
+    parts[nm] = ins[k:k + c]
+    k += c
+  if parts["cache"]:
+    raise Unsupported("op nvvm.cp.async.bulk.tensor.global.shared.cta (cache hint)")
+  for extra, value in n_attr.items():
+    if extra == "mode" and "tile" in str(value) and "scatter" not in str(value):
+      continue
+    if extra != "operandSegmentSizes":
+      raise Unsupported(f"op nvvm.cp.async.bulk.tensor.global.shared.cta attribute {extra} "
+                        f"{value}")
+  pred = parts["pred"][0] if parts["pred"] else None
+  mach = comp.m
+
+  def step(th):
+    for i in comp.pred_lanes(th, pred):
+      get = lambda s: lane(th.env[s], i)  # noqa: E731
+      cfjax_ir_tma.tma_store(mach, th.cta, get(parts["src"][0]), get(parts["desc"][0]),
+                             [get(c) for c in parts["coords"]])
   return comp.simple(step)

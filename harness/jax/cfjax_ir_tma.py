@@ -1,9 +1,16 @@
 """jax-ir's bulk copy engine: TMA tensor loads (`tma_load`: the box gathered from GMEM through a
 TMA descriptor, out-of-bounds elements zero, written to the destination CTA(s), multicast and
 cta_group::2 pairs included) and plain bulk loads (`bulk_load`), each completing its bytes on an
-mbarrier at issue time (docs/outcome-format.md, execution model); reducing TMA stores
-(`tma_reduce`: `cp.reduce.async.bulk.tensor`, copy_smem_to_gmem's `reduction_op`), which combine
-the issuing CTA's SMEM box with the GMEM elements at issue time.
+mbarrier at issue time (docs/outcome-format.md, execution model); TMA tensor stores (`tma_store`:
+`cp.async.bulk.tensor...global.shared::cta`, a copy_smem_to_gmem from a tiled or swizzled SMEM
+ref) and reducing TMA stores (`tma_reduce`: `cp.reduce.async.bulk.tensor`, copy_smem_to_gmem's
+`reduction_op`), which write or combine the issuing CTA's SMEM box into GMEM at issue time.
+
+Swizzle (the descriptor's 32, 64 or 128; 16 is none): the box is laid out row-major (the
+descriptor's dims, innermost last) from the SMEM address, and each of its bytes then lies at that
+address swizzled, `a ^ (((a >> 7) % (S // 16)) << 4)`, `a` the offset into the CTA's dynamic SMEM
+(cfjax_smem_layout.swizzle_offset, Mosaic GPU's own formula). A tiling needs nothing here: Mosaic
+encodes it in the descriptor's dims and strides (rank up to 5).
 Used by the nvvm op family (cfjax_ir_ops_nvvm) and the inline PTX family (cfjax_ir_ops_ptx).
 """
 
@@ -17,20 +24,42 @@ import numpy as np
 
 from cfjax_ir_core import Machine, signed
 from cfjax_ir_extract import Undefined, Unsupported
+from cfjax_smem_layout import swizzle_array
+
+
+# mosaic_gpu_init_tma_desc's swizzle argument (mgpu_dialect.SwizzlingMode) -> the swizzle in bytes
+# the SMEM side of a copy has (None: kNoSwizzle, 16).
+_SWIZZLES = {16: None, 32: 32, 64: 64, 128: 128}
 
 
 def _descriptor(self: Machine, desc_addr, coords):
-  """The TMA descriptor at `desc_addr` (unswizzled) and `coords` as signed box coordinates in the
+  """The TMA descriptor at `desc_addr` and `coords` as signed box coordinates in the
   descriptor's dim order (PTX gives them innermost first); Unsupported for anything else."""
   d = self.tma.get(desc_addr)
   if d is None:
     raise Unsupported("TMA descriptor the host never initialised")
-  if d.swizzle != 16:
+  if d.swizzle not in _SWIZZLES:
     raise Unsupported(f"TMA swizzle {d.swizzle}")
   coords = [signed(c, 32) for c in coords][::-1]
   if len(coords) != len(d.sizes):
     raise Unsupported("TMA rank")
+  if len(coords) > 5:
+    raise Unsupported(f"TMA rank {len(coords)} (the hardware's tensor maps have at most 5)")
   return d, coords
+
+
+def _smem_positions(d, off: int, n: int, smem_len: int, what: str):
+  """Where the n bytes of a box at SMEM offset `off` lie: off + k, each swizzled as the
+  descriptor says (an int64 array); Unsupported past the end of SMEM."""
+  swizzle = _SWIZZLES[d.swizzle]
+  if swizzle and (n % swizzle or d.window[-1] * d.bits != swizzle * 8):
+    # Mosaic checks it ("Async copies with swizzle=... require the last dimension of the slice
+    # to be exactly ... bytes"): a box row is one swizzle row.
+    raise Unsupported(f"TMA swizzle {swizzle} with a box row of {d.window[-1] * d.bits // 8} bytes")
+  pos = off + swizzle_array(n, swizzle, base=off)
+  if n and (int(pos.min()) < 0 or int(pos.max()) >= smem_len):
+    raise Unsupported(f"TMA {what} past the end of SMEM")
+  return pos
 
 
 def tma_load(self: Machine, cta, dst, desc_addr, coords, bar, mask, bar_local, pair=False):
@@ -81,7 +110,10 @@ def tma_load(self: Machine, cta, dst, desc_addr, coords, bar, mask, bar_local, p
     smem = self.smem[r if mask is not None else dr]
     if t_dst + len(box) > len(smem):
       raise Unsupported("TMA past the end of SMEM")
-    smem[t_dst:t_dst + len(box)] = box
+    if _SWIZZLES[d.swizzle]:
+      _write_at(smem, _smem_positions(d, t_dst, len(box), len(smem), "load"), box)
+    else:
+      smem[t_dst:t_dst + len(box)] = box
     rb = r if mask is not None else br
     if pair:
       # cta_group::2: each destination's complete_tx goes to the mbarrier at that offset in the
@@ -177,19 +209,37 @@ def reduce_element(op: str, code):
   raise Unsupported(f"ptx cp.reduce.async.bulk.tensor .{op} on TMA dtype {code}")
 
 
-def tma_reduce(self: Machine, cta, src, desc_addr, coords, op: str):
-  """`cp.reduce.async.bulk.tensor.Nd.global.shared::cta.OP.tile.bulk_group [desc, coords],
-  [src]`: every in-bounds element of the descriptor's box at `coords` (PTX order, innermost
-  first) becomes op(old, SMEM element) at issue time; elements out of bounds are not written."""
-  d, coords = _descriptor(self, desc_addr, coords)
-  rank = len(d.sizes)
-  f = reduce_element(op, d.dtype)
+def _write_at(smem: bytearray, pos, data: bytes):
+  """smem[pos[k]] = data[k] for every k."""
+  view = np.frombuffer(smem, np.uint8)
+  view[pos] = np.frombuffer(bytes(data), np.uint8)
+
+
+def _read_box(self: Machine, cta, src, d, what: str) -> bytes:
+  """The box's bytes (row-major, the descriptor's dims) read from the issuing CTA's SMEM at `src`,
+  each byte from its swizzled offset."""
   esz = d.bits // 8
+  if d.bits < 8:
+    raise Unsupported(f"sub-byte TMA {what}")
   sr, soff = self.smem_of(cta, src)
   smem = self.smem[sr]
-  n = math.prod(d.window)
-  if soff + n * esz > len(smem):
-    raise Unsupported("TMA reduce past the end of SMEM")
+  n = math.prod(d.window) * esz
+  if soff + n > len(smem):
+    raise Unsupported(f"TMA {what} past the end of SMEM")
+  if not _SWIZZLES[d.swizzle]:
+    return bytes(smem[soff:soff + n])
+  pos = _smem_positions(d, soff, n, len(smem), what)
+  return np.frombuffer(smem, np.uint8)[pos].tobytes()
+
+
+def _scatter_box(self: Machine, cta, src, desc_addr, coords, f, what: str):
+  """Every in-bounds element of the descriptor's box at `coords` (PTX order, innermost first)
+  becomes f(old, SMEM element) (their bits as unsigned integers) at issue time; elements out of
+  bounds are not written."""
+  d, coords = _descriptor(self, desc_addr, coords)
+  rank = len(d.sizes)
+  esz = d.bits // 8
+  box = _read_box(self, cta, src, d, what)
   base, data, _ = self.gmem_at(d.base)
   base_off = d.base - base
   for k, idx in enumerate(itertools.product(*(range(w) for w in d.window))):
@@ -198,8 +248,24 @@ def tma_reduce(self: Machine, cta, src, desc_addr, coords, op: str):
       continue
     g = base_off + sum(pos[j] * d.strides[j] for j in range(rank)) * esz
     if g < 0 or g + esz > len(data):
-      raise Unsupported("TMA reduce past the end of a GMEM array")
-    s_at = soff + k * esz
+      raise Unsupported(f"TMA {what} past the end of a GMEM array")
+    s_at = k * esz
     old = int.from_bytes(data[g:g + esz], "little")
-    new = int.from_bytes(smem[s_at:s_at + esz], "little")
+    new = int.from_bytes(box[s_at:s_at + esz], "little")
     data[g:g + esz] = f(old, new).to_bytes(esz, "little")
+
+
+def tma_reduce(self: Machine, cta, src, desc_addr, coords, op: str):
+  """`cp.reduce.async.bulk.tensor.Nd.global.shared::cta.OP.tile.bulk_group [desc, coords],
+  [src]`: every in-bounds element of the descriptor's box at `coords` (PTX order, innermost
+  first) becomes op(old, SMEM element) at issue time; elements out of bounds are not written."""
+  d, _ = _descriptor(self, desc_addr, coords)
+  _scatter_box(self, cta, src, desc_addr, coords, reduce_element(op, d.dtype), "reduce")
+
+
+def tma_store(self: Machine, cta, src, desc_addr, coords):
+  """`cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group [desc, coords], [src]` (the nvvm
+  op `cp.async.bulk.tensor.global.shared.cta`): the issuing CTA's SMEM box written to the
+  in-bounds elements of the descriptor's box at `coords` at issue time (every store completes at
+  issue, as the bulk store does); elements out of bounds are not written."""
+  _scatter_box(self, cta, src, desc_addr, coords, lambda old, new: new, "store")

@@ -1,9 +1,11 @@
 """The kernel body of a `collfuzz repro` script: the case's ops as source (cfjax_repro.py).
 
 Writer mirrors cfjax_translate.Translation op by op: conditions and indices (cond_value,
-gmem_index), allocation types (alloc_type), and each op (emit_op): one nested `def scopeN` per
-`run_scoped`, the copies with their keyword arguments (a store's `reduction_op=`, `predicate=` and
-`commit_group=False` included; its `wait_smem_to_gmem(0)` left out for `"wait": false`),
+gmem_index; smem_index with its last `pl.ds` slice), allocation types (alloc_type: an SMEM
+allocation's `transforms=(plgpu.TilingTransform(...), plgpu.SwizzleTransform(S))`), and each op
+(emit_op): one nested `def scopeN` per `run_scoped`, the copies with their keyword arguments (a
+store's `reduction_op=`, `predicate=` and `commit_group=False` included; its
+`wait_smem_to_gmem(0)` left out for `"wait": false`),
 `vector_store` as `dst.at[idx][...] = value` (an output slice or an SMEM ref: vector_dst;
 vector_src: `jnp.full`, `ref[...]` loads, `+ - *`, `jnp.minimum`/`jnp.maximum`,
 `(a).astype(jnp.T)`), `commit_smem` (a store's own left out for `"commit_smem": false`),
@@ -21,6 +23,7 @@ import re
 from cfjax_case import REDUCTION_OPS, VECTOR_BINARY, CaseError, const_number, index_shape
 from cfjax_repro_src import (Unsupported, axis_names_src, dtype_src, ident, num_barriers_src,
                              shape_src)
+from cfjax_smem_layout import transforms_src
 
 # Names a loop's index must not take (besides cfjax_repro_src.RESERVED, which ident avoids): the
 # script's other top-level names (cfjax_repro_kernel, _modes, _checks write them) and what the
@@ -191,9 +194,19 @@ class Writer:
     return {ident(n) for n in names if isinstance(n, str)}
 
   def smem_index(self, entries) -> str:
-    """An SMEM ref's index: static integers, the first one possibly a loop slot."""
-    parts = [self.slot_index(i, "an SMEM index") if d == 0 and isinstance(i, dict)
-             else ":" if i == ":" else str(int(i)) for d, i in enumerate(entries)]
+    """An SMEM ref's index: static integers, the first one possibly a loop slot, and last possibly
+    one slice {"start", "size"} (`pl.ds(start, size)`, as a GMEM entry's: cfjax_translate's
+    smem_index)."""
+    parts = []
+    for d, i in enumerate(entries):
+      if isinstance(i, dict) and "start" in i:
+        if d != len(entries) - 1:
+          raise Unsupported(f"an SMEM index's slice entry comes last: {entries!r}")
+        parts.append(self.gmem_index([i]).rstrip(","))
+      elif d == 0 and isinstance(i, dict):
+        parts.append(self.slot_index(i, "an SMEM index"))
+      else:
+        parts.append(":" if i == ":" else str(int(i)))
     one = len(parts) == 1 and not isinstance(entries[0], dict)  # a slot alone: `buf.at[i % 2]`
     return ", ".join(parts) + ("," if one else "")
 
@@ -202,6 +215,13 @@ class Writer:
   def alloc_src(self, a: dict) -> str:
     kind = a.get("kind")
     if kind == "smem":
+      try:  # tiling, then swizzle (cfjax_translate.alloc_type)
+        transforms = transforms_src(a)
+      except CaseError as e:
+        raise Unsupported(str(e)) from e
+      if transforms:
+        return (f"plgpu.SMEM({shape_src(a['shape'])}, {dtype_src(a['dtype'])}, "
+                f"transforms={transforms})")
       return f"plgpu.SMEM({shape_src(a['shape'])}, {dtype_src(a['dtype'])})"
     if kind == "barrier":
       s = (f"plgpu.Barrier(num_arrivals={int(a.get('num_arrivals', 1))}, "

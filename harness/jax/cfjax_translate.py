@@ -21,6 +21,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
+import cfjax_smem_layout
 from cfjax_case import (VECTOR_BINARY, Case, CaseError, axis_name, axis_names, const_number, flag,
                         loop_key, plus_terms, reduction_op, wait_groups)
 
@@ -122,14 +123,26 @@ def slot_index(e, env: dict | None, what: str):
   return int(e)
 
 
+def is_smem_slice(e) -> bool:
+  """An SMEM index's slice entry {"start": S, "size": N} (S an integer or a dynamic start)."""
+  return isinstance(e, dict) and "start" in e
+
+
 def smem_index(entries: list, env: dict | None = None) -> tuple:
-  """An SMEM ref's index entries: static integers, the first one possibly a loop slot."""
+  """An SMEM ref's index entries: static integers, the first one possibly a loop slot, and last
+  possibly one slice {"start": S, "size": N} (`pl.ds(S, N)` of the first dim no integer indexes;
+  S an integer or a dynamic start as in GMEM entries: `smem.at[i, pl.ds(start, size)]`)."""
   out = []
   for d, e in enumerate(entries):
-    if d == 0:
+    if is_smem_slice(e):
+      if d != len(entries) - 1:
+        raise CaseError(f"an SMEM index's slice entry comes last, got {entries!r}")
+      out.append(gmem_index([e], env)[0])
+    elif d == 0:
       out.append(slot_index(e, env, "an SMEM index"))
     elif isinstance(e, dict) or isinstance(e, bool):
-      raise CaseError(f"an SMEM index past the first is a static integer, got {e!r}")
+      raise CaseError(f"an SMEM index past the first is a static integer or a last slice "
+                      f"{{\"start\", \"size\"}}, got {e!r}")
     else:
       out.append(int(e))
   return tuple(out)
@@ -176,6 +189,10 @@ def alloc_type(a: dict):
   """An allocation -> the JAX type passed to pl.run_scoped."""
   kind = a.get("kind")
   if kind == "smem":
+    # `transforms` (tiling, then swizzle; cfjax_smem_layout): plgpu.SMEM(..., transforms=...).
+    transforms = cfjax_smem_layout.jax_transforms(a)
+    if transforms:
+      return plgpu.SMEM(tuple(a["shape"]), jnp_dtype(a["dtype"]), transforms=transforms)
     return plgpu.SMEM(tuple(a["shape"]), jnp_dtype(a["dtype"]))
   if kind == "barrier":
     # num_barriers is always passed: the case format's default is 1 (JAX 0.11.2's is (), a

@@ -177,9 +177,19 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
       transformed_slice.begin() + static_cast<std::ptrdiff_t>(std::min(num_squeezed, rank)),
       transformed_slice.end());
   if (tail != req.smem_shape) {
+    // Both as JAX holds them: tiled (TileTransform.transform_shape) when the SMEM ref is.
+    const auto tiled = [&](const Shape& shape) {
+      const Shape& t = req.smem_transforms.tiling;
+      if (t.empty() || t.size() > shape.size()) return shape;
+      const std::size_t lead = shape.size() - t.size();
+      Shape r(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(lead));
+      for (std::size_t j = 0; j < t.size(); ++j) r.push_back(shape[lead + j] / t[j]);
+      r.insert(r.end(), t.begin(), t.end());
+      return r;
+    };
     fail("ValueError",
          "Expected the SMEM reference to have the same shape as the transformed slice: " +
-             py::tuple_of_ints(req.smem_shape) + " != " + py::tuple_of_ints(tail),
+             py::tuple_of_ints(tiled(req.smem_shape)) + " != " + py::tuple_of_ints(tiled(tail)),
          rule_id::kSmemShape);
   }
   for (std::size_t i = 0; i < rank; ++i) {
@@ -229,14 +239,52 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
            rule_id::kGmemStrides);
     }
   }
+  // TileTransform (the SMEM ref's tiling) over the last dims: tile counts, then places within a
+  // tile. transform_gmem_shape clamps a tile to a smaller GMEM dim and refuses a larger one that
+  // it does not divide, last dim first.
+  const Shape& tiling = req.smem_transforms.tiling;
+  const std::size_t ntile = std::min(tiling.size(), order.size());
+  const std::size_t lead = order.size() - ntile;
+  for (std::size_t j = ntile; j-- > 0;) {
+    const std::int64_t size = g.shape[static_cast<std::size_t>(order[lead + j])];
+    if (size > tiling[j] && size % tiling[j] != 0) {
+      fail("ValueError",
+           "When no rounding mode is specified, dimension " + std::to_string(lead + j) +
+               " must have size smaller or a multiple of its tiling " + std::to_string(tiling[j]) +
+               ", but got " + std::to_string(size),
+           rule_id::kGmemTiling);
+    }
+  }
+  struct Candidate {
+    GmemViewDim view;
+    bool squeezed = false;
+  };
+  std::vector<Candidate> candidates;
+  for (std::size_t k = 0; k < lead; ++k) {
+    const auto d = static_cast<std::size_t>(order[k]);
+    candidates.push_back(
+        {view_dim(order[k], g.shape[d], strides[d], transformed_slice[k]), k < num_squeezed});
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t j = 0; j < ntile; ++j) {
+      const auto d = static_cast<std::size_t>(order[lead + j]);
+      const std::int64_t tg = std::min(tiling[j], g.shape[d]);
+      GmemViewDim v = pass == 0 ? view_dim(order[lead + j], g.shape[d] / tg, strides[d] * tg,
+                                           transformed_slice[lead + j] / tiling[j])
+                                : view_dim(order[lead + j], tg, strides[d], tiling[j]);
+      v.terms[0].tile = tg;
+      v.terms[0].in_tile = pass == 1;
+      candidates.push_back({v, lead + j < num_squeezed});
+    }
+  }
   // DropUnitDimsTransform: dims of size 1 in both the (transformed) GMEM ref and the slice.
   std::size_t squeezed_left = 0;
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const auto d = static_cast<std::size_t>(order[k]);
-    if (g.shape[d] == 1 && transformed_slice[k] == 1) continue;
-    out.view.push_back(view_dim(order[k], g.shape[d], strides[d], transformed_slice[k]));
-    if (k < num_squeezed) ++squeezed_left;
+  for (const Candidate& cd : candidates) {
+    if (cd.view.extent == 1 && cd.view.box == 1) continue;
+    out.view.push_back(cd.view);
+    if (cd.squeezed) ++squeezed_left;
   }
+  out.swizzle = req.smem_transforms.swizzle;
   if (out.view.size() > 5 && squeezed_left > 0) {
     // CollapseLeadingIndicesTransform over the squeezed dims' strides.
     std::int64_t common = 0;
@@ -267,6 +315,8 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
     std::int64_t divisor = 1;
     std::vector<std::size_t> dims(out.view.size());
     std::iota(dims.begin(), dims.end(), std::size_t{0});
+    // A swizzled minor dim is never split.
+    if (out.swizzle != 0 && !dims.empty()) dims.pop_back();
     if (mutant_active(Mutant::kChunkSplitWrongDim)) std::reverse(dims.begin(), dims.end());
     for (std::size_t k : dims) {
       const std::int64_t size = out.view[k].box;
@@ -324,7 +374,7 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
     if (out.view[k].box != 1 && out.view[k].stride != expected) contiguous = false;
     expected *= out.view[k].box;
   }
-  const bool bulk = contiguous && n == 1 && req.oob_mode != OobMode::kZeros &&
+  const bool bulk = contiguous && out.swizzle == 0 && n == 1 && req.oob_mode != OobMode::kZeros &&
                     req.leader_tracked == LeaderTracked::kNone && !req.reduction_op;
   if (bulk) {
     out.path = LoadPath::kBulk;
@@ -370,7 +420,14 @@ void instantiate_transfer(const AsyncCopyShape& shape, const ArraySpec& gmem,
   for (std::size_t k = 0; k < rank; ++k) {
     const GmemViewDim& v = shape.view[k];
     for (int k2 = 0; k2 < v.num_terms; ++k2) {
-      coords[k] += base[static_cast<std::size_t>(v.terms[k2].dim)] * v.terms[k2].mult;
+      const GmemViewDim::Term& term = v.terms[k2];
+      std::int64_t b = base[static_cast<std::size_t>(term.dim)];
+      if (term.tile > 0) {
+        // TileTransform.transform_index: unsigned division and remainder of the base index.
+        const std::int64_t q = b >= 0 ? b / term.tile : -((-b + term.tile - 1) / term.tile);
+        b = term.in_tile ? b - q * term.tile : q;
+      }
+      coords[k] += b * term.mult;
     }
   }
   smem_element_offset = 0;

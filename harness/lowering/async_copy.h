@@ -26,6 +26,7 @@ struct AsyncCopyRequest {
   const ArraySpec* gmem = nullptr;
   const std::vector<IndexEntry>* index = nullptr;  // the GMEM slice; nullptr: the whole array
   Shape smem_shape;                                // the SMEM ref (after its integer indexing)
+  SmemTransforms smem_transforms;                  // of the SMEM ref's allocation
   bool gmem_to_smem = true;
   bool cp_async = false;        // AsyncCopyImplementation.CP_ASYNC (pre-Hopper)
   std::vector<int> collective;  // resolved CUDA dims
@@ -44,6 +45,10 @@ struct GmemViewDim {
   struct Term {
     int dim = 0;            // array dim
     std::int64_t mult = 1;  // multiplier
+    // A tiled dim (TileTransform): the base index's tile (base / tile) or its place within the
+    // tile (base % tile, in_tile); 0: the base index itself.
+    std::int64_t tile = 0;
+    bool in_tile = false;
   };
   Term terms[kMaxArrayRank] = {};
   int num_terms = 0;
@@ -75,6 +80,7 @@ struct AsyncCopyShape {
   bool clamp_to_array = false;      // the bulk path with OobMode::kUndefined
   std::int64_t array_elements = 0;
   std::vector<std::int64_t> logical_size;  // per array dim: the slice size (0: squeezed)
+  std::int64_t swizzle = 0;                // bytes; 0: none (SMEM written/read swizzled)
   // The tensor-map descriptor error the host raises once the kernel is lowered (finalize_size).
   std::optional<std::string> descriptor_error;
 };

@@ -23,6 +23,15 @@ struct IrBarrier {
   const DynStart* slot = nullptr;
 };
 
+// A copy's slice of its SMEM ref, `ref.at[..., pl.ds(start, size)]`: the plan builder adds
+// start * stride bytes per CTA, the start rounded up to `tile` (UntilingTransform divides a
+// dynamic start into a tiled dim by the tile, rounding up).
+struct SmemSliceIr {
+  const IndexEntry* entry = nullptr;  // none: no slice
+  std::int64_t stride = 0;            // bytes per index of the sliced dim
+  std::int64_t tile = 0;              // the sliced dim's tile; 0: not tiled
+};
+
 struct IrCopy {
   const Op* op = nullptr;
   const CopyGmemToSmem* copy = nullptr;
@@ -30,6 +39,8 @@ struct IrCopy {
   std::int32_t input = 0;
   std::int64_t smem_offset = 0;  // bytes: where dst.at[...] starts in SMEM
   std::int64_t slot_stride = 0;  // bytes: dst.at[slot]'s step per slot value (dst_slot)
+  SmemSliceIr slice;             // dst.at[..., pl.ds(start, size)]
+  SmemTransforms transforms;     // of dst's allocation
   Shape dst_shape;
   bool cp_async = false;
   std::optional<IrBarrier> barrier;
@@ -47,6 +58,8 @@ struct IrStore {
   std::int32_t output = 0;
   std::int64_t smem_offset = 0;
   std::int64_t slot_stride = 0;  // bytes: src.at[slot]'s step per slot value (src_slot)
+  SmemSliceIr slice;             // src.at[..., pl.ds(start, size)]
+  SmemTransforms transforms;     // of src's allocation
   Shape src_shape;
   std::optional<AsyncCopyShape> shape;
 };

@@ -47,8 +47,11 @@ Shape indexed_src_shape(const ArraySpec& src, const std::vector<IndexEntry>& ind
   return s;
 }
 
-Shape indexed_dst_shape(const Alloc& dst, const std::vector<std::int64_t>& index) {
-  return Shape(dst.shape.begin() + static_cast<std::ptrdiff_t>(index.size()), dst.shape.end());
+Shape indexed_dst_shape(const Alloc& dst, const std::vector<std::int64_t>& index,
+                        const std::optional<IndexEntry>& slice) {
+  Shape shape(dst.shape.begin() + static_cast<std::ptrdiff_t>(index.size()), dst.shape.end());
+  if (slice && !shape.empty()) shape[0] = slice->size;
+  return shape;
 }
 
 std::optional<std::int64_t> traced_axis_size(const Case& c, const AxisName& name) {
@@ -95,6 +98,7 @@ class Tracer {
       }
       if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
         for (const Alloc& a : rs->allocs) construct(op, a);
+        for (const Alloc& a : rs->allocs) ref_aval(op, a);
         out.push_back(TracedNode{&op, body(rs->body)});
         continue;
       }
@@ -135,6 +139,42 @@ class Tracer {
       }
     }
     if (a.kind == AllocKind::kTmem) construct_tmem(op, a);
+    // plgpu.SwizzleTransform(s).__post_init__.
+    const std::int64_t s = a.transforms.swizzle;
+    if (a.kind == AllocKind::kSmem && s != 0 && s != 32 && s != 64 && s != 128) {
+      raise(Stage::kTrace, "ValueError",
+            "Swizzle " + std::to_string(s) + " is not supported. Only 32, 64 and 128 are accepted.",
+            rule_id::kSwizzleValue, op.path);
+    }
+  }
+
+  // run_scoped builds each ref's aval (GPUMemoryRef.get_ref_aval): its transforms' transform_type.
+  void ref_aval(const Op& op, const Alloc& a) {
+    if (a.kind != AllocKind::kSmem || !a.transforms.any()) return;
+    Shape shape = a.shape;
+    const Shape& tiling = a.transforms.tiling;
+    if (!tiling.empty()) {
+      // TilingTransform.transform_type: (leading, d // t..., t...), asserting t | d.
+      const std::size_t lead = shape.size() - tiling.size();
+      Shape tiled(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(lead));
+      for (std::size_t j = 0; j < tiling.size(); ++j) {
+        if (shape[lead + j] % tiling[j] != 0)
+          raise(Stage::kTrace, "AssertionError", "", rule_id::kTilingDivides, op.path);
+        tiled.push_back(shape[lead + j] / tiling[j]);
+      }
+      tiled.insert(tiled.end(), tiling.begin(), tiling.end());
+      shape = std::move(tiled);
+    }
+    if (a.transforms.swizzle != 0) {
+      const std::int64_t elems = a.transforms.swizzle * 8 / dtype_bits(a.dtype);
+      if (shape.back() != elems) {
+        raise(Stage::kTrace, "ValueError",
+              "Swizzle " + std::to_string(a.transforms.swizzle) +
+                  " requires the trailing dimension to be of size " + std::to_string(elems) +
+                  ", but got shape: " + py::tuple_of_ints(shape),
+              rule_id::kSwizzleMinor, op.path);
+      }
+    }
   }
 
   // MemorySpace.TMEM(shape, dtype, collective=...) with neither packed nor layout given.
@@ -191,7 +231,7 @@ class Tracer {
             rule_id::kCopyDtype, op.path);
     }
     const Shape src_shape = indexed_src_shape(src, cp.src_index);
-    const Shape dst_shape = indexed_dst_shape(dst, cp.dst_index);
+    const Shape dst_shape = indexed_dst_shape(dst, cp.dst_index, cp.dst_slice);
     const bool partitioned = cp.leader_tracked == LeaderTracked::kPartitioned;
     std::int64_t axis_size = 1;
     if (partitioned && cp.collective_axes) {

@@ -26,7 +26,8 @@ std::optional<bool> constant_condition(const Cond& c);
 
 // The shape of `src.at[index]` (integer-indexed dims dropped) and of `dst.at[index]`.
 Shape indexed_src_shape(const ArraySpec& src, const std::vector<IndexEntry>& index);
-Shape indexed_dst_shape(const Alloc& dst, const std::vector<std::int64_t>& index);
+Shape indexed_dst_shape(const Alloc& dst, const std::vector<std::int64_t>& index,
+                        const std::optional<IndexEntry>& slice = std::nullopt);
 
 // The size of `name` in the axis environment the body is traced in, or nullopt (NameError).
 std::optional<std::int64_t> traced_axis_size(const Case& c, const AxisName& name);

@@ -44,6 +44,7 @@ AsyncCopyRequest load_request(const Case& c, const IrCopy& ic, Stage stage) {
   r.gmem = ic.src;
   r.index = &ic.copy->src_index;
   r.smem_shape = ic.dst_shape;
+  r.smem_transforms = ic.transforms;
   r.gmem_to_smem = true;
   r.cp_async = ic.cp_async;
   r.collective = ic.collective;
@@ -61,6 +62,7 @@ AsyncCopyRequest store_request(const Case& c, const IrStore& is, Stage stage) {
   r.gmem = &c.outputs[static_cast<std::size_t>(is.output)];
   r.index = &is.copy->dst_index;
   r.smem_shape = is.src_shape;
+  r.smem_transforms = is.transforms;
   r.gmem_to_smem = false;
   r.oob_mode = OobMode::kUndefined;  // _copy_smem_to_gmem_lowering passes UNDEFINED
   r.reduction_op = is.copy->reduction_op;
@@ -279,7 +281,10 @@ class Lowerer {
     ic.src = lookup_.input(cp.src);
     ic.input = lookup_.input_index(cp.src);
     const Alloc& dst = *lookup_.alloc(cp.dst);
-    ic.dst_shape = indexed_dst_shape(dst, cp.dst_index);
+    // _handle_transforms(dst): a slice of a tiled ref commutes through its untiling.
+    ic.slice = smem_slice(op, dst, cp.dst_index.size(), cp.dst_slice);
+    ic.dst_shape = indexed_dst_shape(dst, cp.dst_index, cp.dst_slice);
+    ic.transforms = dst.transforms;
     ic.smem_offset = smem_offset_of(dst, cp.dst_index, cp.dst_slot.has_value());
     if (cp.dst_slot) ic.slot_stride = slot_stride_of(dst);
     if (cp.barrier) ic.barrier = barrier_operand(*cp.barrier);
@@ -396,6 +401,31 @@ class Lowerer {
     ir_.copies.push_back(std::move(ic));
   }
 
+  // UntilingTransform.commute_ndindexer over a slice of dim `dim` of `a`: a static start and the
+  // size are whole tiles.
+  static SmemSliceIr smem_slice(const Op& op, const Alloc& a, std::size_t dim,
+                                const std::optional<IndexEntry>& slice) {
+    SmemSliceIr out;
+    if (!slice) return out;
+    out.entry = &*slice;
+    out.stride = element_count(a.shape) /
+                 element_count(Shape(a.shape.begin(),
+                                     a.shape.begin() + static_cast<std::ptrdiff_t>(dim + 1))) *
+                 dtype_bits(a.dtype) / 8;
+    const Shape& tiling = a.transforms.tiling;
+    if (!tiling.empty() && dim + tiling.size() >= a.shape.size()) {
+      out.tile = tiling[dim + tiling.size() - a.shape.size()];
+      if ((!slice->dyn_start && slice->start % out.tile != 0) || slice->size % out.tile != 0) {
+        raise(Stage::kLower, "ValueError",
+              "Expected slice start (" + std::to_string(slice->start) + ") and slice size (" +
+                  std::to_string(slice->size) + ") to be divisible by the tile size (" +
+                  std::to_string(out.tile) + ")",
+              rule_id::kSmemSliceTile, op.path);
+      }
+    }
+    return out;
+  }
+
   // The bytes between a.at[k] and a.at[k + 1].
   static std::int64_t slot_stride_of(const Alloc& a) {
     return element_count(a.shape) / a.shape.front() * dtype_bits(a.dtype) / 8;
@@ -469,7 +499,9 @@ class Lowerer {
     is.copy = &st;
     is.output = lookup_.output_index(st.dst);
     const Alloc& src = *lookup_.alloc(st.src);
-    is.src_shape = indexed_dst_shape(src, st.src_index);
+    is.slice = smem_slice(op, src, st.src_index.size(), st.src_slice);
+    is.src_shape = indexed_dst_shape(src, st.src_index, st.src_slice);
+    is.transforms = src.transforms;
     is.smem_offset = smem_offset_of(src, st.src_index, st.src_slot.has_value());
     if (st.src_slot) is.slot_stride = slot_stride_of(src);
     if (lane()) is.shape = prepare_async_copy(store_request(c_, is, Stage::kLower), geometry_);

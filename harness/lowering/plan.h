@@ -60,6 +60,9 @@ struct LoadOp {
   bool complete_at_rank0 = false;    // .cta_group::2: complete_tx lands on cluster rank 0's barrier
   std::int32_t mbarrier = -1;        // receiving mbarrier (CTA-local index); -1: none (cp.async)
   std::int32_t record = -1;          // Plan::barrier_records index of that barrier
+  // kTensor: the tensor map's swizzle in bytes (0: none): each byte the box writes lands at its
+  // SMEM address o ^ (((o >> 7) % (swizzle / 16)) << 4) (harness/core/smem_layout.h).
+  std::int64_t swizzle = 0;
 };
 
 // copy_smem_to_gmem: a TMA store of a contiguous SMEM region into a slice of an output.
@@ -77,6 +80,11 @@ struct StoreOp {
   // fence.proxy.async.shared::cta before the store (JAX's commit_smem(); "commit_smem": false
   // leaves it out).
   bool commit_smem = true;
+  // A tiled and/or swizzled SMEM source: the tiling of the ref's trailing dims (its elements in
+  // tiled order) and the swizzle of their addresses; rank 0 and swizzle 0: row-major.
+  std::int32_t tiling_rank = 0;
+  std::int64_t tiling[kMaxArrayRank] = {};
+  std::int64_t swizzle = 0;
 };
 
 // A node of a vector value (vector_store), operands first (postfix): a constant, a load of an

@@ -302,6 +302,8 @@ class PlanBuilder {
     load.smem_offset = ic.smem_offset + element_offset * shape.elem_bits / 8;
     if (ic.copy->dst_slot)
       load.smem_offset += dyn_value(*ic.copy->dst_slot, iteration_) * ic.slot_stride;
+    load.smem_offset += slice_offset(ic.slice, r, t);
+    load.swizzle = shape.swizzle;
     if (!ic.cp_async) {
       load.mbarrier = mb;
       load.record = record(*ic.barrier);
@@ -340,6 +342,11 @@ class PlanBuilder {
     s.smem_offset = is.smem_offset;
     if (is.copy->src_slot)
       s.smem_offset += dyn_value(*is.copy->src_slot, iteration_) * is.slot_stride;
+    s.smem_offset += slice_offset(is.slice, r, t);
+    s.swizzle = is.transforms.swizzle;
+    s.tiling_rank = static_cast<std::int32_t>(is.transforms.tiling.size());
+    for (std::size_t k = 0; k < is.transforms.tiling.size(); ++k)
+      s.tiling[k] = is.transforms.tiling[k];
     s.elements = element_count(is.src_shape);
     s.reduction_op = is.copy->reduction_op;
     s.commit = is.copy->commit_group;
@@ -361,6 +368,17 @@ class PlanBuilder {
     }
     plan_.stores.push_back(s);
     step(StepKind::kStore, path, static_cast<std::int32_t>(plan_.stores.size() - 1));
+  }
+
+  // The bytes a slice `pl.ds(start, size)` of an SMEM ref moves its start by, for thread t of CTA
+  // r: a dynamic start into a tiled dim rounds up to the tile.
+  std::int64_t slice_offset(const SmemSliceIr& slice, std::int64_t r, std::int64_t t) const {
+    if (!slice.entry) return 0;
+    std::int64_t start = index_start(
+        *slice.entry, [&](const std::string& axis) { return geometry_.axis_index(r, t, axis); },
+        iteration_);
+    if (slice.tile > 0) start = (start + slice.tile - 1) / slice.tile * slice.tile;
+    return start * slice.stride;
   }
 
   // The slice `index` picks of `shape` for thread t of CTA r at this trip.

@@ -5,6 +5,7 @@
 
 #include "harness/core/fill.h"
 #include "harness/core/reduction.h"
+#include "harness/core/smem_layout.h"
 #include "harness/lowering/mutants.h"
 
 namespace collfuzz::sim {
@@ -32,12 +33,43 @@ bool slice_inside(const lowering::ArraySlice& s) {
   return true;
 }
 
+// The box element by element, in row-major box order, each at its swizzled SMEM address.
+void write_tensor_swizzled(SharedMemory& smem, const GmemArray& src, const lowering::LoadOp& load) {
+  const lowering::TensorBox& t = load.tensor;
+  const int bits = load.elem_bits;  // whole bytes: the parser refuses sub-byte transforms
+  const std::int64_t w = bits / 8;
+  const std::int64_t swizzle =
+      lowering::mutant_active(lowering::Mutant::kSwizzleLoadIgnored) ? 0 : load.swizzle;
+  std::int64_t c[lowering::kMaxTmaRank] = {};
+  for (std::int64_t k = 0; k < load.elements; ++k) {
+    bool in_bounds = true;
+    std::int64_t g = 0;
+    for (int d = 0; d < t.rank; ++d) {
+      const std::int64_t x = t.coords[d] + c[d];
+      in_bounds = in_bounds && x >= 0 && x < t.dims[d];
+      g += x * t.strides[d];
+    }
+    const std::int64_t at = swizzled_offset(load.smem_offset + k * w, swizzle);
+    const std::uint64_t v = in_bounds ? src.element(g) : 0;
+    store_packed(smem.data(), bits, at / w, v);
+    for (int d = t.rank - 1; d >= 0; --d) {
+      if (++c[d] < t.box[d]) break;
+      c[d] = 0;
+    }
+  }
+  smem.mark(load.smem_offset, load.elements * w, false);
+}
+
 }  // namespace
 
 // Writes the transfer into `smem` at the load's offset: the box row by row (the innermost
 // dim), out-of-bounds elements as zeros. Trailing dims the box covers whole and that are
 // contiguous in GMEM are merged first, so that a row is as long as it can be.
 void write_tensor(SharedMemory& smem, const GmemArray& src, const lowering::LoadOp& load) {
+  if (load.swizzle != 0) {
+    write_tensor_swizzled(smem, src, load);
+    return;
+  }
   lowering::TensorBox t = load.tensor;
   while (t.rank >= 2) {
     const int in = t.rank - 1;
@@ -120,6 +152,47 @@ void write_linear(SharedMemory& smem, const GmemArray& src, const lowering::Load
   }
 }
 
+namespace {
+
+// A store from a tiled and/or swizzled SMEM ref: SMEM element j (row-major over the ref's shape,
+// the slice's sliced dims) lies at its place in the tiled shape, its address swizzled.
+template <typename OutputIndex>
+void write_store_transformed(const SharedMemory& smem, const std::uint8_t* src,
+                             const lowering::StoreOp& s, DType dtype, OutputArray& out,
+                             const OutputIndex& output_index) {
+  const int bits = s.elem_bits;
+  const std::int64_t w = bits / 8;
+  Shape ref;
+  for (int k = 0; k < s.slice.rank; ++k)
+    if (s.slice.size[k] != 0) ref.push_back(s.slice.size[k]);
+  SmemLayout layout;
+  layout.shape = ref;
+  layout.tiling.assign(s.tiling, s.tiling + s.tiling_rank);
+  layout.swizzle = 0;  // applied below, on the SMEM address
+  layout.element_bytes = w;
+  const std::int64_t swizzle = s.swizzle;
+  for (std::int64_t j = 0; j < s.elements; ++j) {
+    const std::int64_t at = swizzled_offset(s.smem_offset + physical_offset(layout, j), swizzle);
+    const std::int64_t local = at - s.smem_offset;
+    const std::int64_t index = output_index(j);
+    const auto e = static_cast<std::size_t>(index);
+    const bool undefined = smem.undefined(at);
+    const std::uint64_t v = load_packed(src, bits, local / w);
+    if (s.reduction_op) {
+      const bool was = out.written[e] != 0;
+      store_packed(
+          out.bytes.data(), bits, index,
+          apply_reduction(*s.reduction_op, dtype, load_packed(out.bytes.data(), bits, index), v));
+      out.written[e] = (undefined || !was) ? 0 : 1;
+    } else {
+      store_packed(out.bytes.data(), bits, index, v);
+      out.written[e] = undefined ? 0 : 1;
+    }
+  }
+}
+
+}  // namespace
+
 void write_store(const SharedMemory& smem, const std::uint8_t* src, const lowering::StoreOp& s,
                  DType dtype, OutputArray& out) {
   const int bits = s.elem_bits;
@@ -142,6 +215,10 @@ void write_store(const SharedMemory& smem, const std::uint8_t* src, const loweri
     }
     return index;
   };
+  if (s.tiling_rank > 0 || s.swizzle != 0) {
+    write_store_transformed(smem, src, s, dtype, out, output_index);
+    return;
+  }
   // The innermost sliced dim: SMEM runs along it; when it is the array's last dim, so does the
   // output, and a row of whole bytes moves at once.
   int inner = -1;

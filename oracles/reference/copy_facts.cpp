@@ -1,11 +1,35 @@
 #include "oracles/reference/copy_facts.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "harness/core/ndarray.h"
 #include "oracles/reference/mesh_facts.h"
 
 namespace collfuzz::ref {
+
+Shape smem_ref_shape(const Alloc& a, std::size_t num_indices,
+                     const std::optional<IndexEntry>& slice) {
+  Shape shape(a.shape.begin() + static_cast<std::ptrdiff_t>(num_indices), a.shape.end());
+  if (slice && !shape.empty()) shape[0] = slice->size;
+  return shape;
+}
+
+std::vector<TiledDim> tile_dims(const Shape& shape, const Shape& tiling) {
+  std::vector<TiledDim> out;
+  const std::size_t k = tiling.size();
+  const std::size_t lead = shape.size() >= k ? shape.size() - k : 0;
+  for (std::size_t d = 0; d < lead; ++d) out.push_back(TiledDim{d, 0, false, shape[d]});
+  for (std::size_t d = lead; d < shape.size(); ++d) {
+    const std::int64_t t = tiling[d - lead];
+    out.push_back(TiledDim{d, t, false, shape[d] / t});
+  }
+  for (std::size_t d = lead; d < shape.size(); ++d) {
+    const std::int64_t t = tiling[d - lead];
+    out.push_back(TiledDim{d, t, true, t});
+  }
+  return out;
+}
 
 CopyFacts copy_facts(const Op& op, const CopyGmemToSmem& copy, const Case& c, const Scope& scope) {
   CopyFacts f;
@@ -29,8 +53,7 @@ CopyFacts copy_facts(const Op& op, const CopyGmemToSmem& copy, const Case& c, co
       f.src_shape.push_back(f.src->shape[i]);
     }
   }
-  f.dst_shape.assign(f.dst->shape.begin() + static_cast<std::ptrdiff_t>(copy.dst_index.size()),
-                     f.dst->shape.end());
+  f.dst_shape = smem_ref_shape(*f.dst, copy.dst_index.size(), copy.dst_slice);
   f.bits_per_element = dtype_bits(f.dst->dtype);
   f.dst_bits = element_count(f.dst_shape) * f.bits_per_element;
   f.bytes = f.dst_bits / 8;
@@ -56,8 +79,7 @@ CopyFacts store_facts(const Op& op, const CopySmemToGmem& copy, const Case& c, c
     }
     f.src_shape.push_back(i < copy.dst_index.size() ? copy.dst_index[i].size : f.src->shape[i]);
   }
-  f.dst_shape.assign(f.dst->shape.begin() + static_cast<std::ptrdiff_t>(copy.src_index.size()),
-                     f.dst->shape.end());
+  f.dst_shape = smem_ref_shape(*f.dst, copy.src_index.size(), copy.src_slice);
   f.bits_per_element = dtype_bits(f.dst->dtype);
   f.dst_bits = element_count(f.dst_shape) * f.bits_per_element;
   f.bytes = f.dst_bits / 8;
@@ -105,6 +127,37 @@ TmaShape tma_shape(const CopyFacts& f) {
     stride_t.push_back(strides[i]);
   }
   TmaShape t;
+  const Shape& tiling = f.dst->transforms.tiling;
+  if (!tiling.empty() && tiling.size() <= slice_t.size()) {
+    // TileTransform: the trailing dims split into tile counts, then positions within a tile. The
+    // GMEM side clamps a tile to a dim it exceeds (transform_gmem_shape).
+    const std::size_t lead = slice_t.size() - tiling.size();
+    std::vector<std::int64_t> g2(gmem_t.begin(),
+                                 gmem_t.begin() + static_cast<std::ptrdiff_t>(lead));
+    std::vector<std::int64_t> s2(slice_t.begin(),
+                                 slice_t.begin() + static_cast<std::ptrdiff_t>(lead));
+    std::vector<std::int64_t> st2(stride_t.begin(),
+                                  stride_t.begin() + static_cast<std::ptrdiff_t>(lead));
+    for (int pass = 0; pass < 2; ++pass) {
+      for (std::size_t j = 0; j < tiling.size(); ++j) {
+        const std::size_t i = lead + j;
+        const std::int64_t tg = std::min(tiling[j], gmem_t[i]);
+        if (pass == 0) {
+          g2.push_back(gmem_t[i] / tg);
+          s2.push_back(slice_t[i] / tiling[j]);
+          st2.push_back(stride_t[i] * tg);
+        } else {
+          g2.push_back(tg);
+          s2.push_back(tiling[j]);
+          st2.push_back(stride_t[i]);
+        }
+      }
+    }
+    gmem_t = std::move(g2);
+    slice_t = std::move(s2);
+    stride_t = std::move(st2);
+  }
+  t.tiled_gmem = gmem_t;
   std::size_t squeezed_left = 0;
   for (std::size_t i = 0; i < slice_t.size(); ++i) {
     if (gmem_t[i] == 1 && slice_t[i] == 1) continue;
@@ -131,7 +184,7 @@ bool bulk_path(const CopyFacts& f, const TmaShape& t) {
     expected *= t.slice[i];
   }
   const OobMode oob = f.oob_mode.value_or(OobMode::kZeros);
-  return contiguous && f.n == 1 && oob != OobMode::kZeros &&
+  return contiguous && f.dst->transforms.swizzle == 0 && f.n == 1 && oob != OobMode::kZeros &&
          f.leader_tracked == LeaderTracked::kNone && !f.reduction_op;
 }
 
@@ -157,6 +210,56 @@ std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> multicast_chun
     }
   }
   if (rem > 1) return std::nullopt;
+  return region;
+}
+
+std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> multicast_region(
+    const CopyFacts& f, std::int64_t n, std::int64_t i) {
+  const Shape& tiling = f.dst->transforms.tiling;
+  if (tiling.empty() && f.dst->transforms.swizzle == 0) return multicast_chunk(f.dst_shape, n, i);
+  // _prepare_tma splits the tiled slice, never its minor dim when swizzled.
+  std::vector<TiledDim> dims = tile_dims(f.dst_shape, tiling);
+  std::vector<std::pair<std::int64_t, std::int64_t>> part;
+  for (const TiledDim& d : dims) part.emplace_back(0, d.size);
+  const std::size_t splittable =
+      f.dst->transforms.swizzle != 0 && !dims.empty() ? dims.size() - 1 : dims.size();
+  std::int64_t rem = n;
+  for (std::size_t k = 0; k < splittable && rem > 1; ++k) {
+    const std::int64_t size = dims[k].size;
+    if (size % rem == 0) {
+      part[k] = {i * (size / rem), size / rem};
+      rem = 1;
+    } else if (rem % size == 0) {
+      if (size > 1) {
+        part[k] = {i % size, 1};
+        i /= size;
+        rem /= size;
+      }
+    } else {
+      break;
+    }
+  }
+  if (rem > 1) return std::nullopt;
+  // Back to the ref's own dims: a tiled dim's tile counts and in-tile positions make one range.
+  std::vector<std::pair<std::int64_t, std::int64_t>> region;
+  for (auto d : f.dst_shape) region.emplace_back(0, d);
+  for (std::size_t d = 0; d < f.dst_shape.size(); ++d) {
+    std::int64_t count_start = 0, count_size = 1, in_start = 0, in_size = 1, tile = 0;
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+      if (dims[k].dim != d) continue;
+      if (dims[k].tile == 0) {
+        region[d] = part[k];
+      } else if (!dims[k].in_tile) {
+        std::tie(count_start, count_size) = part[k];
+        tile = dims[k].tile;
+      } else {
+        std::tie(in_start, in_size) = part[k];
+      }
+    }
+    if (tile == 0) continue;
+    region[d] = in_size == tile ? std::pair{count_start * tile, count_size * tile}
+                                : std::pair{count_start * tile + in_start, in_size};
+  }
   return region;
 }
 

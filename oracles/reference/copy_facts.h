@@ -36,6 +36,22 @@ struct CopyFacts {
   std::optional<ReductionOp> reduction_op;  // a store's reduction_op=
 };
 
+// The shape of an SMEM ref `a.at[indices..., pl.ds(start, size)]` (`num_indices` integer
+// indices, then the slice, if any, of the next dim).
+Shape smem_ref_shape(const Alloc& a, std::size_t num_indices,
+                     const std::optional<IndexEntry>& slice);
+
+// One dim of a shape after a TileTransform of its trailing dims: shape dim `dim`, whole (tile 0),
+// or its count of tiles (tile > 0, !in_tile), or the position within a tile (in_tile); `size`
+// its extent. Tile counts come before the in-tile dims, as TileTransform orders them.
+struct TiledDim {
+  std::size_t dim = 0;
+  std::int64_t tile = 0;
+  bool in_tile = false;
+  std::int64_t size = 0;
+};
+std::vector<TiledDim> tile_dims(const Shape& shape, const Shape& tiling);
+
 // Everything but `dims`, `n` and `leader`, which need the collective axes resolved.
 CopyFacts copy_facts(const Op& op, const CopyGmemToSmem& copy, const Case& c, const Scope& scope);
 // A copy_smem_to_gmem as LaunchContext sees it: a TMA store of the whole SMEM source into the
@@ -51,6 +67,8 @@ void resolve_collective(CopyFacts& f, const MeshFacts& mesh);
 struct TmaShape {
   std::vector<std::int64_t> slice;
   std::vector<std::int64_t> strides;  // GMEM strides (elements) of those dims
+  // The GMEM array's dims as the tensor map sees them (squeezed first, tiled; before dropping).
+  std::vector<std::int64_t> tiled_gmem;
 };
 TmaShape tma_shape(const CopyFacts& f);
 // Whether the copy takes the bulk (non-tensor) path: a contiguous slice, no multicast, no leader
@@ -62,6 +80,11 @@ bool bulk_path(const CopyFacts& f, const TmaShape& t);
 // nullopt when no split exists (JAX rejects the copy).
 std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> multicast_chunk(
     const Shape& dst_shape, std::int64_t n, std::int64_t i);
+
+// multicast_chunk for the copy's SMEM ref as JAX splits it: over its tiled shape (a tiled ref),
+// never along the minor dim (a swizzled one); the chunk in the ref's own dims.
+std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> multicast_region(
+    const CopyFacts& f, std::int64_t n, std::int64_t i);
 
 // cluster_idx over the collective dims: row-major over the collective Pallas axes (JAX sorts the
 // CUDA dims x, y, z, minor first; a dim written twice counts twice).

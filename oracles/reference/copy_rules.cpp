@@ -7,6 +7,8 @@ namespace collfuzz::ref {
 
 void check_copy_lowering(Checker& ck, const Op& op, const CopyGmemToSmem& cp, const Scope& scope) {
   CopyFacts f = copy_facts(op, cp, ck.c, scope);
+  // _handle_transforms(dst): a slice of a tiled ref commutes through its untiling.
+  check_smem_slice_tiles(ck, op, *f.dst, cp.dst_index.size(), cp.dst_slice);
 
   // Step 1: every collective axis is a cluster axis.
   if (cp.collective_axes) {

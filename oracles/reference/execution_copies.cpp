@@ -1,6 +1,8 @@
 // The reference's execution: copies into SMEM. Interpret mode's copy, cp.async, and the TMA paths
 // (multicast, partitioned, replicated, bulk), with SMEM race tracking (smem_races.h).
 
+#include <algorithm>
+
 #include "oracles/reference/execution_model.h"
 #include "oracles/reference/execution_writes.h"
 
@@ -18,21 +20,19 @@ void Execution::write_region(const Thread& th, const CopyFacts& f, std::int64_t 
                              int shift_dim, std::int64_t shift, bool bulk) {
   writer_ = smem_writer(th.rank, mesh_.num_threads(), th.index);
   writing_op_ = f.op;
-  write_region_bytes(f, dst_rank, slice, region, shift_dim, shift, bulk);
+  const std::int64_t d_base =
+      smem_ref_base(th, f.copy->dst, f.copy->dst_index, f.copy->dst_slot, f.copy->dst_slice);
+  write_region_bytes(f, dst_rank, d_base, slice, region, shift_dim, shift, bulk);
 }
 
-void Execution::write_region_bytes(const CopyFacts& f, std::int64_t dst_rank,
+void Execution::write_region_bytes(const CopyFacts& f, std::int64_t dst_rank, std::int64_t d_base,
                                    const ResolvedSlice& slice,
                                    const std::vector<std::pair<std::int64_t, std::int64_t>>& region,
                                    int shift_dim, std::int64_t shift, bool bulk) {
   View dst = buffer(dst_rank, f.copy->dst);
   const std::vector<std::uint8_t>& src = input_bytes(*f.src);
   const int bits = static_cast<int>(f.bits_per_element);
-  // Leading integer indices of dst select a sub-block of the allocation.
-  const Strides alloc_strides = row_major_rank_strides(f.dst->shape);
-  std::int64_t d_base = 0;
-  for (std::size_t k = 0; k < f.copy->dst_index.size(); ++k)
-    d_base += smem_index_at(f.copy->dst_index, f.copy->dst_slot, k, iteration_) * alloc_strides[k];
+  // Leading integer indices (and a slice) of dst select a sub-block of the allocation: d_base.
   const Strides dst_strides = row_major_rank_strides(f.dst_shape);
   const Strides src_strides = row_major_rank_strides(f.src->shape);
   // Per dst dim: the source dim's stride, size and the source index of the region's first row.
@@ -89,6 +89,10 @@ void Execution::write_region_bytes(const CopyFacts& f, std::int64_t dst_rank,
   };
   const std::size_t last = rank - 1;
   const std::int64_t n = box[last];
+  if (f.dst->transforms.any() && !places(*f.dst).empty()) {
+    write_transformed(f, dst, d_base, slice, region, s_first, oob == Oob::kUndefined);
+    return;
+  }
   Strides c{};
   while (true) {
     std::int64_t s = s_const;
@@ -151,6 +155,114 @@ void Execution::write_region_bytes(const CopyFacts& f, std::int64_t dst_rank,
   }
 }
 
+namespace {
+
+// The tile of dst dim k of a tiled copy (0: untiled).
+std::int64_t dim_tile(const CopyFacts& f, std::size_t k) {
+  const Shape& tiling = f.dst->transforms.tiling;
+  const std::size_t rank = f.dst_shape.size();
+  if (tiling.empty() || k + tiling.size() < rank) return 0;
+  return tiling[k + tiling.size() - rank];
+}
+
+// The GMEM slice's start along the source dim of dst dim k.
+std::int64_t slice_start_of(const CopyFacts& f, const ResolvedSlice& slice, std::size_t k) {
+  for (std::size_t i = 0, j = 0; i < f.src->shape.size(); ++i) {
+    if (slice.size[i] == 0) continue;
+    if (j++ == k) return slice.start[i];
+  }
+  return 0;
+}
+
+}  // namespace
+
+// A tiled TMA addresses GMEM as (base / t + i / t, base % t + i % t) per tiled dim (TileTransform's
+// unsigned divui/remui of the slice's start): a start that is not a whole tile reads zeros where
+// the place within the tile passes the tile, and a negative start is a huge unsigned index, all out
+// of bounds. Interpret mode reads the slice as written. Each element lands at its physical place.
+void Execution::write_transformed(const CopyFacts& f, View& dst, std::int64_t d_base,
+                                  const ResolvedSlice& slice,
+                                  const std::vector<std::pair<std::int64_t, std::int64_t>>& region,
+                                  const Strides& s_first, bool undefined_oob) {
+  const std::vector<std::int64_t>& place = places(*f.dst);
+  const std::int64_t width = dtype_bits(f.dst->dtype) / 8;
+  const std::vector<std::uint8_t>& src = input_bytes(*f.src);
+  const Strides dst_strides = row_major_rank_strides(f.dst_shape);
+  const Strides src_strides = row_major_rank_strides(f.src->shape);
+  const std::size_t rank = region.size();
+  std::int64_t s_const = 0;
+  std::vector<std::size_t> src_dim;
+  for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
+    if (slice.size[i] == 0) {
+      s_const += slice.start[i] * src_strides[i];
+    } else {
+      src_dim.push_back(i);
+    }
+  }
+  // Every element's physical place and value first; then the places in order, claimed as runs
+  // of contiguous bytes (a whole tile is one run), so that race tracking sees the bytes written.
+  struct Placed {
+    std::int64_t place;   // element index in the buffer's physical order
+    std::int64_t source;  // element index in the input; -1: out of bounds
+  };
+  std::vector<Placed> placed;
+  std::vector<std::int64_t> c(rank, 0);
+  std::int64_t total = 1;
+  for (const auto& r : region) total *= r.second;
+  placed.reserve(static_cast<std::size_t>(total));
+  std::vector<std::int64_t> tile(rank, 0);
+  std::vector<std::int64_t> base(rank, 0);
+  for (std::size_t k = 0; k < rank; ++k) {
+    tile[k] = mosaic_ ? dim_tile(f, k) : 0;
+    if (tile[k] > 0) base[k] = slice_start_of(f, slice, k);
+  }
+  for (std::int64_t e = 0; e < total; ++e) {
+    std::int64_t s = s_const;
+    std::int64_t d = d_base;
+    bool in_bounds = true;
+    for (std::size_t k = 0; k < rank; ++k) {
+      const std::int64_t within = region[k].first + c[k];  // in the dst ref
+      const std::int64_t idx = s_first[k] + c[k];
+      if (tile[k] > 0)
+        in_bounds = in_bounds && base[k] >= 0 && base[k] % tile[k] + within % tile[k] < tile[k];
+      in_bounds = in_bounds && idx >= 0 && idx < f.src->shape[src_dim[k]];
+      s += idx * src_strides[src_dim[k]];
+      d += within * dst_strides[k];
+    }
+    // d: in the allocation's logical order.
+    placed.push_back(Placed{place[static_cast<std::size_t>(d)] / width, in_bounds ? s : -1});
+    for (std::size_t k = rank; k-- > 0;) {
+      if (++c[k] < region[k].second) break;
+      c[k] = 0;
+    }
+  }
+  std::sort(placed.begin(), placed.end(),
+            [](const Placed& a, const Placed& b) { return a.place < b.place; });
+  for (std::size_t i = 0; i < placed.size();) {
+    std::size_t j = i + 1;
+    while (j < placed.size() && placed[j].place == placed[j - 1].place + 1) ++j;
+    const auto [at, bytes] = byte_span(dst, placed[i].place, static_cast<std::int64_t>(j - i));
+    guarded_write(*dst.mem, at, bytes, [&] {
+      // Whole bytes per element (the parser refuses transforms on sub-byte dtypes), the same
+      // dtype on both sides (copy.dtype_mismatch): the element's bytes as they are.
+      const auto w = static_cast<std::size_t>(width);
+      for (std::size_t k = i; k < j; ++k) {
+        const auto to = static_cast<std::size_t>(dst.offset + placed[k].place * width);
+        if (placed[k].source >= 0) {
+          std::memcpy(dst.mem->bytes.data() + to,
+                      src.data() + static_cast<std::size_t>(placed[k].source) * w, w);
+          std::memset(dst.mem->undef.data() + to, 0, w);
+        } else {
+          std::memset(dst.mem->bytes.data() + to, 0, w);
+          std::memset(dst.mem->undef.data() + to, undefined_oob ? 1 : 0, w);
+        }
+      }
+      dst.mem->any_undef = dst.mem->any_undef || undefined_oob;
+    });
+    i = j;
+  }
+}
+
 void Execution::copy_interpret(const Thread& th, const CopyFacts& f) {
   const CopyGmemToSmem& cp = *f.copy;
   write_region(th, f, th.rank, src_slice(f, th), whole(f.dst_shape), -1, 0, false);
@@ -165,10 +277,8 @@ void Execution::copy_cp_async(const Thread& th, const CopyFacts& f) {
   const std::int64_t total = element_count(f.src->shape);
   const std::vector<std::uint8_t>& src = input_bytes(*f.src);
   View dst = buffer(th.rank, f.copy->dst);
-  const auto alloc_strides = row_major_strides(f.dst->shape);
-  std::int64_t d_base = 0;
-  for (std::size_t k = 0; k < f.copy->dst_index.size(); ++k)
-    d_base += smem_index_at(f.copy->dst_index, f.copy->dst_slot, k, iteration_) * alloc_strides[k];
+  const std::int64_t d_base =
+      smem_ref_base(th, f.copy->dst, f.copy->dst_index, f.copy->dst_slot, f.copy->dst_slice);
   const std::int64_t n = element_count(f.dst_shape);
   writer_ = smem_writer(th.rank, mesh_.num_threads(), th.index);
   const auto [at, bytes] = byte_span(dst, d_base, n);
@@ -196,6 +306,22 @@ void Execution::copy_tma(const Thread& th, const CopyFacts& f) {
   for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
     if (f.src->shape[i] == 1 && slice.size[i] <= 1) slice.start[i] = 0;
   }
+  // A tiled dim's count of tiles is such a dim where the array holds at most one tile and the
+  // slice is one tile: TileTransform splits the start into (start / t, start % t), and the
+  // dropped count loses its part.
+  const Shape& tiling = f.dst->transforms.tiling;
+  if (!tiling.empty()) {
+    std::vector<std::size_t> sliced;
+    for (std::size_t i = 0; i < f.src->shape.size(); ++i)
+      if (slice.size[i] != 0) sliced.push_back(i);
+    for (std::size_t j = 0; j < tiling.size() && j < sliced.size(); ++j) {
+      const std::size_t i = sliced[sliced.size() - tiling.size() + j];
+      const std::int64_t t = tiling[j];
+      const std::int64_t g = f.src->shape[i];
+      if (g / std::min(t, g) == 1 && slice.size[i] / t == 1 && slice.start[i] >= 0)
+        slice.start[i] %= t;
+    }
+  }
   auto cached = bulk_.find(&f);
   if (cached == bulk_.end()) cached = bulk_.emplace(&f, bulk_path(f, tma_shape(f))).first;
   const bool bulk = cached->second;
@@ -216,7 +342,7 @@ void Execution::copy_tma(const Thread& th, const CopyFacts& f) {
                    i * f.dst_shape[static_cast<std::size_t>(p)], bulk);
       complete_tx(leader, bar, bidx, D);
     } else {
-      const auto region = *multicast_chunk(f.dst_shape, 2, i);
+      const auto region = *multicast_region(f, 2, i);
       std::int64_t chunk = f.bits_per_element;
       for (const auto& [s, n] : region) chunk *= n;
       for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
@@ -233,7 +359,7 @@ void Execution::copy_tma(const Thread& th, const CopyFacts& f) {
   arm(th.rank, f, armed, pred);
   if (!pred) return;
   if (f.n > 1) {
-    const auto region = *multicast_chunk(f.dst_shape, f.n, i);
+    const auto region = *multicast_region(f, f.n, i);
     std::int64_t chunk = f.bits_per_element;
     for (const auto& [s, n] : region) chunk *= n;
     const auto targets = multicast_targets(mesh_, f.dims, th.rank);

@@ -366,7 +366,18 @@ class Execution {
                     const std::vector<std::pair<std::int64_t, std::int64_t>>& region, int shift_dim,
                     std::int64_t shift, bool bulk);
 
-  void write_region_bytes(const CopyFacts& f, std::int64_t dst_rank, const ResolvedSlice& slice,
+  // SMEM holds its bytes as the hardware lays them out: a transformed buffer's logical element e
+  // lies at byte places(a)[e] of it (execution_scopes.cpp; empty for transforms JAX refuses).
+  const std::vector<std::int64_t>& places(const Alloc& a);
+  std::map<const Alloc*, std::vector<std::int64_t>> places_;
+  // A copy into a transformed buffer, element by element at its physical place, its GMEM side
+  // addressed as a tiled TMA addresses it (execution_copies.cpp).
+  void write_transformed(const CopyFacts& f, View& dst, std::int64_t d_base,
+                         const ResolvedSlice& slice,
+                         const std::vector<std::pair<std::int64_t, std::int64_t>>& region,
+                         const Strides& s_first, bool undefined_oob);
+  void write_region_bytes(const CopyFacts& f, std::int64_t dst_rank, std::int64_t d_base,
+                          const ResolvedSlice& slice,
                           const std::vector<std::pair<std::int64_t, std::int64_t>>& region,
                           int shift_dim, std::int64_t shift, bool bulk);
 
@@ -447,6 +458,13 @@ class Execution {
   // The element an SMEM ref `alloc.at[index...]` starts at (a slot for entry 0 at this trip).
   std::int64_t smem_ref_base(const std::string& alloc, const std::vector<std::int64_t>& index,
                              const std::optional<DynStart>& slot) const;
+  // The same with a copy's slice `pl.ds(start, size)` of the next dim, as thread `th` computes
+  // it: the compiler divides a dynamic start into a tiled dim by the tile, rounding up
+  // (UntilingTransform.commute_ndindexer); interpret mode keeps it.
+  std::int64_t smem_ref_base(const Thread& th, const std::string& alloc,
+                             const std::vector<std::int64_t>& index,
+                             const std::optional<DynStart>& slot,
+                             const std::optional<IndexEntry>& slice) const;
   // The first unfenced vector store of any thread that wrote a byte of [lo, hi) of `mem`, or
   // nullptr.
   const UnfencedWrite* unfenced_write(const Memory* mem, std::size_t lo, std::size_t hi) const;

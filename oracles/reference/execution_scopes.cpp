@@ -5,6 +5,62 @@
 
 namespace collfuzz::ref::exec {
 
+// Where each logical element of a transformed SMEM buffer lies (spec: docs/case-format.md, "SMEM
+// transforms"), written as the spec states it: the element's place in the tiled shape, then the
+// swizzle as a permutation of the 16-byte chunks of each 128-byte row by the row's index within
+// its pattern of S/16 rows. Per logical element, its first byte; empty for transforms JAX
+// refuses (no accepted case has them).
+std::vector<std::int64_t> physical_places(const Alloc& a) {
+  const Shape& tiling = a.transforms.tiling;
+  const std::int64_t width = dtype_bits(a.dtype) / 8;
+  const std::size_t rank = a.shape.size();
+  const std::size_t k = tiling.size();
+  if (width == 0 || k > rank) return {};
+  for (std::size_t j = 0; j < k; ++j) {
+    if (a.shape[rank - k + j] % tiling[j] != 0) return {};
+  }
+  const std::int64_t s = a.transforms.swizzle;
+  const std::int64_t minor = k ? tiling.back() : a.shape.back();
+  const bool swizzled = (s == 32 || s == 64 || s == 128) && minor * width == s;
+  Shape tiled_shape(a.shape.begin(), a.shape.end() - static_cast<std::ptrdiff_t>(k));
+  for (std::size_t j = 0; j < k; ++j) tiled_shape.push_back(a.shape[rank - k + j] / tiling[j]);
+  tiled_shape.insert(tiled_shape.end(), tiling.begin(), tiling.end());
+  const auto tiled_strides = row_major_strides(tiled_shape);
+  const std::int64_t n = element_count(a.shape);
+  std::vector<std::int64_t> places(static_cast<std::size_t>(n));
+  std::vector<std::int64_t> coord(rank, 0);
+  for (std::int64_t e = 0; e < n; ++e) {
+    std::int64_t place = 0;
+    for (std::size_t d = 0; d < rank; ++d) {
+      if (d + k < rank) {
+        place += coord[d] * tiled_strides[d];
+      } else {
+        const std::size_t j = d + k - rank;
+        place += coord[d] / tiling[j] * tiled_strides[rank - k + j] +
+                 coord[d] % tiling[j] * tiled_strides[rank + j];
+      }
+    }
+    std::int64_t byte = place * width;
+    if (swizzled) {
+      const std::int64_t row = byte / 128;
+      const std::int64_t chunk = (byte % 128) / 16 ^ (row % (s / 16));
+      byte = row * 128 + chunk * 16 + byte % 16;
+    }
+    places[static_cast<std::size_t>(e)] = byte;
+    for (std::size_t d = rank; d-- > 0;) {  // next logical element
+      if (++coord[d] < a.shape[d]) break;
+      coord[d] = 0;
+    }
+  }
+  return places;
+}
+
+const std::vector<std::int64_t>& Execution::places(const Alloc& a) {
+  auto it = places_.find(&a);
+  if (it == places_.end()) it = places_.emplace(&a, physical_places(a)).first;
+  return it->second;
+}
+
 void Execution::enter(const Thread& th, const Op& op, const RunScoped& rs) {
   Cta& x = cta(th.rank);
   if (realloc_checked_) realloc_on_allocate(th, op, rs);

@@ -47,12 +47,8 @@ void Execution::note_store_read(Thread& th, const Op& op, const CopySmemToGmem& 
   if (seq < th.stores.read_done()) return;
   const Alloc* a = allocs_.at(cp.src);
   const View src = buffer(th.rank, cp.src);
-  const auto strides = row_major_strides(a->shape);
-  std::int64_t base = 0;
-  for (std::size_t k = 0; k < cp.src_index.size(); ++k)
-    base += smem_index_at(cp.src_index, cp.src_slot, k, iteration_) * strides[k];
-  const Shape shape(a->shape.begin() + static_cast<std::ptrdiff_t>(cp.src_index.size()),
-                    a->shape.end());
+  const std::int64_t base = smem_ref_base(th, cp.src, cp.src_index, cp.src_slot, cp.src_slice);
+  const Shape shape = smem_ref_shape(*a, cp.src_index.size(), cp.src_slice);
   const auto [at, n] = byte_span(src, base, element_count(shape));
   store_reads_.push_back(PendingStoreRead{src.mem, at, at + n, thread_id(th), seq, cp.dst,
                                           std::move(elements), &op.path, th.rank});

@@ -60,10 +60,10 @@ void Execution::unfenced_read(const Thread& th, const Op& op, const CopySmemToGm
                               std::vector<std::uint8_t>& written) {
   const Alloc* a = allocs_.at(cp.src);
   const View src = buffer(th.rank, cp.src);
-  const Shape shape(a->shape.begin() + static_cast<std::ptrdiff_t>(cp.src_index.size()),
-                    a->shape.end());
+  const Shape shape = smem_ref_shape(*a, cp.src_index.size(), cp.src_slice);
   const auto [lo, n] =
-      byte_span(src, smem_ref_base(cp.src, cp.src_index, cp.src_slot), element_count(shape));
+      byte_span(src, smem_ref_base(th, cp.src, cp.src_index, cp.src_slot, cp.src_slice),
+                element_count(shape));
   const UnfencedWrite* u = unfenced_write(src.mem, lo, lo + n);
   if (!u) return;
   // The TMA store may read the bytes before or after the vector store's: none it wrote is
@@ -97,12 +97,8 @@ void Execution::copy_out_elements(const Thread& th, const CopySmemToGmem& cp,
   for (const auto& o : c_.outputs) {
     if (o.name == cp.dst) out = &o;
   }
-  const auto alloc_strides = row_major_strides(a->shape);
-  std::int64_t base = 0;
-  for (std::size_t k = 0; k < cp.src_index.size(); ++k)
-    base += smem_index_at(cp.src_index, cp.src_slot, k, iteration_) * alloc_strides[k];
-  const Shape src_shape(a->shape.begin() + static_cast<std::ptrdiff_t>(cp.src_index.size()),
-                        a->shape.end());
+  const std::int64_t base = smem_ref_base(th, cp.src, cp.src_index, cp.src_slot, cp.src_slice);
+  const Shape src_shape = smem_ref_shape(*a, cp.src_index.size(), cp.src_slice);
   const ResolvedSlice slice = resolve_slice(
       out->shape, cp.dst_index,
       [&](const std::string& axis) { return mesh_.axis_index(th.rank, th.index, axis); },
@@ -120,7 +116,11 @@ void Execution::copy_out_elements(const Thread& th, const CopySmemToGmem& cp,
     if (slice.size[i] != 0 && k < rank) along[k++] = out_strides[i];
   }
   const int bits = dtype_bits(out->dtype);
+  // A transformed buffer: logical element s lies at its physical place.
+  const std::vector<std::int64_t>* place =
+      a->transforms.any() && !places(*a).empty() ? &places(*a) : nullptr;
   const auto element = [&](std::int64_t s, std::int64_t d) {
+    if (place) s = (*place)[static_cast<std::size_t>(s)] / (bits / 8);
     if (cp.reduction_op) {
       // cp.reduce.async.bulk: the output's element combined with the source's.
       const bool undefined =
@@ -158,7 +158,7 @@ void Execution::copy_out_elements(const Thread& th, const CopySmemToGmem& cp,
       const auto first_byte = src.mem->undef.begin() + src.offset + s * w;
       return std::find(first_byte, first_byte + n * w, std::uint8_t{1}) == first_byte + n * w;
     };
-    if (cp.reduction_op) {
+    if (cp.reduction_op || place) {
       for (std::int64_t e = 0; e < n; ++e) element(s + e, d + e * along[last]);
     } else if (bits >= 8 && dtype_bits(a->dtype) == bits && along[last] == 1 && row_defined()) {
       // A row of whole bytes, every one defined: one copy.

@@ -127,6 +127,29 @@ std::int64_t Execution::smem_ref_base(const std::string& alloc,
   return base;
 }
 
+std::int64_t Execution::smem_ref_base(const Thread& th, const std::string& alloc,
+                                      const std::vector<std::int64_t>& index,
+                                      const std::optional<DynStart>& slot,
+                                      const std::optional<IndexEntry>& slice) const {
+  std::int64_t base = smem_ref_base(alloc, index, slot);
+  if (!slice) return base;
+  const Alloc& a = *allocs_.at(alloc);
+  const std::size_t dim = index.size();
+  std::int64_t start = slice->start;
+  if (slice->dyn_start) {
+    start = dyn_eval(
+        *slice->dyn_start,
+        [&](const std::string& axis) { return mesh_.axis_index(th.rank, th.index, axis); },
+        iteration_);
+    const Shape& tiling = a.transforms.tiling;
+    if (mosaic_ && !tiling.empty() && dim + tiling.size() >= a.shape.size()) {
+      const std::int64_t tile = tiling[dim + tiling.size() - a.shape.size()];
+      start = (start + tile - 1) / tile * tile;
+    }
+  }
+  return base + start * row_major_strides(a.shape)[dim];
+}
+
 void Execution::vector_store(Thread& th, const Op& op, const VectorStore& vs) {
   if (vs.to_smem) {
     vector_store_smem(th, op, vs);

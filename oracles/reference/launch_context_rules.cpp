@@ -33,10 +33,17 @@ void check_slice_against_smem(Checker& ck, const CopyFacts& f,
   ck.check(RuleId::kLcSqueezedAssert, !leading_ones, where, stage);
   const std::vector<std::int64_t> rest(ordered.begin() + static_cast<std::ptrdiff_t>(num_squeezed),
                                        ordered.end());
+  // Both shapes as JAX holds them: tiled when the SMEM ref is.
+  const auto tiled = [&](const std::vector<std::int64_t>& shape) {
+    Shape out;
+    for (const TiledDim& d : tile_dims(shape, f.dst->transforms.tiling)) out.push_back(d.size);
+    return out;
+  };
   ck.check(
       RuleId::kLcSmemShape, rest != f.dst_shape, where,
       [&] {
-        return Holes{{"smem", py::tuple_of_ints(f.dst_shape)}, {"slice", py::tuple_of_ints(rest)}};
+        return Holes{{"smem", py::tuple_of_ints(tiled(f.dst_shape))},
+                     {"slice", py::tuple_of_ints(tiled(rest))}};
       },
       stage);
 }
@@ -107,6 +114,11 @@ void check_tma(Checker& ck, const CopyFacts& f, Stage stage) {
       slice[p] /= f.n;
     }
   }
+  // TileTransform.transform_shape's own check (the GMEM slice's tiled dims are whole tiles) cannot
+  // fail here: the slice has the SMEM ref's shape (trace), whose tiled dims are whole tiles
+  // (alloc.smem.tiling_divides, lower.smem.slice_tile_aligned); the parser refuses integer
+  // indices into tiled dims.
+  const Shape& tiling = f.dst->transforms.tiling;
   check_slice_against_smem(ck, f, slice, true, stage);
 
   // _prepare_tma.
@@ -117,13 +129,37 @@ void check_tma(Checker& ck, const CopyFacts& f, Stage stage) {
   }
   ck.check(RuleId::kLcGmemStrides, !strides_ok, where, stage);
 
+  // transform_gmem_shape: each tiled GMEM dim, last first, is at most or a multiple of its tile.
+  if (!tiling.empty()) {
+    std::vector<std::int64_t> gmem;
+    for (std::size_t i = 0; i < f.src->shape.size(); ++i)
+      if (f.squeezed[i]) gmem.push_back(f.src->shape[i]);
+    for (std::size_t i = 0; i < f.src->shape.size(); ++i)
+      if (!f.squeezed[i]) gmem.push_back(f.src->shape[i]);
+    for (std::size_t j = tiling.size(); j-- > 0;) {
+      const std::size_t d = gmem.size() - tiling.size() + j;
+      const std::int64_t size = gmem[d];
+      ck.check(
+          RuleId::kLcGmemTiling, size > tiling[j] && size % tiling[j] != 0, where,
+          [&] {
+            return Holes{{"d", std::to_string(d)},
+                         {"t", std::to_string(tiling[j])},
+                         {"s", std::to_string(size)}};
+          },
+          stage);
+    }
+  }
   const TmaShape t = tma_shape(f);
   ck.check(RuleId::kLcRank5, t.slice.size() > 5, where, stage);
 
   std::vector<std::int64_t> chunk = t.slice;
   if (f.n > 1 && f.leader_tracked != LeaderTracked::kPartitioned) {
     std::int64_t rem = f.n;
-    for (auto& size : chunk) {
+    // With a swizzle the minor dim is never split.
+    const std::size_t splittable =
+        f.dst->transforms.swizzle != 0 && !chunk.empty() ? chunk.size() - 1 : chunk.size();
+    for (std::size_t k = 0; k < splittable; ++k) {
+      auto& size = chunk[k];
       if (size % rem == 0) {
         size /= rem;
         rem = 1;

@@ -1,5 +1,6 @@
 // The lower stage: every op's lowering rule, in program order.
 #include "oracles/reference/lowering_rules.h"
+#include "oracles/reference/rule_families.h"
 
 namespace collfuzz::ref {
 
@@ -17,8 +18,11 @@ void check_lowering(Checker& ck) {
     if (const auto* vs = std::get_if<VectorStore>(&op.v); vs && ck.lane())
       check_vector_store_lowering(ck, op, *vs, scope, Stage::kLower);
     // copy_smem_to_gmem: under Lane semantics LaunchContext.async_copy runs in its lowering rule.
-    if (const auto* st = std::get_if<CopySmemToGmem>(&op.v); st && ck.lane()) {
-      check_store_launch_context(ck, store_facts(op, *st, ck.c, scope), Stage::kLower);
+    if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
+      check_smem_slice_tiles(ck, op, *scope.allocs.at(st->src), st->src_index.size(),
+                             st->src_slice);
+      if (ck.lane())
+        check_store_launch_context(ck, store_facts(op, *st, ck.c, scope), Stage::kLower);
     }
   });
 }

@@ -31,6 +31,15 @@ struct Scope;
 void check_warp_context_lowering(Checker& ck, const Op& op, const Scope& scope);
 void check_warp_context_interpret(Checker& ck, const Op& op);
 
+// SMEM transforms (smem_transform_rules.cpp): an allocation's SwizzleTransform constructor (in
+// argument order with the other constructors), then a run_scoped's refs' avals (trace); a copy's
+// slice of a tiled SMEM ref, `dim` the sliced dim of `a` (its lowering rule, before anything
+// else of the copy).
+void check_alloc_transform_constructors(Checker& ck, const Op& op, const Alloc& a);
+void check_alloc_transforms(Checker& ck, const Op& op, const RunScoped& rs);
+void check_smem_slice_tiles(Checker& ck, const Op& op, const Alloc& a, std::size_t dim,
+                            const std::optional<IndexEntry>& slice);
+
 // The launch-context checks of one TMA or cp.async copy (LaunchContext.async_copy), fired at
 // `stage` (lower under Lane, dialect under Warpgroup).
 void check_launch_context(Checker& ck, const CopyFacts& f, Stage stage);

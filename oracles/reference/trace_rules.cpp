@@ -9,6 +9,7 @@ namespace {
 
 void check_allocs(Checker& ck, const Op& op, const RunScoped& rs) {
   for (const Alloc& a : rs.allocs) {
+    check_alloc_transform_constructors(ck, op, a);
     if (a.kind == AllocKind::kBarrier || a.kind == AllocKind::kClusterBarrier) {
       ck.check(RuleId::kAllocNumArrivals, a.num_arrivals < 1, op.path, [&] {
         return Holes{{"n", std::to_string(a.num_arrivals)}};
@@ -64,7 +65,10 @@ void check_copy(Checker& ck, const Op& op, const CopyGmemToSmem& cp, const Scope
 
 void check_trace(Checker& ck) {
   walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
-    if (const auto* rs = std::get_if<RunScoped>(&op.v)) check_allocs(ck, op, *rs);
+    if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
+      check_allocs(ck, op, *rs);
+      check_alloc_transforms(ck, op, *rs);
+    }
     if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) check_copy(ck, op, *cp, scope);
     // The attribute lookup raises before anything of the call is traced (until 0.12.0.1).
     if (const auto* wt = std::get_if<BarrierWait>(&op.v))

@@ -85,28 +85,24 @@ Case rename_axes(Case c, const std::function<std::string(const std::string&)>& r
       names(rs->collective_axes);
       for (auto& a : rs->allocs) names(a.collective_axes);
     }
+    const auto entry = [&](IndexEntry& e) {
+      if (e.dyn_start && !e.dyn_start->loop) e.dyn_start->axis = rename(e.dyn_start->axis);
+      if (e.dyn_start) {
+        for (DynTerm& t : e.dyn_start->plus) {
+          if (!t.loop) t.axis = rename(t.axis);
+        }
+      }
+    };
     if (auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
       if (cp->collective_axes) names(*cp->collective_axes);
       if (cp->predicate) rename_cond(*cp->predicate, rename);
-      for (auto& e : cp->src_index) {
-        if (e.dyn_start && !e.dyn_start->loop) e.dyn_start->axis = rename(e.dyn_start->axis);
-        if (e.dyn_start) {
-          for (DynTerm& t : e.dyn_start->plus) {
-            if (!t.loop) t.axis = rename(t.axis);
-          }
-        }
-      }
+      for (auto& e : cp->src_index) entry(e);
+      if (cp->dst_slice) entry(*cp->dst_slice);
     }
     if (auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
       if (st->predicate) rename_cond(*st->predicate, rename);
-      for (auto& e : st->dst_index) {
-        if (e.dyn_start && !e.dyn_start->loop) e.dyn_start->axis = rename(e.dyn_start->axis);
-        if (e.dyn_start) {
-          for (DynTerm& t : e.dyn_start->plus) {
-            if (!t.loop) t.axis = rename(t.axis);
-          }
-        }
-      }
+      for (auto& e : st->dst_index) entry(e);
+      if (st->src_slice) entry(*st->src_slice);
     }
     if (auto* w = std::get_if<When>(&op.v)) rename_cond(w->cond, rename);
     if (auto* wm = std::get_if<WarpMap>(&op.v)) wm->axis = rename(wm->axis);

@@ -205,7 +205,10 @@ RC_GTEST_PROP(Properties, TheBytesReceivedAcrossAMulticastGroupAreNTimesTheChunk
   for (std::size_t i = 0; i < c.mesh.cluster.size() && i < c.mesh.cluster_names.size(); ++i)
     n *= c.mesh.cluster[i];
   const Alloc* dst = alloc_named(mc, cp->dst);
-  const std::int64_t bytes = element_count(dst->shape) * dtype_bits(dst->dtype) / 8;
+  // The ref's bytes: a slice of the allocation's first dim takes part of it.
+  std::int64_t elements = element_count(dst->shape);
+  if (cp->dst_slice) elements = elements / dst->shape.front() * cp->dst_slice->size;
+  const std::int64_t bytes = elements * dtype_bits(dst->dtype) / 8;
   for (const auto& [who, o] : mosaic_outcomes(c)) {
     RC_TAG(who + " " + to_string(o.kind));
     if (o.kind != OutcomeKind::kCompleted) continue;
@@ -240,6 +243,8 @@ RC_GTEST_PROP(Properties, PartitionedHalvesTileTheSourceExactlyOnce, ()) {
   const Alloc* dst = alloc_named(mc, cp->dst);
   const auto p = static_cast<std::size_t>(cp->partition_axis);
   RC_PRE(p < src.shape.size() && dst->shape.size() == src.shape.size());
+  // The check reads the buffer row-major: not for a transformed (tiled, swizzled) or sliced one.
+  RC_PRE(!dst->transforms.any() && !cp->dst_slice);
   for (const auto& entry : mosaic_outcomes(c)) {
     // Not a structured binding: the lambda below captures it, which clang 14 cannot do.
     const std::string& who = entry.first;

@@ -124,6 +124,16 @@ const std::string kDoubleBuffered =
        "dst": {"alloc": "dst", "index": [{"loop": "i", "mod": 2}]}, "barrier": {"alloc": "bar", "index": {"loop": "i", "mod": 2}}},
       {"op": "barrier_wait", "barrier": {"alloc": "bar", "index": {"loop": "i", "mod": 2}}}]}]}])";
 
+// A tiled, 128-byte swizzled f32 buffer filled by TMA and stored back.
+const char* kXSwizzled = R"([{"name": "x", "shape": [16, 32], "dtype": "float32"}])";
+const char* kYSwizzled = R"([{"name": "y", "shape": [16, 32], "dtype": "float32"}])";
+const std::string kSwizzledRoundTrip =
+    R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [16, 32], "dtype": "float32",
+        "transforms": [{"tiling": [8, 32]}, {"swizzle": 128}]}, {"name": "bar", "kind": "barrier"}],
+    "body": [{"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "dst"}, "barrier": {"alloc": "bar", "index": 0}},
+      {"op": "barrier_wait", "barrier": {"alloc": "bar", "index": 0}},
+      {"op": "copy_smem_to_gmem", "src": {"alloc": "dst"}, "dst": {"output": "y"}}]}])";
+
 const Planted kPlanted[] = {
     // The three the issue names: bytes, memory, diagnostics.
     {Mutant::kLeaderBytesNotDoubled, kCluster2, kBlackwell, kX256, kPartitioned.c_str(),
@@ -164,6 +174,9 @@ const Planted kPlanted[] = {
     // simulator, so the wait sees it as the phase before and never returns.
     {Mutant::kWaitPhaseNotFlipped, "{}", kLane, kX256, kDoubleBuffered.c_str(),
      "bytes:wait_hangs:barrier_wait:sim"},
+    // The load lands unswizzled while the store reads swizzled: the SMEM bytes and the output.
+    {Mutant::kSwizzleLoadIgnored, "{}", kLane, kXSwizzled, kSwizzledRoundTrip.c_str(),
+     "memory:data:copy:sim", kYSwizzled},
 };
 
 std::vector<std::string> signatures(const Case& c) {

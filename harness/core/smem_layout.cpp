@@ -1,0 +1,80 @@
+#include "harness/core/smem_layout.h"
+
+#include <algorithm>
+
+#include "harness/core/dtype.h"
+#include "harness/core/limits.h"
+
+namespace collfuzz {
+
+SmemLayout smem_layout(const Alloc& a) {
+  SmemLayout l;
+  l.shape = a.shape;
+  l.tiling = a.transforms.tiling;
+  l.swizzle = a.transforms.swizzle;
+  l.element_bytes = std::max<std::int64_t>(1, dtype_bits(a.dtype) / 8);
+  // Transforms JAX refuses (the reference's rules) lay nothing out: no accepted case has them.
+  const std::size_t k = l.tiling.size();
+  bool valid = k <= l.shape.size() && dtype_bits(a.dtype) % 8 == 0;
+  for (std::size_t j = 0; valid && j < k; ++j)
+    valid = l.shape[l.shape.size() - k + j] % l.tiling[j] == 0;
+  if (!valid) l.tiling.clear();
+  const std::int64_t minor =
+      l.tiling.empty() ? (l.shape.empty() ? 1 : l.shape.back()) : l.tiling.back();
+  if (!valid || (l.swizzle != 32 && l.swizzle != 64 && l.swizzle != 128) ||
+      minor * l.element_bytes != l.swizzle)
+    l.swizzle = 0;
+  return l;
+}
+
+std::int64_t physical_offset(const SmemLayout& l, std::int64_t e) {
+  if (l.identity()) return e * l.element_bytes;
+  const std::size_t rank = l.shape.size();
+  const std::size_t k = l.tiling.size();
+  // The logical coordinates, innermost first.
+  std::int64_t coord[limits::kMaxRank] = {};
+  for (std::size_t d = rank; d-- > 0;) {
+    coord[d] = e % l.shape[d];
+    e /= l.shape[d];
+  }
+  std::int64_t index = 0;
+  // Leading (untiled) dims, then the tile counts, then the in-tile coordinates.
+  for (std::size_t d = 0; d < rank - k; ++d) index = index * l.shape[d] + coord[d];
+  for (std::size_t j = 0; j < k; ++j) {
+    const std::size_t d = rank - k + j;
+    index = index * (l.shape[d] / l.tiling[j]) + coord[d] / l.tiling[j];
+  }
+  for (std::size_t j = 0; j < k; ++j) {
+    const std::size_t d = rank - k + j;
+    index = index * l.tiling[j] + coord[d] % l.tiling[j];
+  }
+  return swizzled_offset(index * l.element_bytes, l.swizzle);
+}
+
+std::vector<std::uint8_t> to_physical(const SmemLayout& l, const std::vector<std::uint8_t>& bytes) {
+  if (l.identity()) return bytes;
+  std::vector<std::uint8_t> out(bytes.size());
+  const std::int64_t n = static_cast<std::int64_t>(bytes.size()) / l.element_bytes;
+  for (std::int64_t e = 0; e < n; ++e) {
+    const auto p = static_cast<std::size_t>(physical_offset(l, e));
+    const auto q = static_cast<std::size_t>(e * l.element_bytes);
+    for (std::int64_t b = 0; b < l.element_bytes; ++b)
+      out[p + static_cast<std::size_t>(b)] = bytes[q + static_cast<std::size_t>(b)];
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> to_logical(const SmemLayout& l, const std::vector<std::uint8_t>& bytes) {
+  if (l.identity()) return bytes;
+  std::vector<std::uint8_t> out(bytes.size());
+  const std::int64_t n = static_cast<std::int64_t>(bytes.size()) / l.element_bytes;
+  for (std::int64_t e = 0; e < n; ++e) {
+    const auto p = static_cast<std::size_t>(physical_offset(l, e));
+    const auto q = static_cast<std::size_t>(e * l.element_bytes);
+    for (std::int64_t b = 0; b < l.element_bytes; ++b)
+      out[q + static_cast<std::size_t>(b)] = bytes[p + static_cast<std::size_t>(b)];
+  }
+  return out;
+}
+
+}  // namespace collfuzz

@@ -1,0 +1,97 @@
+// The case format of SMEM transforms and SMEM slices (docs/case-format.md, "SMEM transforms" and
+// "SMEM refs"): what reads, what round-trips, and what is refused with the field named.
+#include <gtest/gtest.h>
+
+#include "tests/core/test_util.h"
+
+namespace collfuzz {
+namespace {
+
+using nlohmann::json;
+using testing::error_of;
+using testing::error_path_of;
+using testing::minimal_case_json;
+
+// The minimal case's destination as f16 (128, 64), with `transforms`.
+json transformed(const json& transforms) {
+  json j = minimal_case_json();
+  j["inputs"][0]["dtype"] = "float16";
+  auto& dst = j["program"][0]["allocs"][0];
+  dst["dtype"] = "float16";
+  dst["transforms"] = transforms;
+  return j;
+}
+
+const Alloc& dst_alloc(const Case& c) { return std::get<RunScoped>(c.program[0].v).allocs[0]; }
+const CopyGmemToSmem& first_copy(const Case& c) {
+  return std::get<CopyGmemToSmem>(std::get<RunScoped>(c.program[0].v).body[0].v);
+}
+
+TEST(SmemTransformFormat, TilingThenSwizzleReadAndRoundTrip) {
+  const json t = json::parse(R"([{"tiling": [8, 64]}, {"swizzle": 128}])");
+  const Case c = case_from_json(transformed(t));
+  EXPECT_EQ(dst_alloc(c).transforms.tiling, (Shape{8, 64}));
+  EXPECT_EQ(dst_alloc(c).transforms.swizzle, 128);
+  EXPECT_EQ(case_to_json(c)["program"][0]["allocs"][0]["transforms"], t);
+}
+
+TEST(SmemTransformFormat, OutOfOrderOrRepeatedTransformsAreRefusedWithTheirField) {
+  EXPECT_EQ(error_path_of(transformed(json::parse(R"([{"swizzle": 128}, {"tiling": [8, 64]}])"))),
+            "$.program[0].allocs[0].transforms[1]");
+  EXPECT_NE(error_of(transformed(json::parse(R"([{"swizzle": 64}, {"swizzle": 64}])")))
+                .find("a second swizzle"),
+            std::string::npos);
+  EXPECT_EQ(error_path_of(transformed(json::parse(R"([{"tiling": [8, 8, 8]}])"))),
+            "$.program[0].allocs[0].transforms[0].tiling");
+  EXPECT_EQ(error_path_of(transformed(json::parse(R"([{"transpose": [1, 0]}])"))),
+            "$.program[0].allocs[0].transforms[0].transpose");
+}
+
+TEST(SmemTransformFormat, SubByteAndPreHopperTransformsAreNotExpressible) {
+  json j = transformed(json::parse(R"([{"tiling": [8, 64]}])"));
+  j["program"][0]["allocs"][0]["dtype"] = "int4";
+  EXPECT_NE(error_of(j).find("sub-byte"), std::string::npos);
+  j = transformed(json::parse(R"([{"tiling": [8, 64]}])"));
+  j["target"]["arch"] = "sm_80";
+  EXPECT_NE(error_of(j).find("pre-Hopper"), std::string::npos);
+}
+
+TEST(SmemTransformFormat, ASliceOfAnSmemRefReadsStaticOrDynamicAndRoundTrips) {
+  json j = minimal_case_json();
+  j["inputs"][0]["shape"] = {64, 64};
+  j["program"][0]["body"][0]["dst"]["index"] =
+      json::parse(R"([{"start": {"axis": "x", "mul": 64}, "size": 64}])");
+  const Case c = case_from_json(j);
+  ASSERT_TRUE(first_copy(c).dst_slice.has_value());
+  EXPECT_EQ(first_copy(c).dst_slice->size, 64);
+  EXPECT_EQ(case_to_json(c)["program"][0]["body"][0]["dst"]["index"],
+            json::parse(R"([{"start": {"axis": "x", "mul": 64, "add": 0}, "size": 64}])"));
+  // Out of bounds for axis index 1: [64 + 64, ...) past 128 rows.
+  j["program"][0]["body"][0]["dst"]["index"] =
+      json::parse(R"([{"start": {"axis": "x", "mul": 96}, "size": 64}])");
+  EXPECT_EQ(error_path_of(j), "$.program[0].body[0].dst.index[0]");
+  // A loop index, and a slice before an integer index, are refused.
+  j["program"][0]["body"][0]["dst"]["index"] = json::parse(R"([{"start": 0, "size": 64}, 0])");
+  EXPECT_EQ(error_path_of(j), "$.program[0].body[0].dst.index[0]");
+}
+
+TEST(SmemTransformFormat, ADynamicSliceOfATiledDimMovesByWholeTiles) {
+  json j = transformed(json::parse(R"([{"tiling": [8, 64]}, {"swizzle": 128}])"));
+  j["inputs"][0]["shape"] = {64, 64};
+  j["program"][0]["body"][0]["dst"]["index"] =
+      json::parse(R"([{"start": {"axis": "x", "mul": 4}, "size": 64}])");
+  EXPECT_NE(error_of(j).find("multiples of the tile"), std::string::npos);
+  j["program"][0]["body"][0]["dst"]["index"] =
+      json::parse(R"([{"start": {"axis": "x", "mul": 64}, "size": 64}])");
+  EXPECT_EQ(error_of(j), "");
+}
+
+TEST(SmemTransformFormat, IntegerIndicesIntoTiledDimsAndVectorLoadsOfTransformedRefsAreRefused) {
+  json j = transformed(json::parse(R"([{"tiling": [8, 64]}])"));
+  j["inputs"][0]["shape"] = {64};
+  j["program"][0]["body"][0]["dst"]["index"] = {0};
+  EXPECT_NE(error_of(j).find("integer index into a tiled dim"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace collfuzz
