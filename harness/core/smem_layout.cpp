@@ -51,30 +51,33 @@ std::int64_t physical_offset(const SmemLayout& l, std::int64_t e) {
   return swizzled_offset(index * l.element_bytes, l.swizzle);
 }
 
-std::vector<std::uint8_t> to_physical(const SmemLayout& l, const std::vector<std::uint8_t>& bytes) {
+namespace {
+
+// Each element's bytes moved between its logical place and its physical one.
+std::vector<std::uint8_t> permute(const SmemLayout& l, const std::vector<std::uint8_t>& bytes,
+                                  bool logical_to_physical) {
   if (l.identity()) return bytes;
   std::vector<std::uint8_t> out(bytes.size());
   const std::int64_t n = static_cast<std::int64_t>(bytes.size()) / l.element_bytes;
   for (std::int64_t e = 0; e < n; ++e) {
     const auto p = static_cast<std::size_t>(physical_offset(l, e));
     const auto q = static_cast<std::size_t>(e * l.element_bytes);
+    const std::size_t to = logical_to_physical ? p : q;
+    const std::size_t from = logical_to_physical ? q : p;
     for (std::int64_t b = 0; b < l.element_bytes; ++b)
-      out[p + static_cast<std::size_t>(b)] = bytes[q + static_cast<std::size_t>(b)];
+      out[to + static_cast<std::size_t>(b)] = bytes[from + static_cast<std::size_t>(b)];
   }
   return out;
 }
 
+}  // namespace
+
+std::vector<std::uint8_t> to_physical(const SmemLayout& l, const std::vector<std::uint8_t>& bytes) {
+  return permute(l, bytes, true);
+}
+
 std::vector<std::uint8_t> to_logical(const SmemLayout& l, const std::vector<std::uint8_t>& bytes) {
-  if (l.identity()) return bytes;
-  std::vector<std::uint8_t> out(bytes.size());
-  const std::int64_t n = static_cast<std::int64_t>(bytes.size()) / l.element_bytes;
-  for (std::int64_t e = 0; e < n; ++e) {
-    const auto p = static_cast<std::size_t>(physical_offset(l, e));
-    const auto q = static_cast<std::size_t>(e * l.element_bytes);
-    for (std::int64_t b = 0; b < l.element_bytes; ++b)
-      out[q + static_cast<std::size_t>(b)] = bytes[p + static_cast<std::size_t>(b)];
-  }
-  return out;
+  return permute(l, bytes, false);
 }
 
 }  // namespace collfuzz
