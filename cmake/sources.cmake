@@ -18,6 +18,7 @@ add_library(collfuzz_core STATIC
   harness/core/smem_layout.cpp
   harness/core/vector_arith.cpp
   harness/core/fill.cpp
+  harness/core/jax_random.cpp
   harness/core/index_json.cpp
   harness/core/jax_version.cpp
   harness/core/json_reader.cpp

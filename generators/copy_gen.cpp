@@ -68,14 +68,21 @@ rc::Gen<std::optional<OobMode>> oob_mode() {
                               {18, OobMode::kPromiseInBounds}});
 }
 
+Fill recipe_fill(FillPattern pattern, std::uint64_t seed, std::int64_t value) {
+  Fill f;
+  f.pattern = pattern;
+  f.seed = seed;
+  f.value = value;
+  return f;
+}
+
 rc::Gen<Fill> fill() {
   const auto random_fill =
-      rc::gen::map(rc::gen::inRange<std::uint64_t>(0, 1000), [](std::uint64_t seed) {
-        return Fill{FillPattern::kRandom, seed, 0};
-      });
+      rc::gen::map(rc::gen::inRange<std::uint64_t>(0, 1000),
+                   [](std::uint64_t seed) { return recipe_fill(FillPattern::kRandom, seed, 0); });
   return weighted_one_of<Fill>({{70, rc::gen::just(Fill{})},
                                 {25, random_fill},
-                                {5, rc::gen::just(Fill{FillPattern::kConstant, 0, 3})}});
+                                {5, rc::gen::just(recipe_fill(FillPattern::kConstant, 0, 3))}});
 }
 
 rc::Gen<CpAsyncChoice> cp_async_choice() {

@@ -5,6 +5,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/core/case_json.h"
+#include "harness/core/jax_random.h"
 #include "harness/core/terminal_text.h"
 #include "harness/lowering/lowering.h"
 #include "harness/lowering/plan_json.h"
@@ -48,6 +49,10 @@ int cmd_explain(const Flags& flags, const std::string& case_file) {
       steps.push_back(std::move(step));
     }
     nlohmann::json out{{"case", c.name}, {"profile", to_string(profile)}, {"steps", steps}};
+    for (const ArraySpec& a : c.inputs) {
+      if (a.fill.pattern == FillPattern::kJaxRandom)
+        out["drawn_inputs"].push_back({{"input", a.name}, {"python", jax_random_python(a)}});
+    }
     if (!p.notes.empty()) out["notes"] = p.notes;
     if (const auto b = first_unbalanced_barrier(c, p.outcome)) {
       nlohmann::json contributors = nlohmann::json::array();
@@ -74,7 +79,14 @@ int cmd_explain(const Flags& flags, const std::string& case_file) {
   }
   std::cout << "Case " << terminal_text(c.name) << ", predicting " << to_string(profile) << " ("
             << to_string(c.target.arch) << ", " << to_string(c.target.semantics)
-            << " semantics); rules follow JAX " << to_string(c.target.jax) << ".\n\n";
+            << " semantics); rules follow JAX " << to_string(c.target.jax) << ".\n";
+  for (const ArraySpec& a : c.inputs) {
+    if (a.fill.pattern == FillPattern::kJaxRandom) {
+      std::cout << "Input " << terminal_text(a.name) << " = " << jax_random_python(a)
+                << " (a jax_random fill: JAX's numbers, bit for bit).\n";
+    }
+  }
+  std::cout << "\n";
   std::string last_stage;
   int n = 0;
   for (const auto& s : p.steps) {

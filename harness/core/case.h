@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -49,7 +50,7 @@ struct Target {
 // ---------------------------------------------------------------------------------------------
 // GMEM arrays
 
-enum class FillPattern : std::uint8_t { kIota, kRandom, kConstant, kArange, kValues };
+enum class FillPattern : std::uint8_t { kIota, kRandom, kConstant, kArange, kValues, kJaxRandom };
 
 struct Fill {
   FillPattern pattern = FillPattern::kIota;
@@ -60,6 +61,9 @@ struct Fill {
   // kValues: every element's bit pattern (in the low dtype_bits bits), row-major; shared, so that
   // copying a case (the shrinker, the campaign) does not copy them.
   std::shared_ptr<const std::vector<std::uint64_t>> values = nullptr;
+  // kJaxRandom: jax.random.key(seed), split by each (n, i) in order (split(key, n)[i]); the
+  // elements are jax.random.uniform's (float dtypes) or jax.random.bits' (unsigned dtypes).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> split;
 };
 
 // The same contents: every field of the pattern, the values compared element by element.

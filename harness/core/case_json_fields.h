@@ -41,11 +41,9 @@ constexpr std::pair<std::string_view, Entry> kEntries[] = {{"kernel", Entry::kKe
 constexpr std::pair<std::string_view, Profile> kProfiles[] = {{"mosaic", Profile::kMosaic},
                                                               {"interpret", Profile::kInterpret}};
 constexpr std::pair<std::string_view, FillPattern> kPatterns[] = {
-    {"iota", FillPattern::kIota},
-    {"random", FillPattern::kRandom},
-    {"constant", FillPattern::kConstant},
-    {"arange", FillPattern::kArange},
-    {"values", FillPattern::kValues}};
+    {"iota", FillPattern::kIota},         {"random", FillPattern::kRandom},
+    {"constant", FillPattern::kConstant}, {"arange", FillPattern::kArange},
+    {"values", FillPattern::kValues},     {"jax_random", FillPattern::kJaxRandom}};
 constexpr std::pair<std::string_view, AllocKind> kAllocKinds[] = {
     {"smem", AllocKind::kSmem},
     {"barrier", AllocKind::kBarrier},

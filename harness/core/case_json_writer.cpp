@@ -292,6 +292,15 @@ json case_to_json(const Case& c) {
           e["fill"]["step"] = a.fill.step;
         }
         if (a.fill.pattern == FillPattern::kValues) e["fill"]["values"] = fill_values_to_json(a);
+        if (a.fill.pattern == FillPattern::kJaxRandom) {
+          e["fill"]["distribution"] = dtype_info(a.dtype).is_float ? "uniform" : "bits";
+          e["fill"]["seed"] = a.fill.seed;
+          if (!a.fill.split.empty()) {
+            json split = json::array();
+            for (const auto& [n, i] : a.fill.split) split.push_back(json::array({n, i}));
+            e["fill"]["split"] = std::move(split);
+          }
+        }
       }
       arr.push_back(e);
     }

@@ -50,6 +50,8 @@ class CaseParser {
 
   // An input's `fill`, checked against the array's dtype and shape (case_parser_fill.cpp).
   static Fill parse_fill(const json& j, const std::string& path, const ArraySpec& a);
+  static void parse_jax_random(const json& j, const std::string& path, const ArraySpec& a,
+                               const json* distribution, const json* split, Fill& fill);
   void parse_arrays(const json& j, const std::string& path, bool is_input,
                     std::vector<ArraySpec>& out, std::int64_t& total);
 

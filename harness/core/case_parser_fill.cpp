@@ -9,6 +9,7 @@
 #include "harness/core/element_value.h"
 #include "harness/core/errors.h"
 #include "harness/core/fill.h"
+#include "harness/core/jax_random.h"
 #include "harness/core/json_reader.h"
 #include "harness/core/limits.h"
 
@@ -63,10 +64,55 @@ std::uint64_t value_bits(const json& v, const std::string& path, DType dtype) {
   return static_cast<std::uint64_t>(jr::integer(v, path, lo, hi)) & mask;
 }
 
-namespace {}  // namespace
+namespace {
+
+constexpr std::int64_t kMaxSplitKeys = std::int64_t{1} << 24;
+constexpr std::size_t kMaxSplits = 16;
+
+}  // namespace
+
+// A `jax_random` fill: jax.random.uniform (float32, float16, bfloat16) or jax.random.bits
+// (uint8, uint16, uint32) of jax.random.key(seed) split as listed.
+void CaseParser::parse_jax_random(const json& j, const std::string& path, const ArraySpec& a,
+                                  const json* distribution, const json* split, Fill& fill) {
+  const std::string dt(dtype_name(a.dtype));
+  if (!jax_random_dtype(a.dtype)) {
+    throw InputError(path + ".pattern",
+                     "a jax_random fill holds jax.random.uniform's float32, float16 or bfloat16, "
+                     "or jax.random.bits' uint8, uint16 or uint32; this input is " +
+                         dt);
+  }
+  if (!distribution) throw InputError(path + ".distribution", "missing required field");
+  const std::string want = dtype_info(a.dtype).is_float ? "uniform" : "bits";
+  const std::string got = jr::string(*distribution, path + ".distribution", 16);
+  if (got != "uniform" && got != "bits") {
+    throw InputError(path + ".distribution",
+                     "unknown distribution \"" + got + "\" (expected \"uniform\" or \"bits\")");
+  }
+  if (got != want) {
+    throw InputError(path + ".distribution", "jax.random." + got + " does not draw " + dt +
+                                                 " (an input of " + dt + " is \"" + want + "\")");
+  }
+  if (const json* s = jr::member(j, "seed")) {
+    fill.seed = static_cast<std::uint64_t>(jr::integer(*s, path + ".seed", 0, kInt32Max));
+  }
+  if (!split) return;
+  const std::string sp = path + ".split";
+  jr::array(*split, sp, kMaxSplits);
+  for (std::size_t k = 0; k < split->size(); ++k) {
+    const std::string ep = jr::index_path(sp, k);
+    const json& e = (*split)[k];
+    jr::array(e, ep, 2);
+    if (e.size() != 2) throw InputError(ep, "expected [n, i]: key i of split(key, n)");
+    const std::int64_t n = jr::integer(e[0], jr::index_path(ep, 0), 1, kMaxSplitKeys);
+    const std::int64_t i = jr::integer(e[1], jr::index_path(ep, 1), 0, n - 1);
+    fill.split.emplace_back(static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(i));
+  }
+}
 
 Fill CaseParser::parse_fill(const json& j, const std::string& path, const ArraySpec& a) {
-  jr::object(j, path, {"pattern", "seed", "value", "start", "step", "values"});
+  jr::object(j, path,
+             {"pattern", "seed", "value", "start", "step", "values", "distribution", "split"});
   Fill fill;
   fill.pattern = jr::choice(jr::required(j, path, "pattern"), path + ".pattern", kPatterns);
   const auto only_with = [&](std::string_view key, FillPattern p) {
@@ -84,6 +130,10 @@ Fill CaseParser::parse_fill(const json& j, const std::string& path, const ArrayS
   const json* start = only_with("start", FillPattern::kArange);
   const json* step = only_with("step", FillPattern::kArange);
   const json* values = only_with("values", FillPattern::kValues);
+  const json* distribution = only_with("distribution", FillPattern::kJaxRandom);
+  const json* split = only_with("split", FillPattern::kJaxRandom);
+  if (fill.pattern == FillPattern::kJaxRandom)
+    parse_jax_random(j, path, a, distribution, split, fill);
   if (fill.pattern == FillPattern::kArange) {
     if (start) fill.start = jr::integer(*start, path + ".start", kInt32Min, kInt32Max);
     if (step) fill.step = jr::integer(*step, path + ".step", kInt32Min, kInt32Max);

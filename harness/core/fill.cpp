@@ -1,5 +1,7 @@
 #include "harness/core/fill.h"
 
+#include "harness/core/jax_random.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -83,7 +85,7 @@ std::pair<std::int64_t, std::int64_t> fill_value_range(DType dtype) {
 
 bool operator==(const Fill& a, const Fill& b) {
   if (a.pattern != b.pattern || a.seed != b.seed || a.value != b.value || a.start != b.start ||
-      a.step != b.step)
+      a.step != b.step || a.split != b.split)
     return false;
   if (a.values == b.values) return true;
   if (!a.values || !b.values) return false;
@@ -99,6 +101,7 @@ struct Filler {
     span_ = hi_ - lo_ + 1;
     const int width = dtype_bits(a.dtype);
     mask_ = width == 64 ? ~0ull : ((1ull << width) - 1);
+    if (a.fill.pattern == FillPattern::kJaxRandom) key_ = jax_random_key(a.fill.seed, a.fill.split);
   }
   // Element i's value as a small integer.
   std::int64_t value(std::int64_t i) const {
@@ -122,6 +125,7 @@ struct Filler {
         v = a_.fill.start + i * a_.fill.step;
         break;
       case FillPattern::kValues:  // bits() reads the stored bit patterns
+      case FillPattern::kJaxRandom:
         break;
     }
     return v;
@@ -132,6 +136,9 @@ struct Filler {
       return v && i < static_cast<std::int64_t>(v->size())
                  ? (*v)[static_cast<std::size_t>(i)] & mask_
                  : 0;
+    }
+    if (a_.fill.pattern == FillPattern::kJaxRandom) {
+      return jax_random_element_bits(key_, a_.dtype, static_cast<std::uint64_t>(i));
     }
     return encode_small_int(a_.dtype, value(i));
   }
@@ -158,6 +165,7 @@ struct Filler {
   std::int64_t hi_ = 0;
   std::int64_t span_ = 1;
   std::uint64_t mask_ = ~0ull;
+  ThreefryKey key_ = {0, 0};
 };
 
 }  // namespace

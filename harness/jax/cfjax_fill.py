@@ -2,7 +2,9 @@
 
 This reimplements harness/core/fill.cpp bit for bit (docs/case-format.md "Fills" is normative):
 element i (row-major) of a recipe fill (iota, random, constant, arange) holds a small integer v,
-stored exactly in the dtype; an explicit `values` fill holds the numbers it lists. Memory is packed
+stored exactly in the dtype; an explicit `values` fill holds the numbers it lists; a `jax_random`
+fill holds what jax.random.uniform or jax.random.bits draws from a split jax.random.key (threefry2x32
+as both modelled JAX releases compute it; tests/jax/test_jax_random.py holds it against JAX). Memory is packed
 row-major and little-endian; int4/uint4 hold two elements per byte, the lower-indexed element in
 the low nibble.
 
@@ -74,6 +76,70 @@ def _splitmix64_vec(x: np.ndarray) -> np.ndarray:
   return x ^ (x >> np.uint64(31))
 
 
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+JAX_RANDOM_DTYPES = {"float32": "uniform", "float16": "uniform", "bfloat16": "uniform",
+                     "uint8": "bits", "uint16": "bits", "uint32": "bits"}
+
+
+def threefry2x32(k0, k1, x0, x1):
+  """The Threefry-2x32 block (20 rounds) of counters (x0, x1) under key (k0, k1), elementwise on
+  uint32 arrays (jax/_src/random/threefry2x32.py, its unrolled lowering)."""
+  k0, k1, x0, x1 = (np.asarray(v, dtype=np.uint32) for v in (k0, k1, x0, x1))
+  ks = (k0, k1, k0 ^ k1 ^ np.uint32(0x1BD11BDA))
+  with np.errstate(over="ignore"):
+    x0 = x0 + ks[0]
+    x1 = x1 + ks[1]
+    for group in range(5):
+      for r in _ROTATIONS[group % 2]:
+        x0 = x0 + x1
+        x1 = (x1 << np.uint32(r)) | (x1 >> np.uint32(32 - r))
+        x1 = x1 ^ x0
+      x0 = x0 + ks[(group + 1) % 3]
+      x1 = x1 + ks[(group + 2) % 3] + np.uint32(group + 1)
+  return x0, x1
+
+
+def jax_random_key(seed: int, split=()) -> tuple[int, int]:
+  """jax.random.key(seed), then split(key, n)[i] for each [n, i] (the partitionable split: key i
+  is threefry2x32(key, (0, i)), whatever n)."""
+  k = (np.uint32((int(seed) >> 32) & 0xFFFFFFFF), np.uint32(int(seed) & 0xFFFFFFFF))
+  for _n, i in split:
+    k = threefry2x32(k[0], k[1], 0, int(i))
+  return k
+
+
+def jax_random_array(fill: dict, dtype: str, shape) -> np.ndarray:
+  """A `jax_random` fill: jax.random.uniform (float32, float16, bfloat16) or jax.random.bits
+  (uint8, uint16, uint32) of the split key, element j from threefry2x32(key, (j >> 32, j))."""
+  if dtype not in JAX_RANDOM_DTYPES:
+    raise ValueError(f"a jax_random fill of dtype {dtype}")
+  shape = tuple(int(d) for d in shape)
+  n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+  k0, k1 = jax_random_key(int(fill.get("seed", 0)), fill.get("split", ()))
+  j = np.arange(n, dtype=np.uint64)
+  hi, lo = threefry2x32(k0, k1, (j >> np.uint64(32)).astype(np.uint32),
+                        (j & np.uint64(0xFFFFFFFF)).astype(np.uint32))
+  return jax_random_draw(hi ^ lo, dtype).reshape(shape)
+
+
+def jax_random_draw(bits: np.ndarray, dtype: str) -> np.ndarray:
+  """The elements of `dtype` that jax.random.uniform / jax.random.bits make of the 32-bit
+  threefry outputs `bits` (hi ^ lo)."""
+  if dtype == "uint32":
+    return bits
+  if dtype == "uint16":
+    return bits.astype(np.uint16)
+  if dtype == "uint8":
+    return bits.astype(np.uint8)
+  if dtype == "float32":  # top 23 bits under 1.0's exponent, minus 1 (exact)
+    return ((bits >> np.uint32(9)) | np.uint32(0x3F800000)).view(np.float32) - np.float32(1.0)
+  if dtype == "float16":  # 16 bits drawn, the top 10 the mantissa
+    return (((bits & np.uint32(0xFFFF)) >> np.uint32(6)).astype(np.float64) / 1024.0).astype(np.float16)
+  # bfloat16: 8 bits drawn (its 7-bit mantissa is under 8), the top 7 the mantissa
+  return (((bits & np.uint32(0xFF)) >> np.uint32(1)).astype(np.float64) / 128.0).astype(
+      numpy_dtype("bfloat16"))
+
+
 def fill_values(fill: dict | None, dtype: str, n: int) -> np.ndarray:
   """The small integers v (int64) of the first `n` elements of an array with this fill."""
   fill = fill or {"pattern": "iota"}
@@ -98,8 +164,8 @@ def fill_values(fill: dict | None, dtype: str, n: int) -> np.ndarray:
   if pattern == "arange":  # the case reader keeps every element inside [lo, hi]
     start, step = int(fill.get("start", 0)), int(fill.get("step", 1))
     return start + step * np.arange(n, dtype=np.int64)
-  if pattern == "values":
-    raise ValueError("an explicit values fill holds numbers, not small integers: use fill_array")
+  if pattern in ("values", "jax_random"):
+    raise ValueError(f"a {pattern} fill holds numbers, not small integers: use fill_array")
   raise ValueError(f"unknown fill pattern {pattern!r}")
 
 
@@ -145,6 +211,8 @@ def fill_array(spec: dict) -> np.ndarray:
   fill = spec.get("fill") or {"pattern": "iota"}
   if fill.get("pattern") == "values":
     return explicit_array(fill.get("values", []), spec["dtype"], shape)
+  if fill.get("pattern") == "jax_random":
+    return jax_random_array(fill, spec["dtype"], shape)
   v = fill_values(fill, spec["dtype"], n)
   return values_to_array(v, spec["dtype"], shape)
 

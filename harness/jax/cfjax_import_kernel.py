@@ -38,11 +38,13 @@ def find_kernel_eqns(jaxpr, out: list):
 
 def infer_fill(arr, dtype: str):
   """(fill, None): a collfuzz fill whose elements equal `arr`'s bit for bit, the recipe ones
-  first (iota, constant, arange; reshaped arrays too, as fills are row-major), else an explicit
+  first (iota, constant, arange; reshaped arrays too, as fills are row-major), then a jax.random
+  draw (cfjax_import_random: `jax_random`), else an explicit
   `values` fill; or (None, why not): an array that cannot be read, of a dtype collfuzz lacks, with
   NaN or infinities (JSON has no numbers for them), or past cfjax_fill.MAX_FILL_VALUES elements."""
   import numpy as np  # pylint: disable=import-outside-toplevel
   import cfjax_fill  # pylint: disable=import-outside-toplevel
+  import cfjax_import_random  # pylint: disable=import-outside-toplevel
   if dtype not in cfjax_fill.DTYPE_BITS:
     return None, f"is of dtype {dtype}, which a case cannot hold"
   try:
@@ -84,6 +86,9 @@ def infer_fill(arr, dtype: str):
       fill = {"pattern": "arange", "start": first, "step": second - first}
       if small(flat[-1]) is not None and same(fill):
         return fill, None
+  drawn = cfjax_import_random.recognise(a, dtype)
+  if drawn is not None:
+    return drawn, None
   if flat.size > cfjax_fill.MAX_FILL_VALUES:
     return None, (f"has {flat.size} elements, more than the {cfjax_fill.MAX_FILL_VALUES} an "
                   "explicit values fill holds, and is no recipe fill (iota, constant, arange)")

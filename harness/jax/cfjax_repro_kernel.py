@@ -99,6 +99,8 @@ def input_src(a: dict) -> str:
     return f"jnp.arange({start}, {stop}, {step}, dtype={dtype}).reshape({shape})"
   if pattern == "values":
     return f"explicit_values({_values_src(fill.get('values', []))}, {dtype}, {shape})"
+  if pattern == "jax_random":
+    return jax_random_src(fill, dtype, shape)
   lo, hi = cfjax_fill.value_range(a["dtype"])
   extra = ""
   if pattern == "random":
@@ -108,6 +110,16 @@ def input_src(a: dict) -> str:
   elif pattern != "iota":
     raise Unsupported(f"fill pattern {pattern!r}")
   return f"as_array(fill_values({n}, {lo}, {hi}{extra}), {dtype}, {shape})"
+
+
+def jax_random_src(fill: dict, dtype: str, shape: str) -> str:
+  """`jax.random.uniform(key, shape, dtype)` or `jax.random.bits(...)` of the fill's key:
+  `jax.random.key(seed)`, each split written `jax.random.split(key, n)[i]`."""
+  key = f"jax.random.key({int(fill.get('seed', 0))})"
+  for n, i in fill.get("split", ()):
+    key = f"jax.random.split({key}, {int(n)})[{int(i)}]"
+  fn = "uniform" if fill.get("distribution") == "uniform" else "bits"
+  return f"jax.random.{fn}({key}, {shape}, {dtype})"
 
 
 def _values_src(values: list) -> str:

@@ -20,6 +20,10 @@ std::string contents_key(const ArraySpec& a) {
   put(a.fill.start);
   put(a.fill.step);
   for (const std::int64_t d : a.shape) put(d);
+  for (const auto& [n, i] : a.fill.split) {
+    put(n);
+    put(i);
+  }
   if (a.fill.pattern == FillPattern::kValues && a.fill.values) {
     for (const std::uint64_t v : *a.fill.values) put(v);  // at most limits::kMaxFillValues
   }

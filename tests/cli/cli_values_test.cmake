@@ -183,3 +183,10 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "^collfuzz .*models JAX " OR NOT err STREQU
   message(FATAL_ERROR "collfuzz --version: expected exit 0 and the version on stdout, got ${rc}\n"
                       "stdout: ${out}\nstderr: ${err}")
 endif()
+
+# --- explain names an input drawn with jax.random as the call that draws it. ------------------
+set(drawn "${SOURCE_DIR}/corpus/jax-tests/copy_gmem_to_smem_partitioned__warp_level_False_squeezed_index_False.json")
+expect_exit(0 "Input b = jax.random.uniform(jax.random.split(jax.random.key(0), 2)[1], (128, 128), jnp.float32)"
+            ${COLLFUZZ} explain "${drawn}")
+expect_exit(0 "\"python\": \"jax.random.uniform(jax.random.split(jax.random.key(0), 2)[0], (128, 128), jnp.float32)\""
+            ${COLLFUZZ} explain --json "${drawn}")

@@ -59,14 +59,15 @@ expect_exit(1 "nothing was compared" ${COLLFUZZ} replay "${dir}/none.json")
 expect_exit(0 "1 frozen" ${COLLFUZZ} freeze "${dir}/none.json")
 expect_exit(0 "2 passed, 0 failed" ${COLLFUZZ} replay "${dir}/none.json" --executors reference,sim)
 # Inputs hold what the kernel was called with (issue 27): jnp.arange (0 included, reshaped, a
-# negative step) as arange, a constant, jax.random arrays and an arange past float32's fill range
-# as explicit values; past 65,536 numbers, iota with a warning saying why. inputs_check.py compares
+# negative step) as arange, a constant, jax.random.normal arrays and an arange past float32's fill
+# range as explicit values, jax.random.uniform and jax.random.bits draws as the jax_random fill
+# that draws them; past 65,536 numbers, iota with a warning saying why. inputs_check.py compares
 # every input with the argument byte for byte, through cfjax_fill (the JAX executors) and through
 # the reference's prediction after freeze (each input is copied to an output: the C++ fill).
 expect_exit(0 "has 70000 elements, more than the 65536" ${COLLFUZZ} import "${here}/inputs.py" -o "${dir}/inputs.json")
 configure_file("${dir}/inputs.json" "${dir}/inputs_frozen.json" COPYONLY)
 expect_exit(0 "1 frozen" ${COLLFUZZ} freeze "${dir}/inputs_frozen.json")
-expect_exit(0 "7 inputs checked, 0 differences" "${SOURCE_DIR}/.venv-jax/bin/python" "${here}/inputs_check.py" "${dir}/inputs.json" "${dir}/inputs_frozen.json")
+expect_exit(0 "9 inputs checked, 0 differences" "${SOURCE_DIR}/.venv-jax/bin/python" "${here}/inputs_check.py" "${dir}/inputs.json" "${dir}/inputs_frozen.json")
 # The same case through the repro script and back: make_inputs() builds the same arrays.
 expect_exit(0 "" ${COLLFUZZ} repro "${dir}/inputs.json" -o "${dir}/inputs_repro.py")
 expect_exit(0 "case written to" ${COLLFUZZ} import "${dir}/inputs_repro.py" -o "${dir}/inputs_back.json")

@@ -79,7 +79,10 @@ CopyPlan copy(ChoiceBytes& in) {
   if (in.below(4) == 0) p.predicate = cond(in);
   if (in.below(8) == 0) p.guard = cond(in);
   p.barrier = in.pick<BarrierChoice>(3);
-  p.fill = Fill{in.pick<FillPattern>(3), in.below(1000), 3};
+  p.fill = Fill{};
+  p.fill.pattern = in.pick<FillPattern>(3);
+  p.fill.seed = in.below(1000);
+  p.fill.value = 3;
   p.cp_async = {in.flag(), in.pick<BarrierChoice>(3),
                 in.flag() ? std::optional<OobMode>(in.pick<OobMode>(3)) : std::nullopt, in.flag()};
   return p;

@@ -1,12 +1,15 @@
 // Regenerates tests/jax/fill_reference.txt from the C++ fills (harness/core/fill.cpp):
 //   g++ -std=c++20 -I. tests/jax/fill_reference.cpp harness/core/fill.cpp harness/core/dtype.cpp \
-//       harness/core/element_value.cpp -o /tmp/fill_reference && /tmp/fill_reference
+//       harness/core/element_value.cpp harness/core/jax_random.cpp -o /tmp/fill_reference && \
+//       /tmp/fill_reference
 // (then prepend the header line). The arange and values lines end with the array's spec as JSON.
 // tests/jax/test_adapter.py checks the Python fills against it.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 #include "harness/core/element_value.h"
 #include "harness/core/fill.h"
 namespace collfuzz {
@@ -111,5 +114,35 @@ int main() {
     for (auto c : fill_bytes(r)) std::printf("%02x", c);
     std::printf(" {\"shape\":[37],\"fill\":{\"pattern\":\"values\",\"values\":[%s]}}\n",
                 text.c_str());
+  }
+  // jax_random: jax.random.uniform / jax.random.bits of a split key (tests/jax/test_jax_random.py
+  // holds the same specs against JAX itself)
+  struct R {
+    const char* dtype;
+    std::uint64_t seed;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> split;
+    const char* split_json;
+    const char* distribution;
+  };
+  const R randoms[] = {{"float32", 0, {{2, 0}}, "[[2,0]]", "uniform"},
+                       {"float16", 0, {{2, 1}}, "[[2,1]]", "uniform"},
+                       {"bfloat16", 42, {{3, 2}, {2, 1}}, "[[3,2],[2,1]]", "uniform"},
+                       {"uint32", 7, {}, "[]", "bits"},
+                       {"uint16", 7, {{4, 3}}, "[[4,3]]", "bits"},
+                       {"uint8", 1234, {}, "[]", "bits"}};
+  for (const R& rr : randoms) {
+    ArraySpec r;
+    r.name = "x";
+    r.shape = {37};
+    r.dtype = *parse_dtype(rr.dtype);
+    r.fill.pattern = FillPattern::kJaxRandom;
+    r.fill.seed = rr.seed;
+    r.fill.split = rr.split;
+    std::printf("%s jax_random ", rr.dtype);
+    for (auto c : fill_bytes(r)) std::printf("%02x", c);
+    std::printf(
+        " {\"shape\":[37],\"fill\":{\"pattern\":\"jax_random\",\"distribution\":\"%s\","
+        "\"seed\":%llu,\"split\":%s}}\n",
+        rr.distribution, static_cast<unsigned long long>(rr.seed), rr.split_json);
   }
 }

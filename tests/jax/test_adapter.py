@@ -123,7 +123,7 @@ class FillTest(unittest.TestCase):
           spec = {"shape": [37], "dtype": dtype, "fill": FILL_TAGS[tag]}
         self.assertEqual(cfjax_fill.fill_bytes(spec).hex(), want, f"{dtype} {tag}")
         n += 1
-    self.assertEqual(n, 115 + 2 * 16)
+    self.assertEqual(n, 115 + 2 * 16 + 6)
 
   def test_arange_and_values_arrays(self):
     # arange: jnp.arange's numbers (0 included, unlike iota); values: exactly the listed numbers

@@ -16,6 +16,10 @@ def arguments():
       (jax.random.normal(jax.random.key(2), (4, 32), jnp.bfloat16), "values"),
       (jnp.arange(4096, dtype=jnp.float32).reshape(64, 64), "values"),      # past float32's 2047
       (jnp.arange(32, 0, -1, dtype=jnp.uint8).reshape(2, 16), "arange"),     # a negative step
+      # jax.random draws: the recipe that draws them (jax_random), found by import
+      (jax.random.uniform(jax.random.split(jax.random.key(3))[1], (8, 64), jnp.float16),
+       "jax_random"),
+      (jax.random.bits(jax.random.key(5), (4, 128), jnp.uint8), "jax_random"),
   ]
 
 # Past the 65,536 numbers of a values fill and no recipe: iota, with a warning (not copied).
@@ -40,5 +44,5 @@ def collfuzz_case():
       body,
       out_type=[jax.ShapeDtypeStruct(a.shape, a.dtype) for a in args],
       scratch_types=[plgpu.SMEM(a.shape, a.dtype) for a in args] + [plgpu.Barrier()] * n)
-  big = jax.random.uniform(jax.random.key(3), (BIG,), jnp.float32)
+  big = jax.random.normal(jax.random.key(3), (BIG,), jnp.float32)  # no recipe draws normal
   return kernel, args[:n] + [big]
