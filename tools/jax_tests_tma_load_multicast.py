@@ -6,7 +6,9 @@
 
 For each (collective_dims, noncollective_dims, collective_dim_size) of the test's
 parameterization whose cluster has at most 16 CTAs (the test skips the rest: "Cluster is too big"
-on a GPU whose non-portable maximum is 16), two files:
+on a GPU whose non-portable maximum is 16), and each of the two classes that run it
+(PallasCallTest under Lane semantics; PallasCallWGTest, which inherits it, under Warpgroup: the
+`tma_load_multicast_wg__*` files), two files:
 - py/tma_load_multicast__{cd}_{size}[_{nd}].py, which calls the test's kernel
   (py/_tma_load_multicast.py) with those parameters, for `collfuzz import`;
 - tma_load_multicast__....json, the case translated by hand from the test, with the expectation
@@ -39,8 +41,14 @@ def parameters():
           yield cd, nd, size
 
 
-def stem(cd, nd, size) -> str:
-  return f"tma_load_multicast__{''.join(cd)}_{size}" + (f"_{''.join(nd)}" if nd else "")
+# class -> (file prefix, lowering semantics as the case and as plgpu spell them)
+CLASSES = {"PallasCallTest": ("tma_load_multicast", "lane", "Lane"),
+           "PallasCallWGTest": ("tma_load_multicast_wg", "warpgroup", "Warpgroup")}
+
+
+def stem(cd, nd, size, cls="PallasCallTest") -> str:
+  prefix = CLASSES[cls][0]
+  return f"{prefix}__{''.join(cd)}_{size}" + (f"_{''.join(nd)}" if nd else "")
 
 
 def index_expr(axes, sizes, mul):
@@ -57,7 +65,7 @@ def index_expr(axes, sizes, mul):
   return expr
 
 
-def case(cd, nd, size) -> dict:
+def case(cd, nd, size, cls="PallasCallTest") -> dict:
   cluster = [1, 1, 1]
   for d in cd:
     cluster["xyz".index(d)] = size
@@ -86,12 +94,13 @@ def case(cd, nd, size) -> dict:
     ctas.append({"rank": r, "coords": [cx, cy, cz],
                  "barriers": [{"alloc": "tma_barrier", "index": 0}], "buffers": [
         {"alloc": "smem", "regions": [{"at": [0, 0], "from": {"input": "x", "index": [nci]}}]}]})
-  name = stem(cd, nd, size)
+  name = stem(cd, nd, size, cls)
+  semantics = CLASSES[cls][1]
   return {
       "format": 1,
       "name": f"jax_test.{name}",
       "notes": (
-          "tests/pallas/mosaic_gpu_test.py::PallasCallTest.test_tma_load_multicast"
+          f"tests/pallas/mosaic_gpu_test.py::{cls}.test_tma_load_multicast"
           f"(collective_dims={cd!r}, noncollective_dims={nd!r}, collective_dim_size={size}) "
           "(JAX 0.11.2): a tiled (8, 64), 128-byte swizzled f16 SMEM buffer filled by a multicast "
           "of x.at[noncollective_idx] over the collective axes; each collective CTA stores its 8 "
@@ -100,11 +109,11 @@ def case(cd, nd, size) -> dict:
           "The input is the test's np.arange(..., dtype=float16)"
           + (" (past 2048 float16 rounds: a values fill of its numbers)" if n > 2049 else
              ", an arange fill")
-          + "; scratch_types are a run_scoped; Lane semantics, as PallasCallTest's self.kernel "
-          "sets. Written by tools/jax_tests_tma_load_multicast.py."),
+          + f"; scratch_types are a run_scoped; {CLASSES[cls][2]} semantics, as {cls}'s "
+          "self.kernel sets. Written by tools/jax_tests_tma_load_multicast.py."),
       "mesh": {"grid": cluster, "grid_names": ["grid_x", "grid_y", "grid_z"],
                "cluster": cluster, "cluster_names": ["x", "y", "z"]},
-      "target": {"arch": "sm_90a", "semantics": "lane"},
+      "target": {"arch": "sm_90a", "semantics": semantics},
       "inputs": [{"name": "x", "shape": shape, "dtype": "float16", "fill": fill}],
       "outputs": [{"name": "out", "shape": shape, "dtype": "float16"}],
       "program": [{
@@ -140,6 +149,22 @@ def collfuzz_case():
   return kernel_and_args({cd!r}, {nd!r}, {size})
 '''
 
+PY_WG = '''"""For `collfuzz import`: JAX 0.11.2's
+tests/pallas/mosaic_gpu_test.py::PallasCallWGTest.test_tma_load_multicast (PallasCallTest's test,
+inherited, under Warpgroup lowering semantics) with collective_dims={cd!r},
+noncollective_dims={nd!r}, collective_dim_size={size}: the test's kernel (_tma_load_multicast.py)
+with these parameters. The hand-written case is ../{stem}.json.
+Written by tools/jax_tests_tma_load_multicast.py.
+"""
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+from _tma_load_multicast import kernel_and_args
+
+
+def collfuzz_case():
+  return kernel_and_args({cd!r}, {nd!r}, {size}, plgpu.LoweringSemantics.Warpgroup)
+'''
+
 
 def dumps(c: dict) -> str:
   """JSON with one array of fill values per line (thousands of numbers)."""
@@ -165,12 +190,13 @@ def main() -> int:
       cluster["xyz".index(d)] = 2
     if math.prod(cluster) > 16:
       continue  # the test: self.skipTest("Cluster is too big.")
-    s = stem(cd, nd, size)
-    with open(os.path.join(args.dir, s + ".json"), "w", encoding="utf-8") as f:
-      f.write(dumps(case(cd, nd, size)))
-    with open(os.path.join(args.dir, "py", s + ".py"), "w", encoding="utf-8") as f:
-      f.write(PY.format(cd=cd, nd=nd, size=size, stem=s))
-    written += 1
+    for cls in CLASSES:
+      s = stem(cd, nd, size, cls)
+      with open(os.path.join(args.dir, s + ".json"), "w", encoding="utf-8") as f:
+        f.write(dumps(case(cd, nd, size, cls)))
+      with open(os.path.join(args.dir, "py", s + ".py"), "w", encoding="utf-8") as f:
+        f.write((PY if cls == "PallasCallTest" else PY_WG).format(cd=cd, nd=nd, size=size, stem=s))
+      written += 1
   print(f"{written} cases written to {args.dir}")
   return 0
 

@@ -6,7 +6,8 @@ The test's body as it is written, with its parameters as arguments: a tiled (8, 
 swizzled f16 SMEM buffer filled by a multicast of x.at[noncollective_idx] over the collective
 cluster axes, then each collective CTA stores its 8 rows, smem.at[pl.ds(8 * collective_idx, 8)],
 back to out; the test asserts out == x. `self.kernel` becomes plgpu.kernel with PallasCallTest's
-Lane lowering semantics; its input is the test's np.arange(np.prod(shape), dtype=float16).
+Lane lowering semantics, or PallasCallWGTest's Warpgroup ones (the same test, inherited; the
+tma_load_multicast_wg__*.py files); its input is the test's np.arange(np.prod(shape), dtype=float16).
 """
 import math
 
@@ -18,7 +19,8 @@ from jax.experimental.pallas import mosaic_gpu as plgpu
 import numpy as np
 
 
-def kernel_and_args(collective_dims, noncollective_dims, collective_dim_size):
+def kernel_and_args(collective_dims, noncollective_dims, collective_dim_size,
+                    lowering_semantics=plgpu.LoweringSemantics.Lane):
   dtype = jnp.float16
   cluster = [1, 1, 1]
   for d in collective_dims:
@@ -76,6 +78,6 @@ def kernel_and_args(collective_dims, noncollective_dims, collective_dim_size):
           plgpu.SMEM(shape[1:], dtype, transforms=transforms),
           plgpu.Barrier(),
       ),
-      compiler_params=plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.Lane),
+      compiler_params=plgpu.CompilerParams(lowering_semantics=lowering_semantics),
   )
   return kernel, [x]

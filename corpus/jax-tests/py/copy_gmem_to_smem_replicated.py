@@ -5,7 +5,7 @@ A REPLICATED leader-tracked copy over x (cluster (2,)) of f32[64, 64]; CTA 0 wai
 barrier, then both CTAs meet on a cluster barrier and write the SMEM buffer out. Differences from
 the test: its vector store `out[...] = a_smem[...]` is a copy_smem_to_gmem here (a case has no
 vector stores; the same bytes reach the output). Its random input (jax.random.uniform with the
-test's key) is imported as an explicit `values` fill: the 4,096 numbers it holds.
+test's key) is imported as a `jax_random` fill: the same numbers, as the recipe that drew them.
 """
 import jax
 from jax import lax

@@ -1,0 +1,14 @@
+"""For `collfuzz import`: JAX 0.11.2's
+tests/pallas/mosaic_gpu_test.py::PallasCallWGTest.test_tma_load_multicast (PallasCallTest's test,
+inherited, under Warpgroup lowering semantics) with collective_dims=('y', 'z'),
+noncollective_dims=(), collective_dim_size=2: the test's kernel (_tma_load_multicast.py)
+with these parameters. The hand-written case is ../tma_load_multicast_wg__yz_2.json.
+Written by tools/jax_tests_tma_load_multicast.py.
+"""
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+from _tma_load_multicast import kernel_and_args
+
+
+def collfuzz_case():
+  return kernel_and_args(('y', 'z'), (), 2, plgpu.LoweringSemantics.Warpgroup)
