@@ -1,10 +1,35 @@
-"""Helpers shared by the loop tests (test_loop_index.py, test_loop_slots.py,
-test_arrive_and_wait.py): a case run through cfjax_execute, an output read back, a kernel file
-imported, the loops of a program."""
+"""Helpers shared by the adapter's tests (the loop tests test_loop_index.py, test_loop_slots.py,
+test_arrive_and_wait.py; the vector, store and commit tests): a case run through cfjax_execute, an
+output read back, a kernel file imported, a generated script run, the loops of a program."""
 
 import os
+import subprocess
+import sys
+import tempfile
 
 import numpy as np
+
+
+# A kernel that loads an int32[128] input into SMEM and stores `%s` (an expression of smem and
+# x_ref) to its output: the vector tests import their expressions through it.
+VECTOR_STORE_KERNEL = '''
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+def collfuzz_case():
+  def body(x_ref, o_ref, smem, bar):
+    plgpu.copy_gmem_to_smem(x_ref, smem, bar.at[0])
+    plgpu.barrier_wait(bar.at[0])
+    o_ref[...] = %s
+
+  kernel = plgpu.kernel(
+      body, out_type=jax.ShapeDtypeStruct((128,), jnp.int32),
+      scratch_types=[plgpu.SMEM((128,), jnp.int32), plgpu.Barrier(num_barriers=1)])
+  return kernel, [jnp.arange(128, dtype=jnp.int32)]
+'''
 
 
 def output_array(out, shape, k=0):
@@ -22,6 +47,25 @@ def import_file(path):
   import cfjax_import  # pylint: disable=import-outside-toplevel
   _, case = cfjax_import.import_kernel(path, "", "sm_90a", "interpret", "")
   return case
+
+
+def import_source(src: str):
+  """The case `collfuzz import` makes of a kernel file's text (written to a temporary k.py)."""
+  with tempfile.TemporaryDirectory() as d:
+    path = os.path.join(d, "k.py")
+    with open(path, "w", encoding="utf-8") as f:
+      f.write(src)
+    return import_file(path)
+
+
+def run_script(src: str, timeout: int = 300) -> subprocess.CompletedProcess:
+  """Runs a `collfuzz repro` script (its text) with this Python on JAX's CPU backend."""
+  with tempfile.TemporaryDirectory() as d:
+    path = os.path.join(d, "t.py")
+    with open(path, "w", encoding="utf-8") as f:
+      f.write(src)
+    return subprocess.run([sys.executable, path], capture_output=True, text=True,
+                          env=dict(os.environ, JAX_PLATFORMS="cpu"), timeout=timeout, check=False)
 
 
 def loops(ops):

@@ -16,90 +16,31 @@ import numpy as np  # noqa: E402
 
 T128 = [{"tiling": [8, 64]}, {"swizzle": 128}]
 
-# JAX's test, as the test writes it (cec06d116c, tests/pallas/mosaic_gpu_test.py), one parameter
-# combination per file: COLLECTIVE, NONCOLLECTIVE and SIZE are substituted.
-KERNEL_SRC = '''\
+# JAX's test, one parameter combination per file (COLLECTIVE, NONCOLLECTIVE and SIZE substituted):
+# the kernel as the test writes it is corpus/jax-tests/py/_tma_load_multicast.py's, called here
+# with plgpu.kernel's default (Warpgroup) lowering semantics, as multicast_case writes the case.
+KERNEL_SRC = f'''\
 """PallasCallTest.test_tma_load_multicast(collective_dims=COLLECTIVE, noncollective_dims=NONCOLLECTIVE,
-collective_dim_size=SIZE)."""
-import math
+collective_dim_size=SIZE), under Warpgroup semantics."""
+import sys
 
-import jax
-from jax import lax
-import jax.numpy as jnp
-import numpy as np
-from jax.experimental import pallas as pl
-from jax.experimental.pallas import mosaic_gpu as plgpu
+sys.path.insert(0, {os.path.join(ROOT, "corpus", "jax-tests", "py")!r})
+
+from jax.experimental.pallas import mosaic_gpu as plgpu  # noqa: E402
+
+from _tma_load_multicast import kernel_and_args  # noqa: E402
 
 
 def collfuzz_case():
-  collective_dims, noncollective_dims, collective_dim_size = COLLECTIVE, NONCOLLECTIVE, SIZE
-  dtype = jnp.float16
-  cluster = [1, 1, 1]
-  for d in collective_dims:
-    cluster["xyz".index(d)] = collective_dim_size
-  for d in noncollective_dims:
-    cluster["xyz".index(d)] = 2
-  collective_size = math.prod(cluster["xyz".index(d)] for d in collective_dims)
-  noncollective_size = math.prod(cluster) // collective_size
-
-  swizzle = 128
-  swizzle_elems = swizzle // jnp.dtype(dtype).itemsize
-  transforms = (
-      plgpu.TilingTransform((8, swizzle_elems)),
-      plgpu.SwizzleTransform(swizzle),
-  )
-  shape = (noncollective_size, collective_size * 8, swizzle_elems)
-
-  def body(x_gmem, out_gmem, smem, tma_barrier):
-    # Compute the index in a subset of the cluster.
-    def cluster_id(axes):
-      idx, stride = 0, 1
-      for d in sorted(axes):
-        idx += lax.axis_index(d) * stride
-        stride *= lax.axis_size(d)
-      return idx
-
-    noncollective_idx = cluster_id(noncollective_dims)
-    collective_idx = cluster_id(collective_dims)
-
-    plgpu.copy_gmem_to_smem(
-        x_gmem.at[noncollective_idx],
-        smem,
-        tma_barrier,
-        collective_axes=tuple(collective_dims),
-    )
-    plgpu.barrier_wait(tma_barrier)
-
-    plgpu.commit_smem()
-    collective_slice = pl.ds(8 * collective_idx, 8)
-    plgpu.copy_smem_to_gmem(
-        smem.at[collective_slice],
-        out_gmem.at[noncollective_idx, collective_slice, :],
-    )
-    plgpu.wait_smem_to_gmem(0)
-
-  x = np.arange(np.prod(shape), dtype=dtype).reshape(shape)
-  kernel = plgpu.kernel(
-      body,
-      grid=cluster,
-      grid_names=("grid_x", "grid_y", "grid_z"),
-      cluster=cluster,
-      cluster_names=("x", "y", "z"),
-      out_type=jax.ShapeDtypeStruct(shape, dtype),
-      scratch_types=(
-          plgpu.SMEM(shape[1:], dtype, transforms=transforms),
-          plgpu.Barrier(),
-      ),
-  )
-  return kernel, [x]
+  return kernel_and_args(COLLECTIVE, NONCOLLECTIVE, SIZE, plgpu.LoweringSemantics.Warpgroup)
 '''
 
 COMBOS = (("xy", "z", 2), ("x", "", 4), ("xz", "y", 2))
 
 
 def kernel_src(collective="xy", noncollective="z", size=2) -> str:
-  return (KERNEL_SRC.replace("NONCOLLECTIVE", repr(noncollective))
-          .replace("COLLECTIVE", repr(collective)).replace("SIZE", str(size)))
+  return (KERNEL_SRC.replace("NONCOLLECTIVE", repr(tuple(noncollective)))
+          .replace("COLLECTIVE", repr(tuple(collective))).replace("SIZE", str(size)))
 
 
 def cluster_of(collective, noncollective, size):

@@ -9,7 +9,6 @@ raises the AttributeError the reference predicts (rule barrier.arrive_and_wait.m
 
 import os
 import sys
-import tempfile
 import textwrap
 import unittest
 
@@ -23,7 +22,7 @@ from jax.experimental.pallas import mosaic_gpu as plgpu  # noqa: E402
 import cfjax_repro  # noqa: E402
 
 sys.path.insert(0, HERE)
-from loop_case_support import executor  # noqa: E402
+from loop_case_support import executor, import_source  # noqa: E402
 
 HAS_IT = hasattr(plgpu, "barrier_arrive_and_wait")
 
@@ -75,7 +74,6 @@ class ArriveAndWaitTest(unittest.TestCase):
 
   @unittest.skipUnless(HAS_IT, "JAX 0.12.0.1 only")
   def test_import(self):
-    import cfjax_import  # pylint: disable=import-outside-toplevel
     kernel = textwrap.dedent('''
         import jax
         import jax.numpy as jnp
@@ -90,11 +88,7 @@ class ArriveAndWaitTest(unittest.TestCase):
               cluster=(2,), cluster_names=("x",))
           return kernel, [jnp.zeros((8,), jnp.float32)]
         ''')
-    with tempfile.TemporaryDirectory() as d:
-      path = os.path.join(d, "k.py")
-      with open(path, "w", encoding="utf-8") as f:
-        f.write(kernel)
-      _, c = cfjax_import.import_kernel(path, "", "sm_90a", "interpret", "")
+    c = import_source(kernel)
     ops = c["program"][0]["body"]
     self.assertEqual([op["op"] for op in ops], ["barrier_arrive_and_wait"], ops)
 

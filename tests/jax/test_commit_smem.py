@@ -17,9 +17,7 @@ still give the stored values (the reference marks that TMA store as racing).
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import textwrap
 import unittest
 
@@ -30,7 +28,7 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-from loop_case_support import executor, import_file  # noqa: E402
+from loop_case_support import executor, import_source, run_script  # noqa: E402
 
 import cfjax_case  # noqa: E402
 import cfjax_fill  # noqa: E402
@@ -207,12 +205,7 @@ class ReproTest(unittest.TestCase):
     out = executor("interpret").run(c)
     self.assertEqual(out["kind"], "completed", out)
     src = generate(c, out)
-    with tempfile.TemporaryDirectory() as d:
-      path = os.path.join(d, "t.py")
-      with open(path, "w", encoding="utf-8") as f:
-        f.write(src)
-      run = subprocess.run([sys.executable, path], capture_output=True, text=True,
-                           env=dict(os.environ, JAX_PLATFORMS="cpu"), timeout=300, check=False)
+    run = run_script(src)
     self.assertEqual(run.returncode, 0, run.stdout[-2000:] + run.stderr[-4000:])
     self.assertIn("1 output(s) hold the predicted values", run.stdout)
 
@@ -244,11 +237,7 @@ class ImportTest(unittest.TestCase):
 
   def ops(self, *lines):
     src = self.KERNEL % "\n".join("    " + ln for ln in lines)
-    with tempfile.TemporaryDirectory() as d:
-      path = os.path.join(d, "k.py")
-      with open(path, "w", encoding="utf-8") as f:
-        f.write(src)
-      case = import_file(path)
+    case = import_source(src)
     (scope,) = case["program"]
     self.assertEqual(scope["body"][2], {
         "op": "vector_store", "dst": {"alloc": "smem", "index": [1]},
@@ -294,11 +283,7 @@ class ImportTest(unittest.TestCase):
       with self.subTest(case=json.dumps(c["program"][0]["body"][2:])):
         src = cfjax_repro.generate({"case": c, "mode": "interpret",
                                     "expected": {"kind": "completed", "outputs": []}})
-        with tempfile.TemporaryDirectory() as d:
-          path = os.path.join(d, "k.py")
-          with open(path, "w", encoding="utf-8") as f:
-            f.write(src)
-          got = import_file(path)
+        got = import_source(src)
         self.assertIsNone(import_roundtrip.first_difference(import_roundtrip.canonical(c),
                                                             import_roundtrip.canonical(got)))
 

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import numpy as np  # noqa: E402
 sys.path.insert(0, HERE)
-from loop_case_support import executor, import_file, loops, output_array  # noqa: E402,F401
+from loop_case_support import executor, import_file, import_source, loops, output_array  # noqa: E402,F401
 
 import cfjax_case  # noqa: E402
 import cfjax_repro  # noqa: E402
@@ -214,11 +214,7 @@ class ImportTest(unittest.TestCase):
   """`collfuzz import` reads `i % 2` / lax.rem(i, 2) into slot objects and the loop's index."""
 
   def import_src(self, src):
-    with tempfile.TemporaryDirectory() as d:
-      path = os.path.join(d, "k.py")
-      with open(path, "w", encoding="utf-8") as f:
-        f.write(src)
-      return import_file(path)
+    return import_source(src)
 
   def refused(self, src, pattern):
     import cfjax_import  # pylint: disable=import-outside-toplevel

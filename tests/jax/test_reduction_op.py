@@ -11,9 +11,7 @@ Calls the modules directly (no build/release/collfuzz).
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import textwrap
 import unittest
 
@@ -25,7 +23,7 @@ import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, HERE)
-from loop_case_support import executor, import_file  # noqa: E402
+from loop_case_support import executor, import_source, run_script  # noqa: E402
 
 import cfjax_case  # noqa: E402
 import cfjax_repro  # noqa: E402
@@ -141,13 +139,7 @@ class ReproTest(unittest.TestCase):
     compile(src, "t.py", "exec")
     self.assertIn('plgpu.copy_smem_to_gmem(sb, y0, reduction_op="umax")', src)
     self.assertIn("plgpu.copy_smem_to_gmem(sa, y0)\n", src)
-    with tempfile.TemporaryDirectory() as d:
-      path = os.path.join(d, "t.py")
-      with open(path, "w", encoding="utf-8") as f:
-        f.write(src)
-      env = dict(os.environ, JAX_PLATFORMS="cpu")
-      run = subprocess.run([sys.executable, path], capture_output=True, text=True, env=env,
-                           timeout=300, check=False)
+    run = run_script(src)
     self.assertEqual(run.returncode, 0, run.stdout[-2000:] + run.stderr[-4000:])
 
   def test_unknown_name_is_refused_naming_the_field(self):
@@ -179,11 +171,7 @@ class ImportTest(unittest.TestCase):
               scratch_types=[plgpu.SMEM((128,), jnp.float32), plgpu.Barrier(num_barriers=1)])
           return kernel, [jnp.arange(128, dtype=jnp.float32)]
         ''')
-    with tempfile.TemporaryDirectory() as d:
-      path = os.path.join(d, "k.py")
-      with open(path, "w", encoding="utf-8") as f:
-        f.write(kernel)
-      c = import_file(path)
+    c = import_source(kernel)
     stores = [op for op in json.loads(json.dumps(c["program"]))[0]["body"]
               if op["op"] == "copy_smem_to_gmem"]
     self.assertEqual(len(stores), 2, c["program"])
@@ -200,11 +188,7 @@ class ImportTest(unittest.TestCase):
     c = reduce_case("int32", ops, *ints32(), profile="interpret")
     src = cfjax_repro.generate({"case": c, "mode": "interpret", "expected": {"kind": "completed",
                                                                              "outputs": []}})
-    with tempfile.TemporaryDirectory() as d:
-      path = os.path.join(d, "k.py")
-      with open(path, "w", encoding="utf-8") as f:
-        f.write(src)
-      got = import_file(path)
+    got = import_source(src)
     self.assertIsNone(import_roundtrip.first_difference(import_roundtrip.canonical(c),
                                                         import_roundtrip.canonical(got)))
     stores = [op for op in got["program"][0]["body"] if op["op"] == "copy_smem_to_gmem"]

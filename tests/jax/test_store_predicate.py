@@ -13,9 +13,7 @@ Calls the modules directly (no build/release/collfuzz).
 import copy
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import textwrap
 import unittest
 
@@ -26,7 +24,7 @@ sys.path.insert(0, os.path.join(ROOT, "harness", "jax"))
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, HERE)
-from loop_case_support import executor, import_file, output_array  # noqa: E402
+from loop_case_support import executor, import_source, output_array, run_script  # noqa: E402
 
 import cfjax_case  # noqa: E402
 import cfjax_repro  # noqa: E402
@@ -110,24 +108,14 @@ class ReproTest(unittest.TestCase):
     compile(src, "t.py", "exec")
     self.assertIn("plgpu.copy_smem_to_gmem(buf, y.at[lax.axis_index('x'),], "
                   "predicate=lax.axis_index('x') == 0)\n", src)
-    with tempfile.TemporaryDirectory() as d:
-      path = os.path.join(d, "t.py")
-      with open(path, "w", encoding="utf-8") as f:
-        f.write(src)
-      env = dict(os.environ, JAX_PLATFORMS="cpu")
-      run = subprocess.run([sys.executable, path], capture_output=True, text=True, env=env,
-                           timeout=300, check=False)
+    run = run_script(src)
     self.assertEqual(run.returncode, 0, run.stdout[-2000:] + run.stderr[-4000:])
 
 
 class ImportTest(unittest.TestCase):
 
   def import_src(self, src):
-    with tempfile.TemporaryDirectory() as d:
-      path = os.path.join(d, "k.py")
-      with open(path, "w", encoding="utf-8") as f:
-        f.write(src)
-      return import_file(path)
+    return import_source(src)
 
   def test_import_reads_the_predicate(self):
     kernel = textwrap.dedent('''

@@ -16,9 +16,7 @@ as XLA does), never copied from a run; the telling elements are also spelt out b
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import textwrap
 import unittest
 
@@ -30,7 +28,7 @@ sys.path.insert(0, HERE)
 import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 
-from loop_case_support import executor, import_file  # noqa: E402
+from loop_case_support import executor, import_source, run_script  # noqa: E402
 
 import cfjax_case  # noqa: E402
 import cfjax_fill  # noqa: E402
@@ -379,12 +377,7 @@ class ReproTest(unittest.TestCase):
     self.assertEqual(out["kind"], "completed", out)
     src = self.generate(c, out)
     self.assertIn("x[...].astype(jnp.bfloat16)", src)
-    with tempfile.TemporaryDirectory() as d:
-      path = os.path.join(d, "t.py")
-      with open(path, "w", encoding="utf-8") as f:
-        f.write(src)
-      proc = subprocess.run([sys.executable, path], capture_output=True, text=True,
-                            env=dict(os.environ, JAX_PLATFORMS="cpu"), timeout=300, check=False)
+    proc = run_script(src)
     self.assertEqual(proc.returncode, 0, proc.stdout[-2000:] + proc.stderr[-4000:])
     self.assertIn("1 output(s) hold the predicted values", proc.stdout)
 
@@ -411,11 +404,7 @@ class ImportTest(unittest.TestCase):
       ''')
 
   def import_value(self, expr, out="float16", src="float32"):
-    with tempfile.TemporaryDirectory() as d:
-      path = os.path.join(d, "k.py")
-      with open(path, "w", encoding="utf-8") as f:
-        f.write(self.KERNEL % (expr, out, src, src))
-      c = import_file(path)
+    c = import_source(self.KERNEL % (expr, out, src, src))
     (scope,) = c["program"]
     return scope["body"][-1]["value"]
 
@@ -473,11 +462,7 @@ class ImportTest(unittest.TestCase):
       with self.subTest(dst=dst):
         src = cfjax_repro.generate({"case": c, "mode": "interpret",
                                     "expected": {"kind": "completed", "outputs": []}})
-        with tempfile.TemporaryDirectory() as d:
-          path = os.path.join(d, "k.py")
-          with open(path, "w", encoding="utf-8") as f:
-            f.write(src)
-          got = import_file(path)
+        got = import_source(src)
         self.assertIn("convert", json.dumps(got["program"]))
         a, b = import_roundtrip.canonical(c), import_roundtrip.canonical(got)
         for arr in a["inputs"] + b["inputs"]:

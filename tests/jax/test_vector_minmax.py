@@ -15,10 +15,7 @@ Expected outputs are computed here with numpy from the inputs' fills, never copi
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
-import textwrap
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -29,7 +26,7 @@ sys.path.insert(0, HERE)
 import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 
-from loop_case_support import executor, import_file  # noqa: E402
+from loop_case_support import VECTOR_STORE_KERNEL, executor, import_source, run_script  # noqa: E402
 
 import cfjax_case  # noqa: E402
 import cfjax_fill  # noqa: E402
@@ -311,43 +308,17 @@ class ReproTest(unittest.TestCase):
     self.assertEqual(out["kind"], "completed", out)
     src = self.generate(c, out)
     self.assertIn("jnp.maximum(", src)
-    with tempfile.TemporaryDirectory() as d:
-      path = os.path.join(d, "t.py")
-      with open(path, "w", encoding="utf-8") as f:
-        f.write(src)
-      run = subprocess.run([sys.executable, path], capture_output=True, text=True,
-                           env=dict(os.environ, JAX_PLATFORMS="cpu"), timeout=300, check=False)
+    run = run_script(src)
     self.assertEqual(run.returncode, 0, run.stdout[-2000:] + run.stderr[-4000:])
     self.assertIn("2 output(s) hold the predicted values", run.stdout)
 
 
 class ImportTest(unittest.TestCase):
 
-  KERNEL = textwrap.dedent('''
-      import jax
-      import jax.numpy as jnp
-      from jax import lax
-      from jax.experimental import pallas as pl
-      from jax.experimental.pallas import mosaic_gpu as plgpu
-
-      def collfuzz_case():
-        def body(x_ref, o_ref, smem, bar):
-          plgpu.copy_gmem_to_smem(x_ref, smem, bar.at[0])
-          plgpu.barrier_wait(bar.at[0])
-          o_ref[...] = %s
-
-        kernel = plgpu.kernel(
-            body, out_type=jax.ShapeDtypeStruct((128,), jnp.int32),
-            scratch_types=[plgpu.SMEM((128,), jnp.int32), plgpu.Barrier(num_barriers=1)])
-        return kernel, [jnp.arange(128, dtype=jnp.int32)]
-      ''')
+  KERNEL = VECTOR_STORE_KERNEL
 
   def import_value(self, expr):
-    with tempfile.TemporaryDirectory() as d:
-      path = os.path.join(d, "k.py")
-      with open(path, "w", encoding="utf-8") as f:
-        f.write(self.KERNEL % expr)
-      c = import_file(path)
+    c = import_source(self.KERNEL % expr)
     (scope,) = c["program"]
     return c, scope["body"][-1]
 
@@ -381,11 +352,7 @@ class ImportTest(unittest.TestCase):
       with self.subTest(dtype=dtype):
         src = cfjax_repro.generate({"case": c, "mode": "interpret",
                                     "expected": {"kind": "completed", "outputs": []}})
-        with tempfile.TemporaryDirectory() as d:
-          path = os.path.join(d, "k.py")
-          with open(path, "w", encoding="utf-8") as f:
-            f.write(src)
-          got = import_file(path)
+        got = import_source(src)
         self.assertEqual([next(iter(op["value"])) for op in got["program"]], ["max", "min"] * 2)
         a, b = import_roundtrip.canonical(c), import_roundtrip.canonical(got)
         for arr in a["inputs"] + b["inputs"]:
