@@ -19,6 +19,7 @@ add_library(collfuzz_core STATIC
   harness/core/vector_arith.cpp
   harness/core/fill.cpp
   harness/core/jax_random.cpp
+  harness/core/memref_text.cpp
   harness/core/index_json.cpp
   harness/core/jax_version.cpp
   harness/core/json_reader.cpp

@@ -85,7 +85,7 @@ DType round_trip_dtype(DType d, std::int64_t pick) {
 
 void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGmem& store,
                        DType dtype, std::int64_t elements, const ArraySpec* partner) {
-  if (!holds(dtype) || elements <= 0 || elements % 128 != 0 || store.predicate ||
+  if (!holds(dtype) || elements < 2 || (elements % 128 != 0 && !plan.uneven) || store.predicate ||
       store.reduction_op) {
     return;
   }

@@ -43,6 +43,9 @@ struct VectorBackPlan {
   VectorValueShape value = VectorValueShape::kAddConst;
   std::int64_t constant = 1;  // 1..3: exact in every dtype a vector store holds
   SmemFence fence = SmemFence::kStoreOwn;
+  // Also for a tile of no multiple of 128 elements (two or more): JAX's strided-count rules
+  // (lower.vector.strided_elements, dialect.vector.layout_inference, splat_store_count).
+  bool uneven = false;
 };
 
 // Applies `plan` to the write-back ops `ops` (the store `store` and its commits and waits) of an

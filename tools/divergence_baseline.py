@@ -16,7 +16,7 @@ import sys
 
 # (regex over "oracle:kind:what", reason, spec section)
 REASONS = [
-    (r"^diagnostic:accepted_not_rejected:(lower|launch_context|verify|compile|launch|module|estimate|copy\.leader_tracked)\.",
+    (r"^diagnostic:accepted_not_rejected:(lower|launch_context|verify|dialect|compile|launch|module|estimate|copy\.leader_tracked)\.",
      "interpret mode never runs the compiler's lowering, launch-context, compile or launch checks, and accepts the case", "4.5"),
     (r"^diagnostic:rejected_not_accepted:interpret\.store\.reduction_op",
      "interpret mode has no reducing store: gpu_callbacks.copy_smem_to_gmem raises NotImplementedError('reduction_op not supported') when a thread reaches it (docs/jax-divergences.md row 19)", "4"),

@@ -188,11 +188,10 @@ VectorStore CaseParser::parse_vector_store(const json& j, const std::string& pat
                                     " is not modelled (float32, float16, bfloat16, int8, int16, "
                                     "int32, uint8, uint16, uint32 are)");
   }
-  if (element_count(shape) % 128 != 0 || element_count(shape) == 0) {
+  if (element_count(shape) < 2) {
     throw InputError(path + ".dst",
-                     "a vector store's element count must be a positive multiple "
-                     "of 128 (JAX's strided layout for a warpgroup; other shapes "
-                     "are not modelled)");
+                     "a vector store of one element is JAX's scalar store, which is not "
+                     "modelled (a vector store writes 2 or more elements)");
   }
   vs.value = parse_vector_value(jr::required(j, path, "value"), path + ".value", shape, dtype, 0);
   return vs;

@@ -75,7 +75,10 @@ def lowering_stage(exc: BaseException) -> str:
   # Host-side TMA descriptor setup, after the dialect lowering (Scratch.finalize_size).
   if any(fn == "finalize_size" for _, fn in names):
     return "finalize"
-  if any(n.endswith("mosaic/gpu/dialect_lowering.py") for n, _ in names):
+  # The Mosaic GPU dialect's passes after the Pallas rules: layout inference (Warpgroup), then
+  # its lowering.
+  if any(n.endswith("mosaic/gpu/dialect_lowering.py") or n.endswith("mosaic/gpu/layout_inference.py")
+         for n, _ in names):
     return "dialect"
   if any("estimat" in fn for _, fn in names):
     return "estimate"

@@ -25,6 +25,14 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
               rule_id::kDuplicateDims, ic.op->path);
       }
     }
+    // The layout inference pass: a vector value that loads a ref needs a strided layout, which
+    // a count that is no multiple of 128 has none of.
+    for (const IrVectorStore& iv : ir.vector_stores) {
+      if (iv.loads && iv.elements % 128 != 0) {
+        raise(Stage::kDialect, "ValueError", kLayoutInferenceMessage, rule_id::kLayoutInference,
+              iv.op->path);
+      }
+    }
     // dialect_lowering.lower_mgpu_dialect: the async_load / async_store rules in program order.
     for (const IrOp& op : ir.ops) {
       if (op.kind == IrKind::kCopy) {
@@ -33,10 +41,16 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
       } else if (op.kind == IrKind::kStore) {
         IrStore& is = ir.stores[static_cast<std::size_t>(op.index)];
         is.shape = prepare_async_copy(store_request(c, is, Stage::kDialect), geometry);
-      } else if (op.kind == IrKind::kVectorStore &&
-                 ir.vector_stores[static_cast<std::size_t>(op.index)].eight_bit) {
-        raise(Stage::kDialect, "NotImplementedError", kPointwise8BitMessage,
-              rule_id::kVectorPointwise8Bit, op.op->path);
+      } else if (op.kind == IrKind::kVectorStore) {
+        const IrVectorStore& iv = ir.vector_stores[static_cast<std::size_t>(op.index)];
+        if (iv.elements % 128 != 0) {  // a value of constants: a splat (inference passed it)
+          raise(Stage::kDialect, "NotImplementedError", kSplatStoreCountMessage,
+                rule_id::kSplatStoreCount, op.op->path);
+        }
+        if (iv.eight_bit) {
+          raise(Stage::kDialect, "NotImplementedError", kPointwise8BitMessage,
+                rule_id::kVectorPointwise8Bit, op.op->path);
+        }
       }
     }
   }

@@ -76,11 +76,20 @@ struct IrVectorStore {
   bool eight_bit = false;  // its value computes on 8-bit elements (lower.vector.pointwise_8bit)
   DType dtype = DType::kFloat32;
   std::int64_t elements = 0;
+  bool loads = false;  // its value reads a ref (Warpgroup: the layout inference of a count that is
+                       // no multiple of 128 fails on it; a value of constants is a splat)
 };
 
 inline constexpr const char* kPointwise8BitMessage =
     "Pointwise operations on 8-bit types are unsupported (except bitwise operations). Upcast to "
     "a 16- or 32-bit type before performing the operation.";
+inline constexpr const char* kLayoutInferenceMessage =
+    "Failed to infer a possible set of layouts. This should only happen if user-provided layout "
+    "casts are unsatisfiable. To dump the constraint system for debugging, use "
+    "`MOSAIC_GPU_DUMP_CONSTRAINT_SYSTEM=1`.";
+inline constexpr const char* kSplatStoreCountMessage =
+    "Arrays with the splat layout can only be stored when they have a single element or a "
+    "multiple of 128 elements";
 
 struct IrBarrierOp {
   IrBarrier barrier;

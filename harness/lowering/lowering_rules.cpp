@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "harness/core/memref_text.h"
 #include "harness/core/ndarray.h"
 #include "harness/core/pyrepr.h"
 #include "harness/core/vector_layout.h"
@@ -448,6 +449,32 @@ class Lowerer {
     return base + element * dtype_bits(a.dtype) / 8;
   }
 
+  [[noreturn]] void strided_elements(const Op& op, const std::string& memref,
+                                     std::int64_t elements) {
+    raise(Stage::kLower, "ValueError",
+          memref + " must have a number of elements that is a multiple of 128 (got " +
+              std::to_string(elements) + ")",
+          rule_id::kVectorStridedElements, op.path);
+  }
+  std::string load_memref(const VectorValue& load) {
+    if (load.kind == VectorKind::kLoadSmem) {
+      const Alloc& a = *lookup_.alloc(load.ref);
+      return memref_text(a.dtype, a.shape,
+                         smem_index_entries(load.smem_index, load.smem_slot.has_value()), true);
+    }
+    const ArraySpec& x = *lookup_.input(load.ref);
+    return memref_text(x.dtype, x.shape, load.gmem_index, false);
+  }
+  std::string dst_memref(const VectorStore& vs) {
+    if (vs.to_smem) {
+      const Alloc& a = *lookup_.alloc(vs.dst);
+      return memref_text(a.dtype, a.shape,
+                         smem_index_entries(vs.smem_index, vs.smem_slot.has_value()), true);
+    }
+    const ArraySpec& o = c_.outputs[static_cast<std::size_t>(lookup_.output_index(vs.dst))];
+    return memref_text(o.dtype, o.shape, vs.dst_index, false);
+  }
+
   // _swap_lowering_rule: the value's loads (_get_lowering_rule) read SMEM refs at their offsets.
   void vector_store(const Op& op, const VectorStore& vs) {
     IrVectorStore iv;
@@ -471,6 +498,21 @@ class Lowerer {
     }
     iv.dtype = dtype;
     iv.eight_bit = dtype_bits(dtype) == 8 && !vs.value.args.empty();
+    const VectorValue* first = nullptr;  // the first load Python evaluates (left operand first)
+    for_each_vector_load(vs.value, [&](const VectorValue& load) {
+      if (!first) first = &load;
+    });
+    iv.loads = first != nullptr;
+    // Lane: FragmentedArray.load_strided in the first load's _get_lowering_rule, else (after the
+    // value's ops) in _swap_lowering_rule's read of the destination; Warpgroup: dialect_stage.
+    if (lane() && iv.elements % 128 != 0) {
+      if (first) strided_elements(op, load_memref(*first), iv.elements);
+      if (iv.eight_bit) {
+        raise(Stage::kLower, "NotImplementedError", kPointwise8BitMessage,
+              rule_id::kVectorPointwise8Bit, op.path);
+      }
+      strided_elements(op, dst_memref(vs), iv.elements);
+    }
     // FragmentedArray._pointwise under Lane; under Warpgroup the dialect lowering (dialect_stage).
     if (lane() && iv.eight_bit) {
       raise(Stage::kLower, "NotImplementedError", kPointwise8BitMessage,

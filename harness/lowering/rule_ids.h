@@ -30,6 +30,9 @@ inline constexpr std::string_view kArriveAndWaitMissing = "barrier.arrive_and_wa
 inline constexpr std::string_view kWaitSmemToGmemN = "trace.wait_smem_to_gmem.n";
 inline constexpr std::string_view kVectorPointwise8Bit = "lower.vector.pointwise_8bit";
 inline constexpr std::string_view kVectorIncompatibleLayouts = "lower.vector.incompatible_layouts";
+inline constexpr std::string_view kVectorStridedElements = "lower.vector.strided_elements";
+inline constexpr std::string_view kLayoutInference = "dialect.vector.layout_inference";
+inline constexpr std::string_view kSplatStoreCount = "dialect.vector.splat_store_count";
 inline constexpr std::string_view kEstimateClusterAxis = "estimate.cluster_barrier.unknown_axis";
 inline constexpr std::string_view kEstimateSemaphore = "estimate.semaphore.scope";
 inline constexpr std::string_view kEstimateGmem = "estimate.gmem.unsupported";
@@ -109,6 +112,9 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kArriveAndWaitMissing,
                                             kWaitSmemToGmemN,
                                             kVectorPointwise8Bit,
+                                            kVectorStridedElements,
+                                            kLayoutInference,
+                                            kSplatStoreCount,
                                             kEstimateClusterAxis,
                                             kEstimateSemaphore,
                                             kEstimateGmem,

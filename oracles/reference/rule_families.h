@@ -50,5 +50,8 @@ void check_store_launch_context(Checker& ck, const CopyFacts& f, Stage stage);
 // under Warpgroup).
 void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& vs,
                                  const Scope& scope, Stage stage);
+// Warpgroup's layout inference, over the whole module before the dialect lowering of any op: a
+// vector store of no multiple of 128 elements whose value loads a ref (vector_rules.cpp).
+void check_vector_layout_inference(Checker& ck);
 
 }  // namespace collfuzz::ref

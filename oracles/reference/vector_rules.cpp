@@ -1,8 +1,10 @@
 // The rules of vector values (docs/case-format.md, "vector_store"): what Mosaic GPU's lowering of
-// a vector store's value refuses (FragmentedArray._pointwise), in both releases alike.
+// a vector store's value refuses (FragmentedArray._pointwise, the strided layout's element count,
+// Warpgroup's layout inference and splat stores), in both releases alike.
 
 #include <optional>
 
+#include "harness/core/memref_text.h"
 #include "harness/core/ndarray.h"
 #include "harness/core/vector_layout.h"
 #include "oracles/reference/program_walk.h"
@@ -34,25 +36,99 @@ std::optional<std::int64_t> lane_vec_size(const VectorValue& v, DType d, std::in
   }
 }
 
+// The value's first load in the order Python evaluates the expression (an op's left operand
+// first), or nullptr for a value of constants.
+const VectorValue* first_load(const VectorValue& v) {
+  if (v.kind == VectorKind::kLoadSmem || v.kind == VectorKind::kLoadInput) return &v;
+  for (const VectorValue& a : v.args) {
+    if (const VectorValue* l = first_load(a)) return l;
+  }
+  return nullptr;
+}
+
+const ArraySpec* array_named(const std::vector<ArraySpec>& arrays, const std::string& name) {
+  for (const ArraySpec& a : arrays) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+// The MLIR type of the ref a load reads.
+std::string load_memref(const Checker& ck, const VectorValue& load, const Scope& scope) {
+  if (load.kind == VectorKind::kLoadSmem) {
+    const Alloc& a = *scope.allocs.at(load.ref);
+    return memref_text(a.dtype, a.shape,
+                       smem_index_entries(load.smem_index, load.smem_slot.has_value()), true);
+  }
+  const ArraySpec* x = array_named(ck.c.inputs, load.ref);
+  return x ? memref_text(x->dtype, x->shape, load.gmem_index, false) : std::string();
+}
+
+// The MLIR type of the ref a store writes.
+std::string dst_memref(const Checker& ck, const VectorStore& vs, const Scope& scope) {
+  if (vs.to_smem) {
+    const Alloc& a = *scope.allocs.at(vs.dst);
+    return memref_text(a.dtype, a.shape,
+                       smem_index_entries(vs.smem_index, vs.smem_slot.has_value()), true);
+  }
+  const ArraySpec* o = array_named(ck.c.outputs, vs.dst);
+  return o ? memref_text(o->dtype, o->shape, vs.dst_index, false) : std::string();
+}
+
+// The dtype and element count of what a vector store writes.
+std::pair<DType, std::int64_t> stored_view(const Checker& ck, const VectorStore& vs,
+                                           const Scope& scope) {
+  if (vs.to_smem) {
+    const Alloc& a = *scope.allocs.at(vs.dst);
+    std::int64_t elements = 1;
+    for (std::size_t k = vs.smem_index.size(); k < a.shape.size(); ++k) elements *= a.shape[k];
+    return {a.dtype, elements};
+  }
+  const ArraySpec* o = array_named(ck.c.outputs, vs.dst);
+  if (!o) return {DType::kFloat32, 0};
+  return {o->dtype,
+          element_count(resolve_slice(
+                            o->shape, vs.dst_index, [](const std::string&) { return 0; }, 0)
+                            .shape)};
+}
+
 }  // namespace
+
+void check_vector_layout_inference(Checker& ck) {
+  walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
+    const auto* vs = std::get_if<VectorStore>(&op.v);
+    if (!vs) return;
+    const std::int64_t elements = stored_view(ck, *vs, scope).second;
+    ck.check(RuleId::kDialectLayoutInference,
+             elements % 128 != 0 && first_load(vs->value) != nullptr, op.path);
+  });
+}
 
 void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& vs,
                                  const Scope& scope, Stage stage) {
-  DType dtype = DType::kFloat32;
-  std::int64_t elements = 0;
-  if (vs.to_smem) {
-    const Alloc& a = *scope.allocs.at(vs.dst);
-    dtype = a.dtype;
-    elements = 1;
-    for (std::size_t k = vs.smem_index.size(); k < a.shape.size(); ++k) elements *= a.shape[k];
-  } else {
-    for (const auto& o : ck.c.outputs) {
-      if (o.name != vs.dst) continue;
-      dtype = o.dtype;
-      elements = element_count(resolve_slice(
-                                   o.shape, vs.dst_index, [](const std::string&) { return 0; }, 0)
-                                   .shape);
+  const auto [dtype, elements] = stored_view(ck, vs, scope);
+  const bool eight_bit_op = dtype_bits(dtype) == 8 && !vs.value.args.empty();
+  if (elements % 128 != 0) {
+    const VectorValue* load = first_load(vs.value);
+    if (stage == Stage::kDialect) {
+      // A value of constants keeps the splat layout (one that loads has failed the layout
+      // inference already: check_vector_layout_inference).
+      ck.check(RuleId::kDialectSplatStoreCount, load == nullptr, op.path);
+      return;
     }
+    // Lane: the value's first load raises in its own lowering rule, before any op on it; a value
+    // of constants computes (the 8-bit rule) and the store then reads its destination.
+    const auto strided = [&](const std::string& memref) {
+      ck.check(
+          RuleId::kLowerVectorStridedElements, true, op.path,
+          [&] {
+            return Holes{{"memref", memref}, {"n", std::to_string(elements)}};
+          },
+          stage);
+    };
+    if (load) strided(load_memref(ck, *load, scope));
+    ck.check(RuleId::kLowerVectorPointwise8Bit, eight_bit_op, op.path, stage);
+    strided(dst_memref(ck, vs, scope));
   }
   // Under Lane, a binary op on a converted value and a value of another register layout: the
   // op's lowering rule (stage lower). Warpgroup's layout inference gives both the same layout.
@@ -61,8 +137,7 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
   ck.check(RuleId::kLowerVectorIncompatibleLayouts, conflict, op.path, stage);
   // Any add, sub, mul, min or max (FragmentedArray.min/max call _pointwise too): the value's
   // root is one when it is not a leaf.
-  ck.check(RuleId::kLowerVectorPointwise8Bit, dtype_bits(dtype) == 8 && !vs.value.args.empty(),
-           op.path, stage);
+  ck.check(RuleId::kLowerVectorPointwise8Bit, eight_bit_op, op.path, stage);
 }
 
 }  // namespace collfuzz::ref

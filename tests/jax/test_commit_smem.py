@@ -146,7 +146,9 @@ class RunTest(unittest.TestCase):
 
 class LoweringErrorTest(unittest.TestCase):
   """A 64-element SMEM vector store (both releases alike): the SMEM memref in Lane's message; a
-  layout-inference failure under Warpgroup where the value loads, the splat error for a constant."""
+  layout-inference failure under Warpgroup where the value loads, the splat error for a constant
+  (the reference's lower.vector.strided_elements, dialect.vector.layout_inference and
+  dialect.vector.splat_store_count)."""
 
   def diag(self, case, semantics):
     case["target"].update(semantics=semantics, profile="mosaic")
@@ -160,8 +162,10 @@ class LoweringErrorTest(unittest.TestCase):
             "number of elements that is a multiple of 128 (got 64)")
     c = tile_case(shape=(64,))
     self.assertEqual(self.diag(c, "lane"), lane)
+    # Mosaic GPU's layout inference (after the Pallas rules, before the dialect lowering) is
+    # classified with the dialect's passes (cfjax_stage; rule dialect.vector.layout_inference).
     self.assertEqual(self.diag(c, "warpgroup"), (
-        "module", "ValueError", "Failed to infer a possible set of layouts. This should only "
+        "dialect", "ValueError", "Failed to infer a possible set of layouts. This should only "
         "happen if user-provided layout casts are unsatisfiable. To dump the constraint system "
         "for debugging, use `MOSAIC_GPU_DUMP_CONSTRAINT_SYSTEM=1`."))
     c = tile_case(shape=(64,))
