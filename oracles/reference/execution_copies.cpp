@@ -2,6 +2,8 @@
 // (multicast, partitioned, replicated, bulk), with SMEM race tracking (smem_races.h).
 
 #include <algorithm>
+#include <array>
+#include <limits>
 
 #include "oracles/reference/execution_model.h"
 #include "oracles/reference/execution_writes.h"
@@ -191,31 +193,39 @@ void Execution::write_transformed(const CopyFacts& f, View& dst, std::int64_t d_
   const Strides src_strides = row_major_rank_strides(f.src->shape);
   const std::size_t rank = region.size();
   std::int64_t s_const = 0;
-  std::vector<std::size_t> src_dim;
+  std::array<std::size_t, limits::kMaxRank> src_dim{};  // the source dim of each region dim
+  std::size_t kept = 0;
   for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
     if (slice.size[i] == 0) {
       s_const += slice.start[i] * src_strides[i];
-    } else {
-      src_dim.push_back(i);
+    } else if (kept < src_dim.size()) {
+      src_dim[kept++] = i;
     }
   }
   // Every element's physical place and value first; then the places in order, claimed as runs
   // of contiguous bytes (a whole tile is one run), so that race tracking sees the bytes written.
+  // The places are distinct, so "in order" is a scatter into a table of the span they cover, not
+  // a sort; both tables are reused across copies (the campaign's hot path allocates neither).
   struct Placed {
     std::int64_t place;   // element index in the buffer's physical order
     std::int64_t source;  // element index in the input; -1: out of bounds
   };
-  std::vector<Placed> placed;
-  std::vector<std::int64_t> c(rank, 0);
+  constexpr std::int64_t kUnwritten = -2;
+  thread_local std::vector<Placed> placed;
+  thread_local std::vector<std::int64_t> source_at;  // by place - lo: the source, or kUnwritten
+  placed.clear();
+  std::array<std::int64_t, limits::kMaxRank> c{};
+  std::array<std::int64_t, limits::kMaxRank> tile{};
+  std::array<std::int64_t, limits::kMaxRank> base{};
   std::int64_t total = 1;
   for (const auto& r : region) total *= r.second;
   placed.reserve(static_cast<std::size_t>(total));
-  std::vector<std::int64_t> tile(rank, 0);
-  std::vector<std::int64_t> base(rank, 0);
   for (std::size_t k = 0; k < rank; ++k) {
     tile[k] = mosaic_ ? dim_tile(f, k) : 0;
     if (tile[k] > 0) base[k] = slice_start_of(f, slice, k);
   }
+  std::int64_t lo = std::numeric_limits<std::int64_t>::max();
+  std::int64_t hi = -1;
   for (std::int64_t e = 0; e < total; ++e) {
     std::int64_t s = s_const;
     std::int64_t d = d_base;
@@ -230,27 +240,36 @@ void Execution::write_transformed(const CopyFacts& f, View& dst, std::int64_t d_
       d += within * dst_strides[k];
     }
     // d: in the allocation's logical order.
-    placed.push_back(Placed{place[static_cast<std::size_t>(d)] / width, in_bounds ? s : -1});
+    const std::int64_t p = place[static_cast<std::size_t>(d)] / width;
+    placed.push_back(Placed{p, in_bounds ? s : -1});
+    lo = std::min(lo, p);
+    hi = std::max(hi, p);
     for (std::size_t k = rank; k-- > 0;) {
       if (++c[k] < region[k].second) break;
       c[k] = 0;
     }
   }
-  std::sort(placed.begin(), placed.end(),
-            [](const Placed& a, const Placed& b) { return a.place < b.place; });
-  for (std::size_t i = 0; i < placed.size();) {
-    std::size_t j = i + 1;
-    while (j < placed.size() && placed[j].place == placed[j - 1].place + 1) ++j;
-    const auto [at, bytes] = byte_span(dst, placed[i].place, static_cast<std::int64_t>(j - i));
+  if (placed.empty()) return;
+  source_at.assign(static_cast<std::size_t>(hi - lo + 1), kUnwritten);
+  for (const Placed& pl : placed) source_at[static_cast<std::size_t>(pl.place - lo)] = pl.source;
+  const auto w = static_cast<std::size_t>(width);
+  for (std::int64_t i = 0; i <= hi - lo;) {
+    if (source_at[static_cast<std::size_t>(i)] == kUnwritten) {
+      ++i;
+      continue;
+    }
+    std::int64_t j = i + 1;
+    while (j <= hi - lo && source_at[static_cast<std::size_t>(j)] != kUnwritten) ++j;
+    const auto [at, bytes] = byte_span(dst, lo + i, j - i);
     guarded_write(*dst.mem, at, bytes, [&] {
       // Whole bytes per element (the parser refuses transforms on sub-byte dtypes), the same
       // dtype on both sides (copy.dtype_mismatch): the element's bytes as they are.
-      const auto w = static_cast<std::size_t>(width);
-      for (std::size_t k = i; k < j; ++k) {
-        const auto to = static_cast<std::size_t>(dst.offset + placed[k].place * width);
-        if (placed[k].source >= 0) {
-          std::memcpy(dst.mem->bytes.data() + to,
-                      src.data() + static_cast<std::size_t>(placed[k].source) * w, w);
+      for (std::int64_t k = i; k < j; ++k) {
+        const std::int64_t source = source_at[static_cast<std::size_t>(k)];
+        const auto to = static_cast<std::size_t>(dst.offset + (lo + k) * width);
+        if (source >= 0) {
+          std::memcpy(dst.mem->bytes.data() + to, src.data() + static_cast<std::size_t>(source) * w,
+                      w);
           std::memset(dst.mem->undef.data() + to, 0, w);
         } else {
           std::memset(dst.mem->bytes.data() + to, 0, w);
