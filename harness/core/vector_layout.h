@@ -20,4 +20,12 @@ inline std::int64_t strided_vec_size(int bits, std::int64_t elements) {
   return vec;
 }
 
+// JAX 0.11.2's FragmentedArray._store_untiled_splat (a vector store of constants): the vec_size of
+// the strided layout it builds, 64 // bits, or 1 under 64 // bits * 128 elements. Where
+// vec_size * 128 does not divide the count, building it raises (rule lower.vector.splat_vec_size).
+inline std::int64_t splat_store_vec_size_0_11_2(int bits, std::int64_t elements) {
+  const std::int64_t vec = bits > 0 ? 64 / bits : 1;
+  return elements < vec * 128 ? 1 : vec;
+}
+
 }  // namespace collfuzz

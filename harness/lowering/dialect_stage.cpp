@@ -51,6 +51,10 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
           raise(Stage::kDialect, "NotImplementedError", kPointwise8BitMessage,
                 rule_id::kVectorPointwise8Bit, op.op->path);
         }
+        if (iv.splat_vec_size_error) {
+          raise(Stage::kDialect, "ValueError", *iv.splat_vec_size_error, rule_id::kSplatVecSize,
+                op.op->path);
+        }
       }
     }
   }

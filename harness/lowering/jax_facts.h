@@ -31,6 +31,10 @@ struct JaxFacts {
   bool orders_tc_single_lane_arrive = false;
   // plgpu.barrier_arrive_and_wait exists (new in 0.12.0.1; 0.11.2's module has no such attribute).
   bool has_barrier_arrive_and_wait = false;
+  // A vector store of constants lays its splat out with vec_size gcd(64 // bits, n // 128)
+  // (0.11.2: 64 // bits, or 1 under 64 // bits * 128 elements, which raises ValueError((layout,
+  // 128)) where it does not divide n: rule lower.vector.splat_vec_size).
+  bool splat_vec_size_gcd = false;
 };
 
 constexpr JaxFacts jax_facts(JaxVersion v) {
@@ -43,6 +47,7 @@ constexpr JaxFacts jax_facts(JaxVersion v) {
     f.predicate_gates_arrive = true;
     f.orders_tc_single_lane_arrive = true;
     f.has_barrier_arrive_and_wait = true;
+    f.splat_vec_size_gcd = true;
   }
   return f;
 }

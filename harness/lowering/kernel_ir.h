@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "harness/core/case.h"
@@ -78,6 +79,10 @@ struct IrVectorStore {
   std::int64_t elements = 0;
   bool loads = false;  // its value reads a ref (Warpgroup: the layout inference of a count that is
                        // no multiple of 128 fails on it; a value of constants is a splat)
+  Shape shape;         // the stored view's
+  // JAX 0.11.2's splat store of a value of constants cannot lay it out
+  // (lower.vector.splat_vec_size)
+  std::optional<std::string> splat_vec_size_error = std::nullopt;
 };
 
 inline constexpr const char* kPointwise8BitMessage =

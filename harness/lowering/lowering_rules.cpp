@@ -486,15 +486,16 @@ class Lowerer {
       dtype = a.dtype;
       iv.dst_smem_offset = smem_offset_of(a, vs.smem_index, vs.smem_slot.has_value());
       if (vs.smem_slot) iv.dst_slot_stride = slot_stride_of(a);
-      iv.elements = element_count(indexed_dst_shape(a, vs.smem_index));
+      iv.shape = indexed_dst_shape(a, vs.smem_index);
+      iv.elements = element_count(iv.shape);
     } else {
       iv.output = lookup_.output_index(vs.dst);
       const ArraySpec& out = c_.outputs[static_cast<std::size_t>(iv.output)];
       dtype = out.dtype;
-      iv.elements =
-          element_count(resolve_slice(
-                            out.shape, vs.dst_index, [](const std::string&) { return 0; }, 0)
-                            .shape);
+      iv.shape = resolve_slice(
+                     out.shape, vs.dst_index, [](const std::string&) { return 0; }, 0)
+                     .shape;
+      iv.elements = element_count(iv.shape);
     }
     iv.dtype = dtype;
     iv.eight_bit = dtype_bits(dtype) == 8 && !vs.value.args.empty();
@@ -522,6 +523,18 @@ class Lowerer {
     if (lane() && !lane_layouts_agree(vs.value, dtype, iv.elements)) {
       raise(Stage::kLower, "ValueError", "Incompatible FragmentedArray layouts",
             rule_id::kVectorIncompatibleLayouts, op.path);
+    }
+    // _swap_lowering_rule's store of a splat (Lane here, Warpgroup in dialect_stage).
+    if (!iv.loads && !jax_facts(c_.target.jax).splat_vec_size_gcd) {
+      const std::int64_t vec = splat_store_vec_size_0_11_2(dtype_bits(dtype), iv.elements);
+      if (iv.elements % (vec * 128) != 0) {
+        iv.splat_vec_size_error = "(WGStridedFragLayout(shape=" + py::tuple_of_ints(iv.shape) +
+                                  ", vec_size=" + std::to_string(vec) + "), 128)";
+        if (lane()) {
+          raise(Stage::kLower, "ValueError", *iv.splat_vec_size_error, rule_id::kSplatVecSize,
+                op.path);
+        }
+      }
     }
     for_each_vector_load(vs.value, [&](const VectorValue& load) {
       if (load.kind != VectorKind::kLoadSmem) return;

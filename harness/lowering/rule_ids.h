@@ -33,6 +33,7 @@ inline constexpr std::string_view kVectorIncompatibleLayouts = "lower.vector.inc
 inline constexpr std::string_view kVectorStridedElements = "lower.vector.strided_elements";
 inline constexpr std::string_view kLayoutInference = "dialect.vector.layout_inference";
 inline constexpr std::string_view kSplatStoreCount = "dialect.vector.splat_store_count";
+inline constexpr std::string_view kSplatVecSize = "lower.vector.splat_vec_size";
 inline constexpr std::string_view kEstimateClusterAxis = "estimate.cluster_barrier.unknown_axis";
 inline constexpr std::string_view kEstimateSemaphore = "estimate.semaphore.scope";
 inline constexpr std::string_view kEstimateGmem = "estimate.gmem.unsupported";
@@ -115,6 +116,7 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kVectorStridedElements,
                                             kLayoutInference,
                                             kSplatStoreCount,
+                                            kSplatVecSize,
                                             kEstimateClusterAxis,
                                             kEstimateSemaphore,
                                             kEstimateGmem,

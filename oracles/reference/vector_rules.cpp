@@ -6,6 +6,7 @@
 
 #include "harness/core/memref_text.h"
 #include "harness/core/ndarray.h"
+#include "harness/core/pyrepr.h"
 #include "harness/core/vector_layout.h"
 #include "oracles/reference/program_walk.h"
 #include "oracles/reference/rule_families.h"
@@ -75,21 +76,29 @@ std::string dst_memref(const Checker& ck, const VectorStore& vs, const Scope& sc
   return o ? memref_text(o->dtype, o->shape, vs.dst_index, false) : std::string();
 }
 
-// The dtype and element count of what a vector store writes.
-std::pair<DType, std::int64_t> stored_view(const Checker& ck, const VectorStore& vs,
-                                           const Scope& scope) {
+// The dtype, shape and element count of what a vector store writes.
+struct StoredView {
+  DType dtype = DType::kFloat32;
+  Shape shape;
+  std::int64_t elements = 0;
+};
+StoredView stored_view(const Checker& ck, const VectorStore& vs, const Scope& scope) {
+  StoredView v;
   if (vs.to_smem) {
     const Alloc& a = *scope.allocs.at(vs.dst);
-    std::int64_t elements = 1;
-    for (std::size_t k = vs.smem_index.size(); k < a.shape.size(); ++k) elements *= a.shape[k];
-    return {a.dtype, elements};
+    v.dtype = a.dtype;
+    v.shape.assign(a.shape.begin() + static_cast<std::ptrdiff_t>(vs.smem_index.size()),
+                   a.shape.end());
+  } else if (const ArraySpec* o = array_named(ck.c.outputs, vs.dst)) {
+    v.dtype = o->dtype;
+    v.shape = resolve_slice(
+                  o->shape, vs.dst_index, [](const std::string&) { return 0; }, 0)
+                  .shape;
+  } else {
+    return v;
   }
-  const ArraySpec* o = array_named(ck.c.outputs, vs.dst);
-  if (!o) return {DType::kFloat32, 0};
-  return {o->dtype,
-          element_count(resolve_slice(
-                            o->shape, vs.dst_index, [](const std::string&) { return 0; }, 0)
-                            .shape)};
+  v.elements = element_count(v.shape);
+  return v;
 }
 
 }  // namespace
@@ -98,7 +107,7 @@ void check_vector_layout_inference(Checker& ck) {
   walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
     const auto* vs = std::get_if<VectorStore>(&op.v);
     if (!vs) return;
-    const std::int64_t elements = stored_view(ck, *vs, scope).second;
+    const std::int64_t elements = stored_view(ck, *vs, scope).elements;
     ck.check(RuleId::kDialectLayoutInference,
              elements % 128 != 0 && first_load(vs->value) != nullptr, op.path);
   });
@@ -106,7 +115,9 @@ void check_vector_layout_inference(Checker& ck) {
 
 void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& vs,
                                  const Scope& scope, Stage stage) {
-  const auto [dtype, elements] = stored_view(ck, vs, scope);
+  const StoredView view = stored_view(ck, vs, scope);
+  const DType dtype = view.dtype;
+  const std::int64_t elements = view.elements;
   const bool eight_bit_op = dtype_bits(dtype) == 8 && !vs.value.args.empty();
   if (elements % 128 != 0) {
     const VectorValue* load = first_load(vs.value);
@@ -138,6 +149,17 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
   // Any add, sub, mul, min or max (FragmentedArray.min/max call _pointwise too): the value's
   // root is one when it is not a leaf.
   ck.check(RuleId::kLowerVectorPointwise8Bit, eight_bit_op, op.path, stage);
+  // JAX 0.11.2 (the rule's until): a value of constants is stored through a splat layout whose
+  // vec_size must divide the count.
+  if (first_load(vs.value) == nullptr) {
+    const std::int64_t vec = splat_store_vec_size_0_11_2(dtype_bits(dtype), elements);
+    ck.check(
+        RuleId::kLowerVectorSplatVecSize, elements % (vec * 128) != 0, op.path,
+        [&] {
+          return Holes{{"shape", py::tuple_of_ints(view.shape)}, {"vec", std::to_string(vec)}};
+        },
+        stage);
+  }
 }
 
 }  // namespace collfuzz::ref
