@@ -35,6 +35,8 @@ def main(argv=None) -> int:
   ap.add_argument("--work", help="folder for the scripts (default: a temporary one)")
   ap.add_argument("--mode", default="interpret", choices=("interpret", "lower"),
                   help="the scripts' mode, compared with jax-interpret or jax-lower")
+  ap.add_argument("--jobs", type=int, default=1,
+                  help="run the scripts in this many Python processes at once (each its share)")
   ap.add_argument("--jax", help="write the scripts for this JAX release (collfuzz repro --jax): "
                   "the release of --python, when the replay judges unpinned cases by it")
   args = ap.parse_args(argv)
@@ -73,13 +75,24 @@ def main(argv=None) -> int:
   runnable = [e for e in index if "script" in e
               and verdicts.get(os.path.normpath(e["case"]), {}).get("status") in ("pass", "fail")
               and not hung(verdicts[os.path.normpath(e["case"])])]
-  results_file = os.path.join(work, "results.json")
-  subprocess.run([args.python, os.path.join(ROOT, "harness/jax/cfjax_repro_run.py"),
-                  *[os.path.join(scripts, e["script"]) for e in runnable], "--out", results_file],
-                 check=False, stdout=subprocess.DEVNULL,
-                 stderr=open(os.path.join(work, "scripts.log"), "w", encoding="utf-8"))
-  with open(results_file, encoding="utf-8") as f:
-    results = json.load(f)
+  # The scripts in --jobs processes, each its share (every jobs-th script), results merged.
+  jobs = max(1, min(args.jobs, len(runnable)))
+  procs = []
+  for k in range(jobs):
+    share = runnable[k::jobs]
+    out = os.path.join(work, f"results-{k}.json")
+    log = open(os.path.join(work, f"scripts-{k}.log"), "w", encoding="utf-8")  # pylint: disable=consider-using-with
+    procs.append((subprocess.Popen(  # pylint: disable=consider-using-with
+        [args.python, os.path.join(ROOT, "harness/jax/cfjax_repro_run.py"),
+         *[os.path.join(scripts, e["script"]) for e in share], "--out", out],
+        stdout=subprocess.DEVNULL, stderr=log), out, log))
+  results = {}
+  for proc, out, log in procs:
+    proc.wait()
+    log.close()
+    if os.path.exists(out):
+      with open(out, encoding="utf-8") as f:
+        results.update(json.load(f))
   t_run = time.monotonic()
 
   agree = disagree = broken = 0
