@@ -12,6 +12,8 @@ recipe writes the smallest n that holds the index (2, or i + 1).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 import cfjax_fill
@@ -22,11 +24,12 @@ MAX_SPLIT_INDEX = 4   # split(key, n)[i] for i < 4, at most twice
 PREFIX = 8            # elements compared for every candidate before the whole array is
 
 
+@functools.lru_cache(maxsize=1)
 def _candidate_keys():
   """(k0, k1, paths): every candidate key as two uint32 arrays, and its split path per seed."""
   k0 = (SEEDS >> np.uint64(32)).astype(np.uint32)
   k1 = (SEEDS & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-  keys = [((k0, k1), ())]
+  keys = [((k0, k1), ())]  # computed once per process (the cache), read by every array
   level = [((k0, k1), ())]
   for _depth in range(2):
     nxt = []

@@ -6,6 +6,7 @@
 
 #include "harness/core/memref_text.h"
 #include "harness/core/ndarray.h"
+#include "harness/core/outcome_json.h"
 #include "harness/core/pyrepr.h"
 #include "harness/core/vector_layout.h"
 #include "oracles/reference/program_walk.h"
@@ -47,13 +48,6 @@ const VectorValue* first_load(const VectorValue& v) {
   return nullptr;
 }
 
-const ArraySpec* array_named(const std::vector<ArraySpec>& arrays, const std::string& name) {
-  for (const ArraySpec& a : arrays) {
-    if (a.name == name) return &a;
-  }
-  return nullptr;
-}
-
 // The MLIR type of the ref a load reads.
 std::string load_memref(const Checker& ck, const VectorValue& load, const Scope& scope) {
   if (load.kind == VectorKind::kLoadSmem) {
@@ -61,7 +55,7 @@ std::string load_memref(const Checker& ck, const VectorValue& load, const Scope&
     return memref_text(a.dtype, a.shape,
                        smem_index_entries(load.smem_index, load.smem_slot.has_value()), true);
   }
-  const ArraySpec* x = array_named(ck.c.inputs, load.ref);
+  const ArraySpec* x = find_array(ck.c.inputs, load.ref);
   return x ? memref_text(x->dtype, x->shape, load.gmem_index, false) : std::string();
 }
 
@@ -72,7 +66,7 @@ std::string dst_memref(const Checker& ck, const VectorStore& vs, const Scope& sc
     return memref_text(a.dtype, a.shape,
                        smem_index_entries(vs.smem_index, vs.smem_slot.has_value()), true);
   }
-  const ArraySpec* o = array_named(ck.c.outputs, vs.dst);
+  const ArraySpec* o = find_array(ck.c.outputs, vs.dst);
   return o ? memref_text(o->dtype, o->shape, vs.dst_index, false) : std::string();
 }
 
@@ -89,7 +83,7 @@ StoredView stored_view(const Checker& ck, const VectorStore& vs, const Scope& sc
     v.dtype = a.dtype;
     v.shape.assign(a.shape.begin() + static_cast<std::ptrdiff_t>(vs.smem_index.size()),
                    a.shape.end());
-  } else if (const ArraySpec* o = array_named(ck.c.outputs, vs.dst)) {
+  } else if (const ArraySpec* o = find_array(ck.c.outputs, vs.dst)) {
     v.dtype = o->dtype;
     v.shape = resolve_slice(
                   o->shape, vs.dst_index, [](const std::string&) { return 0; }, 0)
