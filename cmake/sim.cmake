@@ -16,6 +16,7 @@ set(COLLFUZZ_LOWERING_SOURCES
   harness/lowering/plan_builder.cpp
   harness/lowering/plan_json.cpp
   harness/lowering/resource_estimate.cpp
+  harness/lowering/tiling_inference.cpp
 )
 set(COLLFUZZ_SIM_SOURCES
   harness/sim/cluster_simulator.cpp

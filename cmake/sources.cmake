@@ -67,6 +67,7 @@ set(COLLFUZZ_REFERENCE_SOURCES
   oracles/reference/execution_scopes.cpp
   oracles/reference/execution_stores.cpp
   oracles/reference/execution_vectors.cpp
+  oracles/reference/layout_inference_rules.cpp
   oracles/reference/vector_rules.cpp
   oracles/reference/execution_store_groups.cpp
   oracles/reference/interleavings.cpp

@@ -27,6 +27,8 @@ enum class SrcLayout : std::uint8_t {
   kSqueezedSecond,     // the array has an extra dim after its first, indexed with an integer
   kPerCtaAt,           // an extra leading dim, one per index of an axis: .at[lax.axis_index(a)]
   kPerCtaSum,          // one slice per pair of two axes' indices: pl.ds(a * rows * |b| + b * rows)
+  kUnproven,           // pl.ds(lax.axis_index(a), rows): a start the compiler proves no multiple of
+  kUnprovenSqueezed,   // the same after an integer index: x.at[1, pl.ds(lax.axis_index(a), rows)]
 };
 
 // A deliberate mistake in the source shape (copy.src_shape).

@@ -267,7 +267,8 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
   SrcLayout layout = plan.layout;
   const bool dynamic = layout == SrcLayout::kPerCta || layout == SrcLayout::kPartlyOutOfBounds ||
                        layout == SrcLayout::kWhollyOutOfBounds || layout == SrcLayout::kPerCtaAt ||
-                       layout == SrcLayout::kPerCtaSum;
+                       layout == SrcLayout::kPerCtaSum || layout == SrcLayout::kUnproven ||
+                       layout == SrcLayout::kUnprovenSqueezed;
   if (dynamic && !axis) layout = SrcLayout::kExact;
   const std::vector<NamedAxis> varying = env_.varying_axes();
   if (layout == SrcLayout::kPerCtaSum && varying.size() < 2) layout = SrcLayout::kPerCta;
@@ -328,6 +329,24 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
       IndexEntry e = whole_dim(rows);
       e.dyn_start = DynStart{a.name.as_plain(), rows * b.size, 0};
       e.dyn_start->plus.push_back(DynTerm{b.name.as_plain(), rows, false});
+      index.push_back(e);
+      break;
+    }
+    case SrcLayout::kUnproven:
+    case SrcLayout::kUnprovenSqueezed: {
+      // Every index of the axis reads `rows` rows from its own index on, all in bounds; under
+      // Warpgroup, a tiled destination makes the layout inference ask for pl.multiple_of (or,
+      // after the integer index, trip its assertion).
+      in.shape.front() += axis->size - 1;
+      if (layout == SrcLayout::kUnprovenSqueezed) {
+        in.shape.insert(in.shape.begin(), 2);
+        IndexEntry at;
+        at.kind = IndexEntry::Kind::kAt;
+        at.at = 1;
+        index.push_back(at);
+      }
+      IndexEntry e = whole_dim(slice.front());
+      e.dyn_start = DynStart{axis->name.as_plain(), 1, 0};
       index.push_back(e);
       break;
     }

@@ -16,6 +16,7 @@ class CaseLookup {
   const Alloc* alloc(std::string_view name) const;
   const ArraySpec* input(std::string_view name) const { return array(c_.inputs, name); }
   int input_index(std::string_view name) const;
+  const ArraySpec* output(std::string_view name) const { return array(c_.outputs, name); }
   int output_index(std::string_view name) const;
 
  private:

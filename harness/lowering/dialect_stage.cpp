@@ -5,6 +5,7 @@
 #include "harness/lowering/lowering_error.h"
 #include "harness/lowering/lowering_rules.h"
 #include "harness/lowering/rule_ids.h"
+#include "harness/lowering/tiling_inference.h"
 
 namespace collfuzz::lowering {
 
@@ -26,13 +27,13 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
       }
     }
     // The layout inference pass: a vector value that loads a ref needs a strided layout, which
-    // a count that is no multiple of 128 has none of.
+    // a count that is no multiple of 128 has none of; a tiled SMEM ref's tiling divides what it
+    // proves of each copy's GMEM slice.
+    const IrVectorStore* unlaid = nullptr;
     for (const IrVectorStore& iv : ir.vector_stores) {
-      if (iv.loads && iv.elements % 128 != 0) {
-        raise(Stage::kDialect, "ValueError", kLayoutInferenceMessage, rule_id::kLayoutInference,
-              iv.op->path);
-      }
+      if (iv.loads && iv.elements % 128 != 0 && !unlaid) unlaid = &iv;
     }
+    infer_copy_tilings(c, ir, unlaid);
     // dialect_lowering.lower_mgpu_dialect: the async_load / async_store rules in program order.
     for (const IrOp& op : ir.ops) {
       if (op.kind == IrKind::kCopy) {

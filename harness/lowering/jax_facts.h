@@ -35,6 +35,10 @@ struct JaxFacts {
   // (0.11.2: 64 // bits, or 1 under 64 // bits * 128 elements, which raises ValueError((layout,
   // 128)) where it does not divide n: rule lower.vector.splat_vec_size).
   bool splat_vec_size_gcd = false;
+  // Warpgroup's layout inference finds no candidate tiling for a copy through a slice of an SMEM
+  // ref when it diagnoses a failed divisibility, and so raises its generic message (0.11.2:
+  // "You need to prove the divisibility of index i ..." or its assertion, as for a whole ref).
+  bool sliced_ref_no_culprit = false;
 };
 
 constexpr JaxFacts jax_facts(JaxVersion v) {
@@ -48,6 +52,7 @@ constexpr JaxFacts jax_facts(JaxVersion v) {
     f.orders_tc_single_lane_arrive = true;
     f.has_barrier_arrive_and_wait = true;
     f.splat_vec_size_gcd = true;
+    f.sliced_ref_no_culprit = true;
   }
   return f;
 }

@@ -42,6 +42,7 @@ struct IrCopy {
   std::int64_t slot_stride = 0;  // bytes: dst.at[slot]'s step per slot value (dst_slot)
   SmemSliceIr slice;             // dst.at[..., pl.ds(start, size)]
   SmemTransforms transforms;     // of dst's allocation
+  const Alloc* smem = nullptr;   // dst's allocation
   Shape dst_shape;
   bool cp_async = false;
   std::optional<IrBarrier> barrier;
@@ -61,6 +62,8 @@ struct IrStore {
   std::int64_t slot_stride = 0;  // bytes: src.at[slot]'s step per slot value (src_slot)
   SmemSliceIr slice;             // src.at[..., pl.ds(start, size)]
   SmemTransforms transforms;     // of src's allocation
+  const Alloc* smem = nullptr;   // src's allocation
+  const ArraySpec* dst = nullptr;
   Shape src_shape;
   std::optional<AsyncCopyShape> shape;
 };

@@ -286,6 +286,7 @@ class Lowerer {
     ic.slice = smem_slice(op, dst, cp.dst_index.size(), cp.dst_slice);
     ic.dst_shape = indexed_dst_shape(dst, cp.dst_index, cp.dst_slice);
     ic.transforms = dst.transforms;
+    ic.smem = &dst;
     ic.smem_offset = smem_offset_of(dst, cp.dst_index, cp.dst_slot.has_value());
     if (cp.dst_slot) ic.slot_stride = slot_stride_of(dst);
     if (cp.barrier) ic.barrier = barrier_operand(*cp.barrier);
@@ -557,6 +558,8 @@ class Lowerer {
     is.slice = smem_slice(op, src, st.src_index.size(), st.src_slice);
     is.src_shape = indexed_dst_shape(src, st.src_index, st.src_slice);
     is.transforms = src.transforms;
+    is.smem = &src;
+    is.dst = lookup_.output(st.dst);
     is.smem_offset = smem_offset_of(src, st.src_index, st.src_slot.has_value());
     if (st.src_slot) is.slot_stride = slot_stride_of(src);
     if (lane()) is.shape = prepare_async_copy(store_request(c_, is, Stage::kLower), geometry_);

@@ -32,6 +32,10 @@ inline constexpr std::string_view kVectorPointwise8Bit = "lower.vector.pointwise
 inline constexpr std::string_view kVectorIncompatibleLayouts = "lower.vector.incompatible_layouts";
 inline constexpr std::string_view kVectorStridedElements = "lower.vector.strided_elements";
 inline constexpr std::string_view kLayoutInference = "dialect.vector.layout_inference";
+inline constexpr std::string_view kCopyDivisibilityAssert =
+    "dialect.async_copy.divisibility_assert";
+inline constexpr std::string_view kCopyProveDivisibility = "dialect.async_copy.prove_divisibility";
+inline constexpr std::string_view kCopyTilingDivides = "dialect.async_copy.tiling_divides";
 inline constexpr std::string_view kSplatStoreCount = "dialect.vector.splat_store_count";
 inline constexpr std::string_view kSplatVecSize = "lower.vector.splat_vec_size";
 inline constexpr std::string_view kEstimateClusterAxis = "estimate.cluster_barrier.unknown_axis";
@@ -115,6 +119,9 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kVectorPointwise8Bit,
                                             kVectorStridedElements,
                                             kLayoutInference,
+                                            kCopyDivisibilityAssert,
+                                            kCopyProveDivisibility,
+                                            kCopyTilingDivides,
                                             kSplatStoreCount,
                                             kSplatVecSize,
                                             kEstimateClusterAxis,

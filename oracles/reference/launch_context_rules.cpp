@@ -294,7 +294,7 @@ void check_dialect(Checker& ck) {
              std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end(), op.path);
   });
   // The layout inference pass, after verification and before the dialect lowering.
-  check_vector_layout_inference(ck);
+  check_layout_inference(ck);
   walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
     if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
       CopyFacts f = copy_facts(op, *cp, ck.c, scope);

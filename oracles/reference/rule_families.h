@@ -53,5 +53,8 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
 // Warpgroup's layout inference, over the whole module before the dialect lowering of any op: a
 // vector store of no multiple of 128 elements whose value loads a ref (vector_rules.cpp).
 void check_vector_layout_inference(Checker& ck);
+// The whole layout inference pass (layout_inference_rules.cpp): a TMA copy's proven GMEM slice
+// against its tiled SMEM ref, its diagnosis, then the generic message (vector values included).
+void check_layout_inference(Checker& ck);
 
 }  // namespace collfuzz::ref

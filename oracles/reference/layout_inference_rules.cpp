@@ -1,0 +1,203 @@
+// Rule family: Warpgroup's layout inference (jax/experimental/mosaic/gpu/layout_inference.py),
+// run over the whole module after the Pallas lowering rules and before the dialect lowering.
+//
+// A TMA copy between GMEM and a tiled SMEM ref constrains the ref's tiling to divide, dim by dim
+// from the minor end, what the layout inference can prove of the GMEM slice: per dim,
+// dynamic_gcd(size, start), the largest divisor of the size that utils.is_known_divisible shows
+// the start to be a multiple of (cs.Divides). A slice of the SMEM ref (memref.subview) adds the
+// same constraint on the allocation, over its dims. When no tiling divides, the system is
+// unsatisfiable and _check_unsatisfiable_divisibility_constraints looks for a culprit: for each
+// copy of the failing ref in order, each failing dim from the minor end, an index whose gcd is 1
+// ("You need to prove the divisibility of index i using pl.multiple_of."); an index list longer
+// than the proven dims (a squeezed GMEM dim) trips its assertion first. Else the generic message.
+// JAX 0.12.0.1 finds no candidate tiling for a copy through a slice of the SMEM ref, and so only
+// the generic message there.
+#include <numeric>
+
+#include "harness/core/outcome_json.h"
+#include "harness/core/pyrepr.h"
+#include "oracles/reference/program_walk.h"
+#include "oracles/reference/rule_families.h"
+
+namespace collfuzz::ref {
+namespace {
+
+// The largest number is_known_divisible proves a start to be a multiple of (0: any number):
+// axis and loop indices prove nothing; a product is proven by either factor, a sum and a
+// remainder by both operands.
+std::int64_t proven_multiple(const DynStart& d) {
+  std::int64_t g = std::gcd(d.mul, d.add);
+  for (const DynTerm& t : d.plus) g = std::gcd(g, t.mul);
+  if (d.mod > 0) g = std::gcd(g, d.mod);
+  return g;
+}
+
+// dynamic_gcd(size, start): a constant start's gcd with the size, else the proven part's.
+std::int64_t slice_multiple(std::int64_t size, const IndexEntry& e) {
+  if (e.whole) return size;
+  return std::gcd(size, e.dyn_start ? proven_multiple(*e.dyn_start) : e.start);
+}
+
+// A copy's GMEM side: the index count (squeezed dims included) and the multiples of its
+// unsqueezed dims.
+struct GmemSlice {
+  std::size_t indices = 0;
+  std::vector<std::int64_t> multiple;
+};
+
+GmemSlice gmem_slice(const ArraySpec& array, const std::vector<IndexEntry>& index) {
+  GmemSlice out;
+  out.indices = array.shape.size();
+  for (std::size_t i = 0; i < array.shape.size(); ++i) {
+    if (i >= index.size()) {
+      out.multiple.push_back(array.shape[i]);
+    } else if (index[i].kind == IndexEntry::Kind::kSlice) {
+      out.multiple.push_back(
+          slice_multiple(index[i].whole ? array.shape[i] : index[i].size, index[i]));
+    }
+  }
+  return out;
+}
+
+// `ref.at[...]` of an SMEM allocation: memref.subview's constraint on the allocation, per dim
+// gcd(size, dim, offset) (integer indices have size 1).
+std::vector<std::int64_t> subview_multiple(const Alloc& a, std::size_t leading,
+                                           const std::optional<IndexEntry>& slice) {
+  std::vector<std::int64_t> out;
+  for (std::size_t i = 0; i < a.shape.size(); ++i) {
+    if (i < leading) {
+      out.push_back(1);
+    } else if (i == leading && slice) {
+      out.push_back(std::gcd(a.shape[i], slice_multiple(slice->size, *slice)));
+    } else {
+      out.push_back(a.shape[i]);
+    }
+  }
+  return out;
+}
+
+struct Transfer {
+  const Op* op = nullptr;
+  GmemSlice gmem;
+};
+
+// One variable of the constraint system: an allocation, or the slice of it one copy reads or
+// writes. Its Divides constraints merge (constraints.merge_divides_constraints).
+struct RefVar {
+  const Alloc* alloc = nullptr;
+  bool subview = false;
+  const Op* first = nullptr;
+  std::optional<std::vector<std::int64_t>> multiple = std::nullopt;
+  std::vector<Transfer> transfers = {};
+
+  void divides(const Op& op, const std::vector<std::int64_t>& m) {
+    if (!first) first = &op;
+    if (!multiple) {
+      multiple = m;
+      return;
+    }
+    const std::size_t n = std::min(multiple->size(), m.size());
+    std::vector<std::int64_t> merged(n);
+    for (std::size_t j = 0; j < n; ++j)
+      merged[n - 1 - j] = std::gcd((*multiple)[multiple->size() - 1 - j], m[m.size() - 1 - j]);
+    multiple = std::move(merged);
+  }
+  // The tiling's dims (negative, from the minor end) that do not divide the multiple; nullopt
+  // when the tiling has more dims than the multiple.
+  std::optional<std::vector<std::size_t>> culprits() const {
+    const Shape& t = alloc->transforms.tiling;
+    if (t.size() > multiple->size()) return std::nullopt;
+    std::vector<std::size_t> out;
+    for (std::size_t j = 0; j < t.size(); ++j)
+      if ((*multiple)[multiple->size() - 1 - j] % t[t.size() - 1 - j] != 0) out.push_back(j);
+    return out;
+  }
+  bool fails() const {
+    const auto c = culprits();
+    return !c || !c->empty();
+  }
+};
+
+std::vector<RefVar> tiled_ref_vars(const Checker& ck) {
+  std::vector<RefVar> vars;
+  std::map<const Alloc*, std::size_t> whole;
+  const auto var_of = [&](const Op& op, const Alloc& a, std::size_t leading,
+                          const std::optional<IndexEntry>& slice) -> RefVar& {
+    if (whole.find(&a) == whole.end()) {
+      whole[&a] = vars.size();
+      vars.push_back(RefVar{&a});
+    }
+    if (leading == 0 && !slice) return vars[whole[&a]];
+    vars[whole[&a]].divides(op, subview_multiple(a, leading, slice));
+    vars.push_back(RefVar{&a, true});
+    return vars.back();
+  };
+  walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
+    const std::string* smem = nullptr;
+    std::size_t leading = 0;
+    const std::optional<IndexEntry>* slice = nullptr;
+    const ArraySpec* array = nullptr;
+    const std::vector<IndexEntry>* index = nullptr;
+    if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
+      smem = &cp->dst;
+      leading = cp->dst_index.size();
+      slice = &cp->dst_slice;
+      array = find_array(ck.c.inputs, cp->src);
+      index = &cp->src_index;
+    } else if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
+      smem = &st->src;
+      leading = st->src_index.size();
+      slice = &st->src_slice;
+      array = find_array(ck.c.outputs, st->dst);
+      index = &st->dst_index;
+    } else {
+      return;
+    }
+    const auto it = scope.allocs.find(*smem);
+    if (it == scope.allocs.end() || !array || it->second->transforms.tiling.empty()) return;
+    RefVar& var = var_of(op, *it->second, leading, *slice);
+    Transfer t{&op, gmem_slice(*array, *index)};
+    var.divides(op, t.gmem.multiple);
+    var.transfers.push_back(std::move(t));
+  });
+  return vars;
+}
+
+}  // namespace
+
+void check_layout_inference(Checker& ck) {
+  const std::vector<RefVar> vars = tiled_ref_vars(ck);
+  if (ck.explaining()) {
+    for (const RefVar& var : vars) {
+      ck.notes.push_back("layout inference: " + std::string(var.subview ? "a slice of " : "") +
+                         "smem " + var.alloc->name + " tiled " +
+                         py::tuple_of_ints(var.alloc->transforms.tiling) +
+                         " against what it proves of the copies' GMEM slices, " +
+                         py::tuple_of_ints(*var.multiple) + " (per dim gcd of size and start)" +
+                         (var.fails() ? ": the tiling does not divide it" : ": divides"));
+    }
+  }
+  // _check_unsatisfiable_divisibility_constraints, over the failing refs in order.
+  const bool sliced_candidates = !ck.jax_at_least(JaxVersion::k0_12_0_1);
+  for (const RefVar& var : vars) {
+    const auto culprits = var.culprits();
+    if (!culprits || culprits->empty() || (var.subview && !sliced_candidates)) continue;
+    for (const Transfer& t : var.transfers) {
+      for (const std::size_t j : *culprits) {
+        ck.check(RuleId::kDialectCopyDivisibilityAssert, t.gmem.indices != var.multiple->size(),
+                 t.op->path);
+        const std::size_t dim = t.gmem.multiple.size() - 1 - j;
+        ck.check(RuleId::kDialectCopyProveDivisibility, t.gmem.multiple[dim] == 1, t.op->path, [&] {
+          return Holes{{"index", std::to_string(dim)}};
+        });
+      }
+    }
+  }
+  // No culprit: the generic message, for the first failing ref or vector value.
+  check_vector_layout_inference(ck);
+  for (const RefVar& var : vars) {
+    ck.check(RuleId::kDialectCopyTilingDivides, var.fails(), var.first->path);
+  }
+}
+
+}  // namespace collfuzz::ref
