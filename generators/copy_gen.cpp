@@ -205,6 +205,7 @@ rc::Gen<CopyPlan> copy() {
       rc::gen::set(&CopyPlan::src_dtype, sometimes(2, dtype())),
       rc::gen::set(&CopyPlan::shape, shape()), rc::gen::set(&CopyPlan::large, chance(3)),
       rc::gen::set(&CopyPlan::dst_indexed, chance(5)),
+      rc::gen::set(&CopyPlan::assume_multiple, chance(8)),
       rc::gen::set(&CopyPlan::partition_axis,
                    weighted_element<PartitionAxis>({{70, PartitionAxis::kFirst},
                                                     {10, PartitionAxis::kSecond},

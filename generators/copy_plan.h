@@ -92,6 +92,10 @@ struct CopyPlan {
   ShapeChoice shape;               // of the destination ref
   bool large = false;              // up to 256 KiB over the cluster instead of 16 KiB
   bool dst_indexed = false;        // the allocation has a leading dim of 2; dst is .at[1]
+  // A dynamic GMEM slice start wrapped in pl.multiple_of(start, rows): true of a per-CTA start,
+  // an overstatement of an unproven or partly out-of-bounds one (Warpgroup's layout inference
+  // believes it either way).
+  bool assume_multiple = false;
   PartitionAxis partition_axis = PartitionAxis::kFirst;
   SrcShapeFault src_fault = SrcShapeFault::kNone;
   SrcLayout layout = SrcLayout::kExact;

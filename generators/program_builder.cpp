@@ -363,6 +363,11 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
       break;
     }
   }
+  if (plan.assume_multiple) {
+    for (IndexEntry& e : index) {
+      if (e.kind == IndexEntry::Kind::kSlice && e.dyn_start) e.dyn_start->multiple_of = e.size;
+    }
+  }
   // A source array 4 rows past a tiled slice: transform_gmem_shape refuses the array's tiling.
   if (plan.smem.gmem_misfit && !transforms.tiling.empty() && layout == SrcLayout::kExact &&
       !clean_ && in.shape.size() == slice.size()) {

@@ -57,7 +57,7 @@ CASE_REASONS = [
      "interpret mode ignores leader tracking: every CTA gets the first half of a and b, so CTA 1 "
      "stores a[:64] + b[:64] where the compiler's CTA 1 stores a[64:] + b[64:] (docs/jax-divergences.md "
      "rows 1-2)", "4.1, 4.2"),
-    (r"^mode\.smem_transforms__", r"^memory:data:",
+    (r"^mode\.(smem_transforms|multiple_of)__", r"^memory:data:",
      "interpret mode drops SMEM transforms and reads the GMEM slice as written; the compiler's "
      "tiled TMA addresses GMEM as (start // tile, start % tile) per tiled dim, so a start off a "
      "tile reads zeros past the tile, and a dropped count of tiles loses its part of the start "

@@ -115,6 +115,9 @@ struct DynStart {
   bool loop = false;
   std::int64_t mod = 0;  // > 0: (v * mul + add) % mod, `lax.rem` (a pipeline's slot: i % 2)
   std::vector<DynTerm> plus = {};
+  // > 0: `pl.multiple_of(start, multiple_of)` around the whole value, which it leaves unchanged:
+  // Warpgroup's layout inference takes it as proof (mgpu.dialect.assume_multiple); Lane drops it.
+  std::int64_t multiple_of = 0;
 };
 
 // The value of a dynamic index without `plus` terms for `v` (the axis index, or the loop's trip).
@@ -165,6 +168,9 @@ struct IndexEntry {
   std::optional<DynStart> dyn_start;  // kSlice: a dynamic start; kAt: a dynamic integer index
   std::int64_t size = 0;              // kSlice
   bool whole = false;                 // kSlice: written ":" (slice(None)), start 0, size the dim
+  // expand_warp_maps bound the warp axis of a pl.multiple_of(...) start to a value: the kernel
+  // still computes pl.multiple_of in the warp context (which has no lowering rule for it).
+  bool folded_multiple_of = false;
 };
 
 // The index an entry starts at along its dim: `at` or `start`, or the dynamic value

@@ -54,6 +54,9 @@ DynStart parse_dyn(const json& j, const std::string& path, std::int64_t dim,
   if (const json* a = jr::member(j, "add")) ds.add = jr::integer(*a, path + ".add", 0, dim - 1);
   // A mod past the dim may still keep every value in bounds: the bounds checks decide.
   if (const json* m = jr::member(j, "mod")) ds.mod = jr::integer(*m, path + ".mod", 1, 1 << 20);
+  if (const json* m = jr::member(j, "multiple_of")) {
+    ds.multiple_of = jr::integer(*m, path + ".multiple_of", 1, 1 << 20);
+  }
   if (const json* p = jr::member(j, "plus")) {
     if (!plus_sizes) throw InputError(path + ".plus", "a slot reads one loop index, no sum");
     parse_plus(*p, path + ".plus", dim, axis_size, ds, *plus_sizes);
@@ -124,7 +127,7 @@ IndexEntry parse_gmem_index_entry(const json& e, const std::string& path, std::i
   }
   if (e.is_object() && (jr::member(e, "axis") || jr::member(e, "loop"))) {
     // ref.at[lax.axis_index(axis) * mul + add] (or a loop's index): in bounds for every value.
-    jr::object(e, path, {"axis", "loop", "mul", "add", "mod", "plus"});
+    jr::object(e, path, {"axis", "loop", "mul", "add", "mod", "plus", "multiple_of"});
     ie.kind = IndexEntry::Kind::kAt;
     std::optional<std::int64_t> n;
     std::vector<std::optional<std::int64_t>> plus_n;
@@ -149,7 +152,7 @@ IndexEntry parse_gmem_index_entry(const json& e, const std::string& path, std::i
   ie.size = jr::integer(jr::required(e, path, "size"), path + ".size", 1, dim);
   const json& st = jr::required(e, path, "start");
   if (st.is_object()) {
-    jr::object(st, path + ".start", {"axis", "loop", "mul", "add", "mod", "plus"});
+    jr::object(st, path + ".start", {"axis", "loop", "mul", "add", "mod", "plus", "multiple_of"});
     std::optional<std::int64_t> n;
     std::vector<std::optional<std::int64_t>> plus_n;
     ie.dyn_start = parse_dyn(st, path + ".start", dim, axis_size, &n, &plus_n);
@@ -187,6 +190,7 @@ DynStart parse_loop_slot(const json& j, const std::string& path, std::int64_t ex
 json dyn_to_json(const DynStart& d) {
   json j{{d.loop ? "loop" : "axis", d.axis}, {"mul", d.mul}, {"add", d.add}};
   if (d.mod > 0) j["mod"] = d.mod;
+  if (d.multiple_of > 0) j["multiple_of"] = d.multiple_of;
   if (!d.plus.empty()) {
     json plus = json::array();
     for (const DynTerm& t : d.plus)

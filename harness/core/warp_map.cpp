@@ -42,6 +42,7 @@ void bind_index(std::vector<IndexEntry>& index, const std::string& axis, std::in
       return !loop && a == axis ? std::optional<std::int64_t>(warp) : std::nullopt;
     });
     if (!v) continue;
+    e.folded_multiple_of = e.dyn_start->multiple_of > 0;
     (e.kind == IndexEntry::Kind::kAt ? e.at : e.start) = *v;
     e.dyn_start.reset();
   }

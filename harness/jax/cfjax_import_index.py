@@ -39,6 +39,20 @@ class IndexMixin:
       out = ins[0]
       if isinstance(out, bool) and eqn.outvars[0].aval.dtype.name != "bool":
         out = int(out)
+    elif name == "multiple_of" and len(ins) == 1:
+      values = tuple(eqn.params.get("values", ()))
+      if isinstance(ins[0], Axis) and ins[0].multiple_of is None and len(values) == 1:
+        out = ins[0].assumed(int(values[0]))
+      else:
+        out = Unknown(f"pl.multiple_of of {self.describe(ins[0])} by {values} (a case takes one "
+                      "pl.multiple_of around a whole lax.axis_index or loop index expression)",
+                      user_line(eqn, self.user_file))
+    elif (name in ("mul", "add", "sub", "rem") or (
+        name in ("pjit", "jit") and eqn.params.get("name") == "remainder")) and any(
+        isinstance(x, Axis) and x.multiple_of is not None for x in ins):
+      out = Unknown(f"`{name}` of {self.describe(ins[0])} and {self.describe(ins[1])} (a case's "
+                    "pl.multiple_of goes around the whole index: no arithmetic after it)",
+                    user_line(eqn, self.user_file))
     elif name in ("mul", "add", "sub") and any(isinstance(x, Axis) and x.mod is not None
                                                for x in ins):
       out = Unknown(f"`{name}` of {self.describe(ins[0])} and {self.describe(ins[1])} (a slot "

@@ -65,13 +65,18 @@ class Axis:
   pipeline slot `(i * mul + add) % k`, to which no further arithmetic applies (scalar_eqn refuses
   it)."""
 
-  def __init__(self, axis, mul=1, add=0, loop=False, mod=None, terms=()):
+  def __init__(self, axis, mul=1, add=0, loop=False, mod=None, terms=(), multiple_of=None):
     self.axis = axis
     self.mul = mul
     self.add = add
     self.loop = loop
     self.mod = mod
     self.terms = tuple(terms)
+    self.multiple_of = multiple_of  # pl.multiple_of(..., m) around it all: no arithmetic after
+
+  def assumed(self, m: int) -> "Axis":
+    """pl.multiple_of(self, m)."""
+    return Axis(self.axis, self.mul, self.add, self.loop, self.mod, self.terms, m)
 
   def modulo(self, k: int) -> "Axis":
     """lax.rem(x * mul + add, k)."""
@@ -112,7 +117,8 @@ class Axis:
       s = (f"-{t}" if m < 0 else t) if k == 0 else f"{s} {'-' if m < 0 else '+'} {t}"
     if self.add:
       s = f"{s} {'-' if self.add < 0 else '+'} {abs(self.add)}"
-    return f"lax.rem({s}, {self.mod})" if self.mod is not None else s
+    s = f"lax.rem({s}, {self.mod})" if self.mod is not None else s
+    return f"pl.multiple_of({s}, {self.multiple_of})" if self.multiple_of is not None else s
 
   def entry(self) -> dict:
     e = {"loop": self.axis} if self.loop else {"axis": self.axis}
@@ -122,6 +128,8 @@ class Axis:
       e["add"] = self.add
     if self.mod is not None:
       e["mod"] = self.mod
+    if self.multiple_of is not None:
+      e["multiple_of"] = self.multiple_of
     if self.terms:
       e["plus"] = []
       for n, lp, m in self.terms:

@@ -147,6 +147,8 @@ class Writer:
         s = f"({s}) % {k}" if (mul != 1 or add != 0 or terms) else f"{s} % {k}"
       else:  # % floors; the case's mod is lax.rem (truncated) for a negative value too
         s = f"lax.rem({s}, {k})"
+    if e.get("multiple_of") is not None:
+      s = f"pl.multiple_of({s}, {int(e['multiple_of'])})"
     return s
 
   def slot_index(self, e, what: str) -> str:

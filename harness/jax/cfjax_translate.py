@@ -89,7 +89,8 @@ def dynamic_index(e: dict, env: dict | None = None):
   Each term of `"plus": [{"axis"|"loop", "mul"}, ...]` adds its index * its mul after the own
   term's product and before `add` (lax.axis_index("a") * 128 + lax.axis_index("b") * 64 + add).
   Factors of 1 and 0 are left out. With `"mod": k`, the value is lax.rem(... , k) (a pipeline
-  slot: `(i * mul + add) % k`)."""
+  slot: `(i * mul + add) % k`). With `"multiple_of": m`, pl.multiple_of(..., m) around it all
+  (the value unchanged; Warpgroup's layout inference takes it as proof)."""
   value = _term_index(e, env)
   if int(e.get("mul", 1)) != 1:
     value = value * int(e["mul"])
@@ -105,6 +106,8 @@ def dynamic_index(e: dict, env: dict | None = None):
     if k < 1:
       raise CaseError(f"a dynamic index's mod must be >= 1: {e!r}")
     value = lax.rem(jnp.asarray(value, jnp.int32), jnp.int32(k))
+  if e.get("multiple_of") is not None:
+    value = pl.multiple_of(value, int(e["multiple_of"]))
   return value
 
 

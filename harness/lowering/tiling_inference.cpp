@@ -12,15 +12,33 @@ namespace {
 
 using Multiple = std::vector<std::int64_t>;
 
-// utils.is_known_divisible(start, d) holds exactly for the divisors d of this number (0: all):
-// block, cluster, thread and loop indices are opaque; arith.muli needs one operand divisible,
-// arith.addi and arith.remsi both.
+// The number whose divisors utils.is_known_divisible proves the start's value a multiple of,
+// without pl.multiple_of (0: every number): block, cluster, thread and loop indices are opaque;
+// arith.muli needs one operand divisible, arith.addi and arith.remsi both.
 std::int64_t known_divisor(const IndexEntry& e) {
   if (!e.dyn_start) return e.whole ? 0 : e.start;
   const DynStart& d = *e.dyn_start;
   std::int64_t g = std::gcd(d.add, d.mul);
   for (const DynTerm& t : d.plus) g = std::gcd(t.mul, g);
   return d.mod > 0 ? std::gcd(d.mod, g) : g;
+}
+
+// layout_inference.dynamic_gcd(size, start): over the prime factors of `size` in ascending
+// order, each kept when the product so far times it is known to divide the start, which
+// pl.multiple_of(start, m) (mgpu.dialect.assume_multiple) proves for the divisors of m too.
+std::int64_t dynamic_gcd(std::int64_t size, const IndexEntry& e) {
+  const std::int64_t g = known_divisor(e);
+  const std::int64_t assumed = e.dyn_start ? e.dyn_start->multiple_of : 0;
+  if (assumed == 0) return std::gcd(size, g);
+  const auto known = [&](std::int64_t d) { return assumed % d == 0 || g % d == 0; };
+  std::int64_t running = 1;
+  std::int64_t n = size;
+  for (std::int64_t f = 2; n > 1; ++f) {
+    for (; n % f == 0; n /= f) {
+      if (known(running * f)) running *= f;
+    }
+  }
+  return running;
 }
 
 // The async op's Divides: per GMEM dim kept, dynamic_gcd(slice length, index).
@@ -31,7 +49,7 @@ Multiple copy_multiple(const ArraySpec& gmem, const std::vector<IndexEntry>& ind
     if (i >= index.size() || index[i].whole) {
       m.push_back(gmem.shape[i]);
     } else {
-      m.push_back(std::gcd(index[i].size, known_divisor(index[i])));
+      m.push_back(dynamic_gcd(index[i].size, index[i]));
     }
   }
   return m;
@@ -42,7 +60,7 @@ Multiple subview_multiple(const Alloc& a, std::size_t leading, const IndexEntry*
   Multiple m(a.shape.begin(), a.shape.end());
   for (std::size_t i = 0; i < leading && i < m.size(); ++i) m[i] = 1;
   if (slice && leading < m.size()) {
-    m[leading] = std::gcd(std::gcd(slice->size, m[leading]), known_divisor(*slice));
+    m[leading] = dynamic_gcd(std::gcd(slice->size, m[leading]), *slice);
   }
   return m;
 }

@@ -7,6 +7,25 @@ namespace collfuzz::lowering {
 
 void check_warp_context(const Op& op, const CaseLookup& lookup, Arch arch) {
   if (op.warp_axis.empty()) return;
+  // pl.multiple_of in a copy's index: no (Lane, PrimitiveSemantics.Warp) rule either.
+  bool multiple_of = false;
+  const auto note = [&](const IndexEntry& e) {
+    multiple_of = multiple_of || e.folded_multiple_of || (e.dyn_start && e.dyn_start->multiple_of);
+  };
+  if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
+    for (const IndexEntry& e : cp->src_index) note(e);
+    if (cp->dst_slice) note(*cp->dst_slice);
+  } else if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
+    for (const IndexEntry& e : st->dst_index) note(e);
+    if (st->src_slice) note(*st->src_slice);
+  }
+  if (multiple_of) {
+    raise(Stage::kLower, "NotImplementedError",
+          "Unimplemented primitive in Pallas Mosaic GPU lowering: multiple_of for lowering "
+          "semantics LoweringSemantics.Lane and user thread semantics PrimitiveSemantics.Warp. "
+          "Please file an issue at https://github.com/jax-ml/jax/issues/new/choose.",
+          rule_id::kWarpUnimplemented, op.path);
+  }
   // lower_jaxpr_to_mosaic_gpu: no rule for run_scoped, nor for mpmd_map (a nested warp_map),
   // under (Lane, PrimitiveSemantics.Warp).
   if (op.from_warp_map || std::holds_alternative<RunScoped>(op.v)) {

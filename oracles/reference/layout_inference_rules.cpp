@@ -22,20 +22,31 @@
 namespace collfuzz::ref {
 namespace {
 
-// The largest number is_known_divisible proves a start to be a multiple of (0: any number):
-// axis and loop indices prove nothing; a product is proven by either factor, a sum and a
-// remainder by both operands.
-std::int64_t proven_multiple(const DynStart& d) {
-  std::int64_t g = std::gcd(d.mul, d.add);
-  for (const DynTerm& t : d.plus) g = std::gcd(g, t.mul);
-  if (d.mod > 0) g = std::gcd(g, d.mod);
-  return g;
+// utils.is_known_divisible(start, k): axis and loop indices prove nothing; a product is proven
+// by either factor, a sum and a remainder by both operands; pl.multiple_of (assume_multiple) by
+// its multiple or its operand.
+bool proves(const DynStart& d, std::int64_t k) {
+  if (d.multiple_of > 0 && d.multiple_of % k == 0) return true;
+  bool all = d.mul % k == 0 && d.add % k == 0 && (d.mod == 0 || d.mod % k == 0);
+  for (const DynTerm& t : d.plus) all = all && t.mul % k == 0;
+  return all;
 }
 
-// dynamic_gcd(size, start): a constant start's gcd with the size, else the proven part's.
+// dynamic_gcd(size, start): a constant start's gcd with the size; a dynamic one's, the prime
+// factors of the size (smallest first) kept while the start is proven a multiple of their
+// product.
 std::int64_t slice_multiple(std::int64_t size, const IndexEntry& e) {
   if (e.whole) return size;
-  return std::gcd(size, e.dyn_start ? proven_multiple(*e.dyn_start) : e.start);
+  if (!e.dyn_start) return std::gcd(size, e.start);
+  std::int64_t proven = 1;
+  std::int64_t rest = size;
+  for (std::int64_t p = 2; p <= rest; ++p) {
+    while (rest % p == 0) {
+      rest /= p;
+      if (proves(*e.dyn_start, proven * p)) proven *= p;
+    }
+  }
+  return proven;
 }
 
 // A copy's GMEM side: the index count (squeezed dims included) and the multiples of its
@@ -68,7 +79,7 @@ std::vector<std::int64_t> subview_multiple(const Alloc& a, std::size_t leading,
     if (i < leading) {
       out.push_back(1);
     } else if (i == leading && slice) {
-      out.push_back(std::gcd(a.shape[i], slice_multiple(slice->size, *slice)));
+      out.push_back(slice_multiple(std::gcd(slice->size, a.shape[i]), *slice));
     } else {
       out.push_back(a.shape[i]);
     }

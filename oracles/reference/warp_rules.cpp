@@ -1,12 +1,36 @@
 // Rule family: the warp-level context (harness/core/warp_map.h). The program is expanded: ops
 // inside a warp_map carry Op::warp_axis, and a When marked from_warp_map stands for a warp_map.
+#include <algorithm>
+
 #include "oracles/reference/program_walk.h"
 #include "oracles/reference/rule_families.h"
 
 namespace collfuzz::ref {
 
+namespace {
+
+// A copy whose GMEM index (or SMEM slice) computes pl.multiple_of.
+bool computes_multiple_of(const Op& op) {
+  const auto assumes = [](const IndexEntry& e) {
+    return e.folded_multiple_of || (e.dyn_start && e.dyn_start->multiple_of > 0);
+  };
+  const auto any = [&](const std::vector<IndexEntry>& index, const std::optional<IndexEntry>& s) {
+    return std::any_of(index.begin(), index.end(), assumes) || (s && assumes(*s));
+  };
+  if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) return any(cp->src_index, cp->dst_slice);
+  if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) return any(st->dst_index, st->src_slice);
+  return false;
+}
+
+}  // namespace
+
 void check_warp_context_lowering(Checker& ck, const Op& op, const Scope& scope) {
   if (op.warp_axis.empty()) return;
+  // _multiple_of_lane_lowering_rule is registered for (Lane, Warpgroup) only: the index's
+  // pl.multiple_of, lowered before the copy.
+  ck.check(RuleId::kLowerWarpUnimplemented, computes_multiple_of(op), op.path, [] {
+    return Holes{{"primitive", "multiple_of"}};
+  });
   // lower_jaxpr_to_mosaic_gpu: no rule under (Lane, PrimitiveSemantics.Warp) for run_scoped, nor
   // for mpmd_map (a warp_map inside another).
   const bool scoped = std::holds_alternative<RunScoped>(op.v);

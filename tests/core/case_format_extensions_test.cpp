@@ -62,6 +62,24 @@ TEST(CaseFormatExtensions, DynamicIntegerIndexSqueezesAndStaysInBounds) {
             1);
 }
 
+// pl.multiple_of(start, m) around a dynamic start: kept, written back, the value unchanged; a
+// multiple below 1 names the field, and a slot (smem.at[i % 2]) takes none.
+TEST(CaseFormatExtensions, MultipleOfWrapsADynamicStartAndRoundTrips) {
+  const json start = {{"axis", "x"}, {"mul", 64}, {"multiple_of", 64}};
+  const Case c = case_from_json(with_src_index({1, {{"start", start}, {"size", 64}}}));
+  const auto& e = first_copy(c).src_index[1];
+  ASSERT_TRUE(e.dyn_start.has_value());
+  EXPECT_EQ(e.dyn_start->multiple_of, 64);
+  EXPECT_EQ(index_start(
+                e, [](const std::string&) { return 1; }, 0),
+            64);
+  EXPECT_EQ(case_to_json(c)["program"][0]["body"][0]["src"]["index"][1]["start"],
+            json({{"axis", "x"}, {"mul", 64}, {"add", 0}, {"multiple_of", 64}}));
+  const std::string zero =
+      error_of(with_src_index({1, {{"start", {{"axis", "x"}, {"multiple_of", 0}}}, {"size", 64}}}));
+  EXPECT_NE(zero.find("src.index[1].start.multiple_of"), std::string::npos) << zero;
+}
+
 TEST(CaseFormatExtensions, CopyToOutputTakesDynamicIndicesAndInBoundsDynamicSlices) {
   json j = minimal_case_json();
   j["outputs"] = {{{"name", "y"}, {"shape", {2, 128, 64}}, {"dtype", "float32"}}};
