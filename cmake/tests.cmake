@@ -6,6 +6,7 @@ collfuzz_add_gtest(collfuzz_core_tests
           tests/core/markup_text_test.cpp
           tests/core/bounded_json_reader_test.cpp tests/core/case_format_extensions_test.cpp
           tests/core/warp_map_test.cpp tests/core/smem_layout_test.cpp
+          tests/core/pallas_call_dce_test.cpp
           tests/core/smem_transform_format_test.cpp tests/core/jax_random_test.cpp
           tests/core/memref_text_test.cpp
   LIBS collfuzz_core)

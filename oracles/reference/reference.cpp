@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "harness/core/pallas_call_dce.h"
 #include "harness/core/warp_map.h"
 
 #include "oracles/reference/execution.h"
@@ -22,19 +23,37 @@ Prediction predict(const Case& original, Profile profile, bool explain) {
   const Case& c = expanded ? *expanded : original;
   Prediction p;
   ref::Checker ck(c, profile, explain ? &p.steps : nullptr);
+  // Interpret mode runs the kernel jaxpr that pl.pallas_call keeps after its dead-code
+  // elimination (harness/core/pallas_call_dce.h); the trace rules see the program as written.
+  // (The compiler's pallas_call stops at module.pallas_call.no_lowering_rule.)
+  std::optional<Case> kept;
+  std::optional<ref::Checker> kept_ck;
+  if (profile == Profile::kInterpret && pallas_call_drops_ops(original)) {
+    std::vector<std::string> removed;
+    kept = pallas_call_dce(original, &removed);
+    for (const std::string& path : removed) {
+      ck.notes.push_back("pl.pallas_call's dead-code elimination removes " + path +
+                         " (no effect but reads and writes of its own allocations): interpret "
+                         "mode never runs it");
+    }
+    if (has_warp_map(kept->program)) kept = expand_warp_maps(*kept);
+    kept_ck.emplace(*kept, profile, explain ? &p.steps : nullptr);
+  }
   try {
     ref::check_mesh(ck);
     ref::check_trace(ck);
     if (profile == Profile::kInterpret) {
-      ref::check_interpret(ck);
+      ref::Checker& run = kept_ck ? *kept_ck : ck;
+      ref::check_interpret(run);
+      p.outcome = ref::execute(run);
     } else {
       ref::check_resources(ck);
       ref::check_lowering(ck);
       ref::check_dialect(ck);
       ref::check_finalize(ck);
       ref::check_compile_and_launch(ck);
+      p.outcome = ref::execute(ck);
     }
-    p.outcome = ref::execute(ck);
   } catch (const ref::Rejected& r) {
     p.outcome = Outcome{};
     p.outcome.kind = OutcomeKind::kRejected;
@@ -45,6 +64,7 @@ Prediction predict(const Case& original, Profile profile, bool explain) {
     p.outcome = ref::undefined_outcome(u, profile);
   }
   p.notes = std::move(ck.notes);
+  if (kept_ck) p.notes.insert(p.notes.end(), kept_ck->notes.begin(), kept_ck->notes.end());
   p.outcome.info["rules_jax_version"] = to_string(c.target.jax);
   return p;
 }
@@ -53,9 +73,12 @@ bool add_interleaving_alternatives(const Case& original, Outcome& predicted) {
   if (predicted.kind != OutcomeKind::kRejected || !predicted.diagnostic ||
       !predicted.diagnostic->alternatives.empty() || predicted.profile != Profile::kInterpret)
     return false;
+  std::optional<Case> kept;  // what interpret mode runs of a pallas_call
+  if (pallas_call_drops_ops(original)) kept = pallas_call_dce(original);
+  const Case& run = kept ? *kept : original;
   std::optional<Case> expanded;
-  if (has_warp_map(original.program)) expanded = expand_warp_maps(original);
-  const Case& c = expanded ? *expanded : original;
+  if (has_warp_map(run.program)) expanded = expand_warp_maps(run);
+  const Case& c = expanded ? *expanded : run;
   predicted.diagnostic->alternatives = ref::interleaving_alternatives(
       c, predicted.profile, *predicted.diagnostic, {}, &predicted.diagnostic->may_complete);
   return true;

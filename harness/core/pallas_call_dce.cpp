@@ -1,0 +1,96 @@
+#include "harness/core/pallas_call_dce.h"
+
+#include <set>
+#include <string>
+
+namespace collfuzz {
+namespace {
+
+// A condition Python decides (pl.when(False) never traces its body), or nullopt for a traced one.
+std::optional<bool> python_value(const Cond& c) {
+  switch (c.kind) {
+    case Cond::Kind::kConst:
+      return c.traced ? std::nullopt : std::optional<bool>(c.constant);
+    case Cond::Kind::kNot: {
+      const auto v = python_value(c.children.front());
+      return v ? std::optional<bool>(!*v) : std::nullopt;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+// Whether an op keeps an effect past the run_scopeds that allocate the names in `local`: a write
+// to a ref outside them, or a memory effect.
+bool effectful(const Op& op, const std::set<std::string>& local);
+
+bool any_effectful(const Body& body, const std::set<std::string>& local) {
+  for (const Op& op : body)
+    if (effectful(op, local)) return true;
+  return false;
+}
+
+bool effectful(const Op& op, const std::set<std::string>& local) {
+  if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
+    std::set<std::string> inner = local;
+    for (const Alloc& a : rs->allocs) inner.insert(a.name);
+    return any_effectful(rs->body, inner);
+  }
+  if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) return local.count(cp->dst) == 0;
+  if (const auto* vs = std::get_if<VectorStore>(&op.v)) {
+    return !vs->to_smem || local.count(vs->dst) == 0;
+  }
+  if (const auto* w = std::get_if<When>(&op.v)) {
+    if (python_value(w->cond) == false) return false;  // never traced
+    return any_effectful(w->body, local);
+  }
+  if (const auto* lp = std::get_if<Loop>(&op.v)) return any_effectful(lp->body, local);
+  if (const auto* wm = std::get_if<WarpMap>(&op.v)) return any_effectful(wm->body, local);
+  // copy_smem_to_gmem (a GMEM write), barrier ops, commits and waits (gpu_core._memory_effect).
+  return true;
+}
+
+// pe.dce_jaxpr over a body at the kernel's level: effect-free ops go; cond and scan bodies are
+// pruned in turn (their DCE rules); a run_scoped or warp_map that stays is kept whole. The
+// kernel's scratch_shapes are kernel arguments: its body is the kernel's own.
+bool prune(Body& body, std::vector<std::string>* removed) {
+  bool dropped = false;
+  Body kept;
+  for (Op& op : body) {
+    if (auto* rs = std::get_if<RunScoped>(&op.v); rs && rs->scratch_shapes) {
+      dropped = prune(rs->body, removed) || dropped;
+    } else if (auto* w = std::get_if<When>(&op.v); w && python_value(w->cond) != false) {
+      dropped = prune(w->body, removed) || dropped;
+    } else if (auto* lp = std::get_if<Loop>(&op.v)) {
+      dropped = prune(lp->body, removed) || dropped;
+    }
+    if (!effectful(op, {})) {
+      // A statically false when is no equation at all: it stays as written (nothing runs it).
+      const auto* w = std::get_if<When>(&op.v);
+      if (!(w && python_value(w->cond) == false)) {
+        dropped = true;
+        if (removed) removed->push_back(op.path);
+        continue;
+      }
+    }
+    kept.push_back(std::move(op));
+  }
+  body = std::move(kept);
+  return dropped;
+}
+
+}  // namespace
+
+bool pallas_call_drops_ops(const Case& c) {
+  if (c.target.entry != Entry::kPallasCall) return false;
+  Body copy = c.program;
+  return prune(copy, nullptr);
+}
+
+Case pallas_call_dce(const Case& c, std::vector<std::string>* removed) {
+  Case out = c;
+  if (c.target.entry == Entry::kPallasCall) prune(out.program, removed);
+  return out;
+}
+
+}  // namespace collfuzz
