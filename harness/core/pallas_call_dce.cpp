@@ -51,15 +51,14 @@ bool effectful(const Op& op, const std::set<std::string>& local) {
 }
 
 // pe.dce_jaxpr over a body at the kernel's level: effect-free ops go; cond and scan bodies are
-// pruned in turn (their DCE rules); a run_scoped or warp_map that stays is kept whole. The
-// kernel's scratch_shapes are kernel arguments: its body is the kernel's own.
+// pruned in turn (their DCE rules); a run_scoped or warp_map that stays is kept whole. A case's
+// scratch_shapes under pallas_call are one run_scoped around the body (harness/core/
+// scratch_shapes.h), and are eliminated as one.
 bool prune(Body& body, std::vector<std::string>* removed) {
   bool dropped = false;
   Body kept;
   for (Op& op : body) {
-    if (auto* rs = std::get_if<RunScoped>(&op.v); rs && rs->scratch_shapes) {
-      dropped = prune(rs->body, removed) || dropped;
-    } else if (auto* w = std::get_if<When>(&op.v); w && python_value(w->cond) != false) {
+    if (auto* w = std::get_if<When>(&op.v); w && python_value(w->cond) != false) {
       dropped = prune(w->body, removed) || dropped;
     } else if (auto* lp = std::get_if<Loop>(&op.v)) {
       dropped = prune(lp->body, removed) || dropped;
