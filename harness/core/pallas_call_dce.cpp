@@ -15,9 +15,22 @@ std::optional<bool> python_value(const Cond& c) {
       const auto v = python_value(c.children.front());
       return v ? std::optional<bool>(!*v) : std::nullopt;
     }
-    default:
+    case Cond::Kind::kAll:
+    case Cond::Kind::kAny: {  // folded only when every child is a Python bool
+      bool all = true;
+      bool any = false;
+      for (const Cond& ch : c.children) {
+        const auto v = python_value(ch);
+        if (!v) return std::nullopt;
+        all = all && *v;
+        any = any || *v;
+      }
+      return c.kind == Cond::Kind::kAll ? all : any;
+    }
+    case Cond::Kind::kAtom:
       return std::nullopt;
   }
+  return std::nullopt;
 }
 
 // Whether an op keeps an effect past the run_scopeds that allocate the names in `local`: a write
