@@ -33,11 +33,12 @@ std::int64_t dynamic_gcd(std::int64_t size, const IndexEntry& e) {
   const auto known = [&](std::int64_t d) { return assumed % d == 0 || g % d == 0; };
   std::int64_t running = 1;
   std::int64_t n = size;
-  for (std::int64_t f = 2; n > 1; ++f) {
+  for (std::int64_t f = 2; f <= n / f; ++f) {
     for (; n % f == 0; n /= f) {
       if (known(running * f)) running *= f;
     }
   }
+  if (n > 1 && known(running * n)) running *= n;  // the largest prime factor, last
   return running;
 }
 

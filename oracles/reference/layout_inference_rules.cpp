@@ -40,12 +40,13 @@ std::int64_t slice_multiple(std::int64_t size, const IndexEntry& e) {
   if (!e.dyn_start) return std::gcd(size, e.start);
   std::int64_t proven = 1;
   std::int64_t rest = size;
-  for (std::int64_t p = 2; p <= rest; ++p) {
+  for (std::int64_t p = 2; p <= rest / p; ++p) {  // trial division; what is left is prime
     while (rest % p == 0) {
       rest /= p;
       if (proves(*e.dyn_start, proven * p)) proven *= p;
     }
   }
+  if (rest > 1 && proves(*e.dyn_start, proven * rest)) proven *= rest;
   return proven;
 }
 
