@@ -26,6 +26,7 @@ add_library(collfuzz_core STATIC
   harness/core/ndarray.cpp
   harness/core/outcome_json.cpp
   harness/core/pallas_call_dce.cpp
+  harness/core/python_bool.cpp
   harness/core/pyrepr.cpp
   harness/core/stage_names.cpp
   harness/core/stored_expectation.cpp

@@ -23,10 +23,11 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from work_dir import work_dir  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "harness", "jax"))
 
 from cfjax_case import converted_const, without_scratch_shapes  # noqa: E402  (as the C++ parser)
@@ -370,7 +371,7 @@ def main(argv=None) -> int:
   ap.add_argument("--expect-failures", help="JSON {case file name: reason} known not to round-trip")
   args = ap.parse_args(argv)
   t0 = time.monotonic()
-  work = args.work or tempfile.mkdtemp(prefix="collfuzz-import-")
+  work = work_dir(args.work, "collfuzz-import-")
   scripts = os.path.join(work, "scripts")
   subprocess.run([args.collfuzz, "repro", *args.paths, "-o", scripts + "/", "--python",
                   args.python], check=False, stderr=subprocess.DEVNULL)

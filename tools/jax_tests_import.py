@@ -23,11 +23,11 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+from work_dir import work_dir  # noqa: E402
 
 from import_roundtrip import canonical, first_difference  # noqa: E402
 
@@ -64,7 +64,7 @@ def main(argv=None) -> int:
   ap.add_argument("--dir", default=os.path.join(ROOT, "corpus/jax-tests"))
   args = ap.parse_args(argv)
   t0 = time.monotonic()
-  work = args.work or tempfile.mkdtemp(prefix="collfuzz-jaxtests-")
+  work = work_dir(args.work, "collfuzz-jaxtests-")
   cases_dir = os.path.join(work, "cases")
   os.makedirs(cases_dir, exist_ok=True)
   py_dir = os.path.join(args.dir, "py")

@@ -20,10 +20,11 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from work_dir import work_dir  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -41,7 +42,7 @@ def main(argv=None) -> int:
                   "the release of --python, when the replay judges unpinned cases by it")
   args = ap.parse_args(argv)
   t0 = time.monotonic()
-  work = args.work or tempfile.mkdtemp(prefix="collfuzz-repro-")
+  work = work_dir(args.work, "collfuzz-repro-")
   scripts = os.path.join(work, "scripts")
   subprocess.run([args.collfuzz, "repro", *args.paths, "-o", scripts + "/", "--python", args.python,
                   "--mode", args.mode,

@@ -1,37 +1,13 @@
 #include "harness/core/pallas_call_dce.h"
 
+#include <optional>
 #include <set>
 #include <string>
 
+#include "harness/core/python_bool.h"
+
 namespace collfuzz {
 namespace {
-
-// A condition Python decides (pl.when(False) never traces its body), or nullopt for a traced one.
-std::optional<bool> python_value(const Cond& c) {
-  switch (c.kind) {
-    case Cond::Kind::kConst:
-      return c.traced ? std::nullopt : std::optional<bool>(c.constant);
-    case Cond::Kind::kNot: {
-      const auto v = python_value(c.children.front());
-      return v ? std::optional<bool>(!*v) : std::nullopt;
-    }
-    case Cond::Kind::kAll:
-    case Cond::Kind::kAny: {  // folded only when every child is a Python bool
-      bool all = true;
-      bool any = false;
-      for (const Cond& ch : c.children) {
-        const auto v = python_value(ch);
-        if (!v) return std::nullopt;
-        all = all && *v;
-        any = any || *v;
-      }
-      return c.kind == Cond::Kind::kAll ? all : any;
-    }
-    case Cond::Kind::kAtom:
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
 
 // Whether an op keeps an effect past the run_scopeds that allocate the names in `local`: a write
 // to a ref outside them, or a memory effect.
@@ -54,7 +30,7 @@ bool effectful(const Op& op, const std::set<std::string>& local) {
     return !vs->to_smem || local.count(vs->dst) == 0;
   }
   if (const auto* w = std::get_if<When>(&op.v)) {
-    if (python_value(w->cond) == false) return false;  // never traced
+    if (python_bool(w->cond) == false) return false;  // never traced
     return any_effectful(w->body, local);
   }
   if (const auto* lp = std::get_if<Loop>(&op.v)) return any_effectful(lp->body, local);
@@ -71,7 +47,7 @@ bool prune(Body& body, std::vector<std::string>* removed) {
   bool dropped = false;
   Body kept;
   for (Op& op : body) {
-    if (auto* w = std::get_if<When>(&op.v); w && python_value(w->cond) != false) {
+    if (auto* w = std::get_if<When>(&op.v); w && python_bool(w->cond) != false) {
       dropped = prune(w->body, removed) || dropped;
     } else if (auto* lp = std::get_if<Loop>(&op.v)) {
       dropped = prune(lp->body, removed) || dropped;
@@ -79,7 +55,7 @@ bool prune(Body& body, std::vector<std::string>* removed) {
     if (!effectful(op, {})) {
       // A statically false when is no equation at all: it stays as written (nothing runs it).
       const auto* w = std::get_if<When>(&op.v);
-      if (!(w && python_value(w->cond) == false)) {
+      if (!(w && python_bool(w->cond) == false)) {
         dropped = true;
         if (removed) removed->push_back(op.path);
         continue;
@@ -93,15 +69,12 @@ bool prune(Body& body, std::vector<std::string>* removed) {
 
 }  // namespace
 
-bool pallas_call_drops_ops(const Case& c) {
-  if (c.target.entry != Entry::kPallasCall) return false;
-  Body copy = c.program;
-  return prune(copy, nullptr);
-}
-
-Case pallas_call_dce(const Case& c, std::vector<std::string>* removed) {
+std::optional<Case> pallas_call_dce(const Case& c, std::vector<std::string>* removed) {
+  if (c.target.entry != Entry::kPallasCall) return std::nullopt;
+  Body body = c.program;
+  if (!prune(body, removed)) return std::nullopt;
   Case out = c;
-  if (c.target.entry == Entry::kPallasCall) prune(out.program, removed);
+  out.program = std::move(body);
   return out;
 }
 

@@ -10,6 +10,7 @@
 // traced. Tracing (and so the trace-stage rules) sees the program before this.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,9 @@
 
 namespace collfuzz {
 
-// Whether `c` is a pallas_call whose kernel jaxpr loses an op to the DCE.
-bool pallas_call_drops_ops(const Case& c);
-
-// `c` with the ops pallas_call's DCE removes taken out (paths unchanged); their paths into
-// `removed` when given.
-Case pallas_call_dce(const Case& c, std::vector<std::string>* removed = nullptr);
+// `c` with the ops pallas_call's DCE removes taken out (paths unchanged), their paths into
+// `removed` when given; nullopt when the DCE removes nothing (a plgpu.kernel, or a pallas_call
+// whose every op has an effect), so that a caller runs `c` itself.
+std::optional<Case> pallas_call_dce(const Case& c, std::vector<std::string>* removed = nullptr);
 
 }  // namespace collfuzz

@@ -1,39 +1,13 @@
 #include "harness/lowering/kernel_trace.h"
 
 #include "harness/core/pyrepr.h"
+#include "harness/core/python_bool.h"
 #include "harness/lowering/case_lookup.h"
 #include "harness/lowering/jax_facts.h"
 #include "harness/lowering/lowering_error.h"
 #include "harness/lowering/rule_ids.h"
 
 namespace collfuzz::lowering {
-
-std::optional<bool> constant_condition(const Cond& c) {
-  switch (c.kind) {
-    case Cond::Kind::kConst:
-      if (c.traced) return std::nullopt;  // a warp index bound by the expansion (warp_map.h)
-      return c.constant;
-    case Cond::Kind::kAtom:
-      return std::nullopt;
-    case Cond::Kind::kNot: {
-      const auto v = constant_condition(c.children.front());
-      if (!v) return std::nullopt;
-      return !*v;
-    }
-    case Cond::Kind::kAll:
-    case Cond::Kind::kAny: {
-      const bool all = c.kind == Cond::Kind::kAll;
-      bool value = all;
-      for (const Cond& child : c.children) {
-        const auto v = constant_condition(child);
-        if (!v) return std::nullopt;
-        value = all ? (value && *v) : (value || *v);
-      }
-      return value;
-    }
-  }
-  return std::nullopt;
-}
 
 Shape indexed_src_shape(const ArraySpec& src, const std::vector<IndexEntry>& index) {
   Shape s;
@@ -86,7 +60,7 @@ class Tracer {
     TracedBody out;
     for (const Op& op : ops) {
       if (const auto* w = std::get_if<When>(&op.v)) {
-        const auto constant = constant_condition(w->cond);
+        const auto constant = python_bool(w->cond);
         if (!constant || (op.from_warp_map && !op.warp_axis.empty())) {
           // lax.cond: the body is traced. A warp_map nested in another (warp_map.h) stays a
           // node, which the lowering refuses.

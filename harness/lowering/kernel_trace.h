@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/core/case.h"
+#include "harness/core/python_bool.h"
 
 namespace collfuzz::lowering {
 
@@ -19,10 +20,6 @@ struct TracedNode {
   std::vector<TracedNode> body;
 };
 using TracedBody = std::vector<TracedNode>;
-
-// The Python value a condition has when the case is translated: a constant bool when it is made
-// of constants only (all/any/not fold as Python does), otherwise nullopt (a traced bool).
-std::optional<bool> constant_condition(const Cond& c);
 
 // The shape of `src.at[index]` (integer-indexed dims dropped) and of `dst.at[index]`.
 Shape indexed_src_shape(const ArraySpec& src, const std::vector<IndexEntry>& index);

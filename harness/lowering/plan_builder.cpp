@@ -258,7 +258,7 @@ class PlanBuilder {
       const std::optional<bool> folded =
           !ic.copy->predicate || jax_facts(c_.target.jax).predicate_gates_arrive
               ? std::optional<bool>(true)
-              : constant_condition(*ic.copy->predicate);
+              : python_bool(*ic.copy->predicate);
       if (folded) {
         const std::int64_t total = *folded ? bytes : 0;
         if (total % kWarpgroupLanes == 0 || mutant_active(Mutant::kExpectTxTruncated)) {

@@ -127,7 +127,7 @@ void Execution::arm(std::int64_t rank, const CopyFacts& f, std::int64_t bytes, b
   std::int64_t other = total / 128;
   if (c_.target.semantics == Semantics::kWarpgroup) {
     const std::optional<bool> folded =
-        cp.predicate && !gated ? static_value(*cp.predicate) : std::optional<bool>(true);
+        cp.predicate && !gated ? python_bool(*cp.predicate) : std::optional<bool>(true);
     if (!folded || total % 128 != 0) {
       lane0 = total;
       other = 0;

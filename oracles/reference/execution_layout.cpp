@@ -49,7 +49,7 @@ void Execution::layout() {
         for (auto it = taken.rbegin(); it != taken.rend(); ++it)
           pools[it->first].push_back(it->second);
       } else if (const auto* w = std::get_if<When>(&op.v)) {
-        if (static_value(w->cond).value_or(true))
+        if (python_bool(w->cond).value_or(true))
           walk(w->body, used);  // pl.when(False): never lowered
       }
     }

@@ -101,6 +101,9 @@ struct RefVar {
   const Op* first = nullptr;
   std::optional<std::vector<std::int64_t>> multiple = std::nullopt;
   std::vector<Transfer> transfers = {};
+  // The tiling's dims (negative, from the minor end) that do not divide the merged multiple;
+  // nullopt when the tiling has more dims than the multiple. Set once every copy is in.
+  std::optional<std::vector<std::size_t>> culprits = std::nullopt;
 
   void divides(const Op& op, const std::vector<std::int64_t>& m) {
     if (!first) first = &op;
@@ -114,20 +117,14 @@ struct RefVar {
       merged[n - 1 - j] = std::gcd((*multiple)[multiple->size() - 1 - j], m[m.size() - 1 - j]);
     multiple = std::move(merged);
   }
-  // The tiling's dims (negative, from the minor end) that do not divide the multiple; nullopt
-  // when the tiling has more dims than the multiple.
-  std::optional<std::vector<std::size_t>> culprits() const {
+  void find_culprits() {
     const Shape& t = alloc->transforms.tiling;
-    if (t.size() > multiple->size()) return std::nullopt;
-    std::vector<std::size_t> out;
+    if (t.size() > multiple->size()) return;
+    culprits.emplace();
     for (std::size_t j = 0; j < t.size(); ++j)
-      if ((*multiple)[multiple->size() - 1 - j] % t[t.size() - 1 - j] != 0) out.push_back(j);
-    return out;
+      if ((*multiple)[multiple->size() - 1 - j] % t[t.size() - 1 - j] != 0) culprits->push_back(j);
   }
-  bool fails() const {
-    const auto c = culprits();
-    return !c || !c->empty();
-  }
+  bool fails() const { return !culprits || !culprits->empty(); }
 };
 
 std::vector<RefVar> tiled_ref_vars(const Checker& ck) {
@@ -172,6 +169,7 @@ std::vector<RefVar> tiled_ref_vars(const Checker& ck) {
     var.divides(op, t.gmem.multiple);
     var.transfers.push_back(std::move(t));
   });
+  for (RefVar& var : vars) var.find_culprits();
   return vars;
 }
 
@@ -192,10 +190,9 @@ void check_layout_inference(Checker& ck) {
   // _check_unsatisfiable_divisibility_constraints, over the failing refs in order.
   const bool sliced_candidates = !ck.jax_at_least(JaxVersion::k0_12_0_1);
   for (const RefVar& var : vars) {
-    const auto culprits = var.culprits();
-    if (!culprits || culprits->empty() || (var.subview && !sliced_candidates)) continue;
+    if (!var.fails() || !var.culprits || (var.subview && !sliced_candidates)) continue;
     for (const Transfer& t : var.transfers) {
-      for (const std::size_t j : *culprits) {
+      for (const std::size_t j : *var.culprits) {
         ck.check(RuleId::kDialectCopyDivisibilityAssert, t.gmem.indices != var.multiple->size(),
                  t.op->path);
         const std::size_t dim = t.gmem.multiple.size() - 1 - j;

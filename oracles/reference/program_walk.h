@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/core/case.h"
+#include "harness/core/python_bool.h"
 
 namespace collfuzz::ref {
 
@@ -17,10 +18,6 @@ struct Scope {
   const RunScoped* scoped = nullptr;  // innermost enclosing run_scoped, or null at top level
   std::map<std::string, const Alloc*> allocs;  // every allocation in view
 };
-
-// The value of a condition without axis indices (Python's `pl.when(False)` takes a bool and
-// never traces its body), or nullopt for a traced condition.
-std::optional<bool> static_value(const Cond& c);
 
 // Calls `pre(op, scope)` for every op in program order; `scope` holds the allocations in view at
 // that op (for a run_scoped, those of its parent). The body of a `when` whose condition is

@@ -28,9 +28,9 @@ Prediction predict(const Case& original, Profile profile, bool explain) {
   // (The compiler's pallas_call stops at module.pallas_call.no_lowering_rule.)
   std::optional<Case> kept;
   std::optional<ref::Checker> kept_ck;
-  if (profile == Profile::kInterpret && pallas_call_drops_ops(original)) {
-    std::vector<std::string> removed;
-    kept = pallas_call_dce(original, &removed);
+  std::vector<std::string> removed;
+  if (profile == Profile::kInterpret) kept = pallas_call_dce(original, &removed);
+  if (kept) {
     for (const std::string& path : removed) {
       ck.notes.push_back("pl.pallas_call's dead-code elimination removes " + path +
                          " (no effect but reads and writes of its own allocations): interpret "
@@ -73,8 +73,7 @@ bool add_interleaving_alternatives(const Case& original, Outcome& predicted) {
   if (predicted.kind != OutcomeKind::kRejected || !predicted.diagnostic ||
       !predicted.diagnostic->alternatives.empty() || predicted.profile != Profile::kInterpret)
     return false;
-  std::optional<Case> kept;  // what interpret mode runs of a pallas_call
-  if (pallas_call_drops_ops(original)) kept = pallas_call_dce(original);
+  const std::optional<Case> kept = pallas_call_dce(original);  // what interpret mode runs
   const Case& run = kept ? *kept : original;
   std::optional<Case> expanded;
   if (has_warp_map(run.program)) expanded = expand_warp_maps(run);

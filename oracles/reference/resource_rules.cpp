@@ -74,7 +74,7 @@ class Estimator {
     Resources rs;
     for (const Op& op : b) {
       if (const auto* s = std::get_if<RunScoped>(&op.v)) rs.or_(scoped(op, *s));
-      if (const auto* w = std::get_if<When>(&op.v); w && static_value(w->cond).value_or(true))
+      if (const auto* w = std::get_if<When>(&op.v); w && python_bool(w->cond).value_or(true))
         rs.or_(body(w->body));
     }
     return rs;
