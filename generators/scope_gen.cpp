@@ -72,7 +72,8 @@ rc::Gen<VectorBackPlan> vector_back() {
                                                        {10, VectorValueShape::kMinConst},
                                                        {10, VectorValueShape::kMaxOfDiff},
                                                        {10, VectorValueShape::kRoundTrip},
-                                                       {8, VectorValueShape::kMixedWidth}})),
+                                                       {8, VectorValueShape::kMixedWidth},
+                                                       {10, VectorValueShape::kBitwise}})),
       rc::gen::set(&VectorBackPlan::constant, rc::gen::inRange<std::int64_t>(1, 4)),
       rc::gen::set(&VectorBackPlan::uneven, chance(30)));
 }

@@ -140,6 +140,12 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
       vs.value = binary(VectorKind::kAdd, convert(partner->dtype, std::move(w)), tile);
       break;
     }
+    case VectorValueShape::kBitwise:
+      vs.value = dtype_info(dtype).is_float
+                     ? binary(VectorKind::kAdd, tile, c)
+                     : binary(VectorKind::kOr, binary(VectorKind::kXor, tile, c),
+                              binary(VectorKind::kAnd, tile, c));
+      break;
   }
   if (plan.kind == VectorBackKind::kInPlace) {
     vs.dst = store.src;

@@ -36,6 +36,8 @@ enum class VectorValueShape : std::uint8_t {
   kRoundTrip,   // tile.astype(U).astype(dtype): through a narrower or wider dtype U (not 8-bit)
   kMixedWidth,  // w[...].astype(dtype) + tile: w an input of the tile's shape and another width
                 // (under Lane, where the two register layouts differ: incompatible_layouts)
+  kBitwise,     // (tile ^ c) | (tile & c): integer tiles, 8-bit ones included (Mosaic GPU allows
+                // bitwise ops on them); a float tile gets tile + c
 };
 
 struct VectorBackPlan {

@@ -250,7 +250,7 @@ def canonical(case: dict) -> dict:
     if k == "load" and isinstance(a, dict) and "input" in a:
       src = ren.get(a["input"], a["input"])
       return {"load": {"input": src, "index": _index(a.get("index"), shapes.get(src, []), loops)}}
-    if k in ("add", "sub", "mul", "min", "max") and isinstance(a, list):
+    if k in ("add", "sub", "mul", "min", "max", "and", "or", "xor") and isinstance(a, list):
       return {k: [vvalue(x, dtype) for x in a]}
     return v
 

@@ -345,7 +345,16 @@ enum class VectorKind : std::uint8_t {
   kMin,      // jnp.minimum (lax.min_p)
   kMax,      // jnp.maximum (lax.max_p)
   kConvert,  // value.astype(dtype) (lax.convert_element_type): args[0] of dtype `from`
+  kAnd,      // a & b (lax.and_p), integer dtypes only
+  kOr,       // a | b (lax.or_p)
+  kXor,      // a ^ b (lax.xor_p)
 };
+
+// Whether `k` is one of the bitwise ops, which Mosaic GPU allows on 8-bit integers
+// (FragmentedArray._pointwise(restrict_bitwidth=False)) where it refuses arithmetic.
+constexpr bool is_bitwise(VectorKind k) {
+  return k == VectorKind::kAnd || k == VectorKind::kOr || k == VectorKind::kXor;
+}
 
 struct VectorValue {
   VectorKind kind = VectorKind::kConst;
@@ -357,7 +366,8 @@ struct VectorValue {
   std::optional<DynStart> smem_slot = std::nullopt;
   // kLoadInput: `x_ref.at[entries][...]`.
   std::vector<IndexEntry> gmem_index;
-  std::vector<VectorValue> args;  // kAdd, kSub, kMul, kMin, kMax: the two operands; kConvert: one
+  std::vector<VectorValue> args;  // binary ops (kAdd ... kMax, kAnd, kOr, kXor): the two
+                                  // operands; kConvert: one
   DType from = DType::kFloat32;   // kConvert: the operand's dtype
 };
 

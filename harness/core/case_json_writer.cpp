@@ -126,12 +126,18 @@ json vector_value_to_json(const VectorValue& v) {
     case VectorKind::kSub:
     case VectorKind::kMul:
     case VectorKind::kMin:
-    case VectorKind::kMax: {
+    case VectorKind::kMax:
+    case VectorKind::kAnd:
+    case VectorKind::kOr:
+    case VectorKind::kXor: {
       const char* name = v.kind == VectorKind::kAdd   ? "add"
                          : v.kind == VectorKind::kSub ? "sub"
                          : v.kind == VectorKind::kMul ? "mul"
                          : v.kind == VectorKind::kMin ? "min"
-                                                      : "max";
+                         : v.kind == VectorKind::kMax ? "max"
+                         : v.kind == VectorKind::kAnd ? "and"
+                         : v.kind == VectorKind::kOr  ? "or"
+                                                      : "xor";
       return json{{name, std::vector<json>{vector_value_to_json(v.args.at(0)),
                                            vector_value_to_json(v.args.at(1))}}};
     }

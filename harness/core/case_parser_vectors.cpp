@@ -31,11 +31,10 @@ bool vector_dtype(DType d) {
   }
 }
 
-constexpr std::pair<const char*, VectorKind> kBinary[] = {{"add", VectorKind::kAdd},
-                                                          {"sub", VectorKind::kSub},
-                                                          {"mul", VectorKind::kMul},
-                                                          {"min", VectorKind::kMin},
-                                                          {"max", VectorKind::kMax}};
+constexpr std::pair<const char*, VectorKind> kBinary[] = {
+    {"add", VectorKind::kAdd}, {"sub", VectorKind::kSub}, {"mul", VectorKind::kMul},
+    {"min", VectorKind::kMin}, {"max", VectorKind::kMax}, {"and", VectorKind::kAnd},
+    {"or", VectorKind::kOr},   {"xor", VectorKind::kXor}};
 
 }  // namespace
 
@@ -48,7 +47,7 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
   if (!j.is_object() || j.size() != 1) {
     throw InputError(path,
                      "expected a vector value: an object with one of const, load, add, "
-                     "sub, mul, min, max, convert");
+                     "sub, mul, min, max, and, or, xor, convert");
   }
   VectorValue v;
   const std::string key = j.begin().key();
@@ -136,13 +135,18 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
     jr::array(arg, at, 2);
     if (arg.size() != 2) throw InputError(at, "expected two operands");
     v.kind = kind;
+    if (is_bitwise(kind) && dtype_info(dtype).is_float) {
+      throw InputError(at, "a bitwise " + key + " on " + std::string(dtype_name(dtype)) +
+                               ": jnp's &, | and ^ take integers (on floats JAX raises a "
+                               "TypeError at trace, not modelled)");
+    }
     v.args.push_back(parse_vector_value(arg[0], jr::index_path(at, 0), shape, dtype, depth + 1));
     v.args.push_back(parse_vector_value(arg[1], jr::index_path(at, 1), shape, dtype, depth + 1));
     return v;
   }
   throw InputError(at, "unknown vector value \"" + key +
-                           "\"; expected const, load, add, sub, mul, min, max or "
-                           "convert");
+                           "\"; expected const, load, add, sub, mul, min, max, and, or, xor "
+                           "or convert");
 }
 
 VectorStore CaseParser::parse_vector_store(const json& j, const std::string& path) {

@@ -104,6 +104,10 @@ VectorElement vector_binary(VectorKind op, DType dtype, std::uint64_t a, std::ui
   const std::uint64_t mask = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
   if (op == VectorKind::kMin || op == VectorKind::kMax)
     return vector_min_max(op, dtype, a, b, mask);
+  if (is_bitwise(op)) {  // integers only (the case reader's)
+    const std::uint64_t r = op == VectorKind::kAnd ? a & b : op == VectorKind::kOr ? a | b : a ^ b;
+    return {r & mask, false};
+  }
   if (!dtype_info(dtype).is_float) {
     const std::uint64_t r = op == VectorKind::kAdd ? a + b : op == VectorKind::kSub ? a - b : a * b;
     return {r & mask, false};

@@ -22,7 +22,8 @@ struct VectorElement {
 // and rounded once to nearest even (no double rounding: a double holds the exact sum or product
 // of two float32, float16 or bfloat16 values, and rounds it to float32 correctly, 53 >= 2*24+2).
 // kMin, kMax: one of the operands, compared as the dtype's values (signed or unsigned integers);
-// a NaN, a subnormal and a +0/-0 tie are unspecified.
+// a NaN, a subnormal and a +0/-0 tie are unspecified. kAnd, kOr, kXor: the bits of two integers
+// (Mosaic GPU's arith.andi/ori/xori, PTX and/or/xor.b32; XLA's on the CPU).
 VectorElement vector_binary(VectorKind op, DType dtype, std::uint64_t a, std::uint64_t b);
 
 // Who converts: the hardware (Mosaic GPU's arith.truncf/extf/sitofp/uitofp/fptosi/fptoui/trunci/

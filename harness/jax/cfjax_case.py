@@ -68,9 +68,11 @@ def _maximum(a, b):
 
 # A vector_store's binary values (docs/case-format.md "vector_store"): the function each applies to
 # two numpy arrays of the dtype (min/max: np.minimum/np.maximum, jnp.minimum/jnp.maximum in the
-# kernel, cfjax_translate.vector_value; integers compare as the dtype signs them).
+# kernel, cfjax_translate.vector_value; integers compare as the dtype signs them; and/or/xor:
+# a & b, a | b, a ^ b, lax.and_p/or_p/xor_p, integer dtypes only).
 VECTOR_BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
-                 "min": _minimum, "max": _maximum}
+                 "min": _minimum, "max": _maximum,
+                 "and": operator.and_, "or": operator.or_, "xor": operator.xor}
 
 
 # The dtypes a vector_store's {"convert": {"from": F, "value": V}} converts between (8-bit ones are

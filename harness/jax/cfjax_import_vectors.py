@@ -24,7 +24,7 @@ from __future__ import annotations
 from cfjax_case import CONVERT_DTYPES, converted_const
 from cfjax_import_values import Ref, Unknown, user_line
 
-_BINARY = ("add", "sub", "mul", "min", "max")
+_BINARY = ("add", "sub", "mul", "min", "max", "and", "or", "xor")  # lax.<name>_p
 
 
 class Vec:
@@ -120,7 +120,7 @@ class VectorsMixin:
                                 _aval(eqn.invars[0])[1], shape, dtype, where)
     else:
       out = Unknown(f"`{name}` (a vector_store's value is made of loads of SMEM allocations "
-                    "and inputs, constants, add, sub, mul, min, max and astype)", where)
+                    "and inputs, constants, add, sub, mul, min, max, &, | and ^, and astype)", where)
     for o in eqn.outvars:
       env[o] = out
     return True

@@ -2,7 +2,7 @@
 
 Integers are held unsigned, masked to the result type's width; the signed ops reinterpret them.
 A float constant is its Python float (the type holds it exactly); a splat `dense<c>` vector
-constant, and addi/subi/muli and minui/maxui/minsi/maxsi on vectors, are vector values
+constant, and addi/subi/muli, andi/ori/xori and minui/maxui/minsi/maxsi on vectors, are vector values
 (cfjax_ir_ops_vector).
 Registers into cfjax_ir_core.OPS: arith.constant, addi, subi, muli, andi, ori, xori, shli, shrui,
 divui, remui, divsi, remsi, minui, maxui, minsi, maxsi, cmpi, select, index_cast, index_castui
@@ -96,17 +96,17 @@ def muli(comp, op, ins, outs):
 
 @register("arith.andi")
 def andi(comp, op, ins, outs):
-  return comp.binary(ins, outs, lambda a, b: a & b)
+  return _int_op(lambda a, b: a & b, op, comp, ins, outs)
 
 
 @register("arith.ori")
 def ori(comp, op, ins, outs):
-  return comp.binary(ins, outs, lambda a, b: a | b)
+  return _int_op(lambda a, b: a | b, op, comp, ins, outs)
 
 
 @register("arith.xori")
 def xori(comp, op, ins, outs):
-  return comp.binary(ins, outs, lambda a, b: a ^ b)
+  return _int_op(lambda a, b: a ^ b, op, comp, ins, outs)
 
 
 @register("arith.shli")

@@ -19,7 +19,7 @@ vector they move its elements' bits (the element moves of FragmentedArray.max/mi
 `max.s16`, ...: cfjax_ir_ops_ptx).
 Registers into cfjax_ir_core.OPS: vector.broadcast, load, store, extract_strided_slice, extract,
 insert, bitcast, shuffle, arith.addf, subf, mulf; `binary_int` and `vector_type` are arith's for
-addi/subi/muli, minui/maxui/minsi/maxsi and dense constants.
+addi/subi/muli, andi/ori/xori, minui/maxui/minsi/maxsi and dense constants.
 """
 
 from __future__ import annotations

@@ -473,7 +473,7 @@ class Writer:
       b = self.vector_src(arg[1], shape, dtype, f"{path}.{kind}[1]", top=call)
       if call:
         return f"jnp.{'minimum' if kind == 'min' else 'maximum'}({a}, {b})"
-      sym = {"add": "+", "sub": "-", "mul": "*"}[kind]
+      sym = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^"}[kind]
       return f"{a} {sym} {b}" if top else f"({a} {sym} {b})"
     if kind == "convert":
       # cfjax_translate: `a.astype(jnp.T)`, `a` (its loads and constants) of dtype `from`; a
@@ -485,7 +485,7 @@ class Writer:
       a = self.vector_src(arg["value"], shape, arg["from"], f"{path}.convert.value")
       return f"{a}.astype({dtype_src(dtype)})"
     raise Unsupported(f"{path}: vector value {kind!r} (const, load, add, sub, mul, min, max, "
-                      "convert)")
+                      "and, or, xor, convert)")
 
 
 def needs_x64(case: dict) -> bool:

@@ -254,7 +254,8 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
   """A vector_store's value (docs/case-format.md "vector_store") -> a traced array of `shape` and
   `dtype`: {"const": c} is jnp.full(shape, c, dtype); {"load": {"alloc": A, "index": [...]}}
   reads SMEM (`a.at[i, ...][...]`), {"load": {"input": X, "index": [...]}} GMEM
-  (`x.at[idx][...]`); {"add"|"sub"|"mul": [a, b]} is a + b, a - b, a * b; {"min"|"max": [a, b]}
+  (`x.at[idx][...]`); {"add"|"sub"|"mul"|"and"|"or"|"xor": [a, b]} is a + b, a - b, a * b,
+  a & b, a | b, a ^ b; {"min"|"max": [a, b]}
   is jnp.minimum(a, b), jnp.maximum(a, b) (lax.min_p / lax.max_p); {"convert": {"from": F,
   "value": a}} is a.astype(dtype) (lax.convert_element_type), `a` (its loads, its constants)
   of dtype F."""

@@ -31,6 +31,22 @@ std::int64_t lane_layout(const VectorValue& v, DType d, std::int64_t elements, b
   return a != 0 ? a : b;
 }
 
+// FragmentedArray._pointwise(restrict_bitwidth=True): add, sub, mul, min and max, not and, or,
+// xor (whose rules pass restrict_bitwidth=False).
+bool computes_arithmetic(const VectorValue& v) {
+  switch (v.kind) {
+    case VectorKind::kAdd:
+    case VectorKind::kSub:
+    case VectorKind::kMul:
+    case VectorKind::kMin:
+    case VectorKind::kMax:
+      return true;
+    default:
+      return std::any_of(v.args.begin(), v.args.end(),
+                         [](const VectorValue& a) { return computes_arithmetic(a); });
+  }
+}
+
 bool lane_layouts_agree(const VectorValue& v, DType d, std::int64_t elements) {
   bool agree = true;
   lane_layout(v, d, elements, agree);
@@ -499,7 +515,7 @@ class Lowerer {
       iv.elements = element_count(iv.shape);
     }
     iv.dtype = dtype;
-    iv.eight_bit = dtype_bits(dtype) == 8 && !vs.value.args.empty();
+    iv.eight_bit = dtype_bits(dtype) == 8 && computes_arithmetic(vs.value);
     const VectorValue* first = nullptr;  // the first load Python evaluates (left operand first)
     for_each_vector_load(vs.value, [&](const VectorValue& load) {
       if (!first) first = &load;

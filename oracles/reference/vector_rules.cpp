@@ -38,6 +38,16 @@ std::optional<std::int64_t> lane_vec_size(const VectorValue& v, DType d, std::in
   }
 }
 
+// Whether the value holds an add, sub, mul, min or max: FragmentedArray._pointwise refuses them
+// on 8-bit dtypes, and not the bitwise and, or, xor (restrict_bitwidth=False). A value stored
+// as 8-bit is 8-bit throughout (no conversion from or to 8 bits is modelled).
+bool has_arithmetic(const VectorValue& v) {
+  if (!v.args.empty() && v.kind != VectorKind::kConvert && !is_bitwise(v.kind)) return true;
+  for (const VectorValue& a : v.args)
+    if (has_arithmetic(a)) return true;
+  return false;
+}
+
 // The value's first load in the order Python evaluates the expression (an op's left operand
 // first), or nullptr for a value of constants.
 const VectorValue* first_load(const VectorValue& v) {
@@ -112,7 +122,7 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
   const StoredView view = stored_view(ck, vs, scope);
   const DType dtype = view.dtype;
   const std::int64_t elements = view.elements;
-  const bool eight_bit_op = dtype_bits(dtype) == 8 && !vs.value.args.empty();
+  const bool eight_bit_op = dtype_bits(dtype) == 8 && has_arithmetic(vs.value);
   if (elements % 128 != 0) {
     const VectorValue* load = first_load(vs.value);
     if (stage == Stage::kDialect) {
@@ -140,8 +150,7 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
   bool conflict = false;
   if (stage == Stage::kLower) lane_vec_size(vs.value, dtype, elements, conflict);
   ck.check(RuleId::kLowerVectorIncompatibleLayouts, conflict, op.path, stage);
-  // Any add, sub, mul, min or max (FragmentedArray.min/max call _pointwise too): the value's
-  // root is one when it is not a leaf.
+  // Any add, sub, mul, min or max (FragmentedArray.min/max call _pointwise too).
   ck.check(RuleId::kLowerVectorPointwise8Bit, eight_bit_op, op.path, stage);
   // JAX 0.11.2 (the rule's until): a value of constants is stored through a splat layout whose
   // vec_size must divide the count.
