@@ -17,6 +17,7 @@ add_library(collfuzz_core STATIC
   harness/core/reduction.cpp
   harness/core/smem_layout.cpp
   harness/core/vector_arith.cpp
+  harness/core/vector_ops.cpp
   harness/core/fill.cpp
   harness/core/jax_random.cpp
   harness/core/memref_text.cpp

@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from work_dir import work_dir  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "harness", "jax"))
 
-from cfjax_case import converted_const, without_scratch_shapes  # noqa: E402  (as the C++ parser)
+from cfjax_case import VECTOR_BINARY, converted_const, without_scratch_shapes  # noqa: E402  (as the C++ parser)
 
 
 # ---- the canonical form of a case (what a round trip must keep)
@@ -250,7 +250,7 @@ def canonical(case: dict) -> dict:
     if k == "load" and isinstance(a, dict) and "input" in a:
       src = ren.get(a["input"], a["input"])
       return {"load": {"input": src, "index": _index(a.get("index"), shapes.get(src, []), loops)}}
-    if k in ("add", "sub", "mul", "min", "max", "and", "or", "xor") and isinstance(a, list):
+    if k in VECTOR_BINARY and isinstance(a, list):
       return {k: [vvalue(x, dtype) for x in a]}
     return v
 

@@ -9,6 +9,7 @@
 #include "harness/core/index_json.h"
 #include "harness/core/jax_version.h"
 #include "harness/core/scratch_shapes.h"
+#include "harness/core/vector_ops.h"
 #include "harness/core/warp_map.h"
 
 namespace collfuzz::case_json {
@@ -130,14 +131,7 @@ json vector_value_to_json(const VectorValue& v) {
     case VectorKind::kAnd:
     case VectorKind::kOr:
     case VectorKind::kXor: {
-      const char* name = v.kind == VectorKind::kAdd   ? "add"
-                         : v.kind == VectorKind::kSub ? "sub"
-                         : v.kind == VectorKind::kMul ? "mul"
-                         : v.kind == VectorKind::kMin ? "min"
-                         : v.kind == VectorKind::kMax ? "max"
-                         : v.kind == VectorKind::kAnd ? "and"
-                         : v.kind == VectorKind::kOr  ? "or"
-                                                      : "xor";
+      const std::string name(*binary_vector_op_name(v.kind));
       return json{{name, std::vector<json>{vector_value_to_json(v.args.at(0)),
                                            vector_value_to_json(v.args.at(1))}}};
     }

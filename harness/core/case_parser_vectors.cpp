@@ -7,6 +7,7 @@
 #include "harness/core/errors.h"
 #include "harness/core/json_reader.h"
 #include "harness/core/limits.h"
+#include "harness/core/vector_ops.h"
 
 namespace collfuzz::case_json {
 
@@ -30,11 +31,6 @@ bool vector_dtype(DType d) {
       return false;
   }
 }
-
-constexpr std::pair<const char*, VectorKind> kBinary[] = {
-    {"add", VectorKind::kAdd}, {"sub", VectorKind::kSub}, {"mul", VectorKind::kMul},
-    {"min", VectorKind::kMin}, {"max", VectorKind::kMax}, {"and", VectorKind::kAnd},
-    {"or", VectorKind::kOr},   {"xor", VectorKind::kXor}};
 
 }  // namespace
 
@@ -130,7 +126,7 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
                                         v.from, depth + 1));
     return v;
   }
-  for (const auto& [name, kind] : kBinary) {
+  for (const auto& [name, kind] : binary_vector_ops()) {
     if (key != name) continue;
     jr::array(arg, at, 2);
     if (arg.size() != 2) throw InputError(at, "expected two operands");

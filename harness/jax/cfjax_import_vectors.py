@@ -21,10 +21,10 @@ Scalar (0-d) equations are left to IndexMixin.scalar_eqn.
 
 from __future__ import annotations
 
-from cfjax_case import CONVERT_DTYPES, converted_const
+from cfjax_case import CONVERT_DTYPES, VECTOR_BINARY, converted_const
 from cfjax_import_values import Ref, Unknown, user_line
 
-_BINARY = ("add", "sub", "mul", "min", "max", "and", "or", "xor")  # lax.<name>_p
+_BINARY = tuple(VECTOR_BINARY)  # the case format's binary ops, each lax.<name>_p
 
 
 class Vec:

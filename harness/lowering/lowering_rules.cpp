@@ -6,6 +6,7 @@
 #include "harness/core/ndarray.h"
 #include "harness/core/pyrepr.h"
 #include "harness/core/vector_layout.h"
+#include "harness/core/vector_ops.h"
 #include "harness/lowering/case_lookup.h"
 #include "harness/lowering/jax_facts.h"
 #include "harness/lowering/lowering_error.h"
@@ -29,22 +30,6 @@ std::int64_t lane_layout(const VectorValue& v, DType d, std::int64_t elements, b
   const std::int64_t b = lane_layout(v.args[1], d, elements, agree);
   if (a != 0 && b != 0 && a != b) agree = false;
   return a != 0 ? a : b;
-}
-
-// FragmentedArray._pointwise(restrict_bitwidth=True): add, sub, mul, min and max, not and, or,
-// xor (whose rules pass restrict_bitwidth=False).
-bool computes_arithmetic(const VectorValue& v) {
-  switch (v.kind) {
-    case VectorKind::kAdd:
-    case VectorKind::kSub:
-    case VectorKind::kMul:
-    case VectorKind::kMin:
-    case VectorKind::kMax:
-      return true;
-    default:
-      return std::any_of(v.args.begin(), v.args.end(),
-                         [](const VectorValue& a) { return computes_arithmetic(a); });
-  }
 }
 
 bool lane_layouts_agree(const VectorValue& v, DType d, std::int64_t elements) {

@@ -9,6 +9,7 @@
 #include "harness/core/outcome_json.h"
 #include "harness/core/pyrepr.h"
 #include "harness/core/vector_layout.h"
+#include "harness/core/vector_ops.h"
 #include "oracles/reference/program_walk.h"
 #include "oracles/reference/rule_families.h"
 
@@ -36,16 +37,6 @@ std::optional<std::int64_t> lane_vec_size(const VectorValue& v, DType d, std::in
       return a ? a : b;
     }
   }
-}
-
-// Whether the value holds an add, sub, mul, min or max: FragmentedArray._pointwise refuses them
-// on 8-bit dtypes, and not the bitwise and, or, xor (restrict_bitwidth=False). A value stored
-// as 8-bit is 8-bit throughout (no conversion from or to 8 bits is modelled).
-bool has_arithmetic(const VectorValue& v) {
-  if (!v.args.empty() && v.kind != VectorKind::kConvert && !is_bitwise(v.kind)) return true;
-  for (const VectorValue& a : v.args)
-    if (has_arithmetic(a)) return true;
-  return false;
 }
 
 // The value's first load in the order Python evaluates the expression (an op's left operand
@@ -122,7 +113,7 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
   const StoredView view = stored_view(ck, vs, scope);
   const DType dtype = view.dtype;
   const std::int64_t elements = view.elements;
-  const bool eight_bit_op = dtype_bits(dtype) == 8 && has_arithmetic(vs.value);
+  const bool eight_bit_op = dtype_bits(dtype) == 8 && computes_arithmetic(vs.value);
   if (elements % 128 != 0) {
     const VectorValue* load = first_load(vs.value);
     if (stage == Stage::kDialect) {

@@ -2,6 +2,7 @@
 test_arrive_and_wait.py; the vector, store and commit tests): a case run through cfjax_execute, an
 output read back, a kernel file imported, a generated script run, the loops of a program."""
 
+import json
 import os
 import subprocess
 import sys
@@ -41,6 +42,26 @@ def executor(mode):
   os.environ["JAX_PLATFORMS"] = "cpu"
   import cfjax_execute  # pylint: disable=import-outside-toplevel
   return cfjax_execute.Executor(mode)
+
+
+def run_each_mode(test, case, modes, check_completed):
+  """Runs `case` on each of `modes` (interpret mode under Lane; jax-lower and jax-ir under Lane
+  and Warpgroup, with the compiler profile), each in a subTest: jax-lower must lower ("unavailable",
+  never a pass), the others complete and are handed to check_completed(case_as_run, outcome)."""
+  for mode in modes:
+    for sem in ("lane", "warpgroup") if mode != "interpret" else ("lane",):
+      c = json.loads(json.dumps(case))
+      c["target"]["semantics"] = sem
+      if mode != "interpret":
+        c["target"]["profile"] = "mosaic"
+      out = executor(mode).run(c)
+      with test.subTest(mode=mode, semantics=sem):
+        if mode == "lower":
+          test.assertEqual(out["kind"], "unavailable", json.dumps(out)[:2000])
+          test.assertIn("lowered for CUDA without an error", out["reason"])
+          continue
+        test.assertEqual(out["kind"], "completed", json.dumps(out)[:3000])
+        check_completed(c, out)
 
 
 def import_file(path):

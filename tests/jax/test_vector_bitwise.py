@@ -24,7 +24,7 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-from loop_case_support import VECTOR_STORE_KERNEL, executor, import_source  # noqa: E402
+from loop_case_support import VECTOR_STORE_KERNEL, executor, import_source, run_each_mode  # noqa: E402
 
 import cfjax_case  # noqa: E402
 import cfjax_fill  # noqa: E402
@@ -90,20 +90,9 @@ class RunTest(unittest.TestCase):
   def check(self, dtype, modes=("interpret", "ir")):
     case = bitwise_case(dtype)
     want = expected(case)
-    for mode in modes:
-      for sem in ("lane", "warpgroup") if mode != "interpret" else ("lane",):
-        c = json.loads(json.dumps(case))
-        c["target"]["semantics"] = sem
-        if mode != "interpret":
-          c["target"]["profile"] = "mosaic"
-        out = executor(mode).run(c)
-        with self.subTest(dtype=dtype, mode=mode, semantics=sem):
-          if mode == "lower":
-            self.assertEqual(out["kind"], "unavailable", json.dumps(out)[:2000])
-            self.assertIn("lowered for CUDA without an error", out["reason"])
-            continue
-          self.assertEqual(out["kind"], "completed", json.dumps(out)[:3000])
-          np.testing.assert_array_equal(out_array(out, c["outputs"][0]), want)
+    with self.subTest(dtype=dtype):
+      run_each_mode(self, case, modes, lambda c, out: np.testing.assert_array_equal(
+          out_array(out, c["outputs"][0]), want))
 
   def test_int8_lowers_and_runs(self):
     self.check("int8", ("interpret", "lower", "ir"))

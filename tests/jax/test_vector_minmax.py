@@ -26,7 +26,8 @@ sys.path.insert(0, HERE)
 import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 
-from loop_case_support import VECTOR_STORE_KERNEL, executor, import_source, run_script  # noqa: E402
+from loop_case_support import (VECTOR_STORE_KERNEL, executor, import_source, run_each_mode,  # noqa: E402
+                               run_script)
 
 import cfjax_case  # noqa: E402
 import cfjax_fill  # noqa: E402
@@ -166,24 +167,15 @@ class RunTest(unittest.TestCase):
     case = minmax_case(dtype)
     want = expected(case)
     self.assertTrue(np.any(want[0][0] != want[0][1]))  # max and min differ somewhere
-    for mode in modes:
-      for sem in ("lane", "warpgroup") if mode != "interpret" else ("lane",):
-        c = json.loads(json.dumps(case))
-        c["target"]["semantics"] = sem
-        if mode != "interpret":
-          c["target"]["profile"] = "mosaic"
-        out = executor(mode).run(c)
-        if mode == "lower":
-          with self.subTest(dtype=dtype, mode=mode, semantics=sem):
-            self.assertEqual(out["kind"], "unavailable", json.dumps(out)[:2000])
-            self.assertIn("lowered for CUDA without an error", out["reason"])
-          continue
-        with self.subTest(dtype=dtype, mode=mode, semantics=sem):
-          self.assertEqual(out["kind"], "completed", json.dumps(out)[:3000])
-          for k, w in enumerate(want):
-            got = out_array(out, c["outputs"][k], k)
-            # bit for bit: no NaN, no subnormal, no +0/-0 pair among the operands
-            np.testing.assert_array_equal(bits(got), bits(w), err_msg=f"output {k}")
+
+    def check_completed(c, out):
+      for k, w in enumerate(want):
+        got = out_array(out, c["outputs"][k], k)
+        # bit for bit: no NaN, no subnormal, no +0/-0 pair among the operands
+        np.testing.assert_array_equal(bits(got), bits(w), err_msg=f"output {k}")
+
+    with self.subTest(dtype=dtype):
+      run_each_mode(self, case, modes, check_completed)
 
   def test_float32(self):
     self.check("float32", ("interpret", "lower", "ir"))

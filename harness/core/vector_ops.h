@@ -1,0 +1,30 @@
+// The operators of a vector value (docs/case-format.md, "vector_store"), by name and by what
+// Mosaic GPU asks of them: one table for the case reader, the case writer, the reference and the
+// lowering.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "harness/core/case.h"
+
+namespace collfuzz {
+
+// The binary operators with their names in the case format ({"add": [A, B]} ...), in the order
+// the format lists them.
+struct BinaryVectorOp {
+  std::string_view name;
+  VectorKind kind;
+};
+std::span<const BinaryVectorOp> binary_vector_ops();
+
+// The case format's name of a binary operator; nullopt for a leaf or a conversion.
+std::optional<std::string_view> binary_vector_op_name(VectorKind k);
+
+// Whether the value holds an add, sub, mul, min or max anywhere in its tree: what
+// FragmentedArray._pointwise(restrict_bitwidth=True) refuses on 8-bit dtypes. The bitwise and,
+// or, xor pass restrict_bitwidth=False, and a conversion is no arithmetic.
+bool computes_arithmetic(const VectorValue& v);
+
+}  // namespace collfuzz
