@@ -67,14 +67,26 @@ bool prune(Body& body, std::vector<std::string>* removed) {
   return dropped;
 }
 
+// Whether prune would remove anything from `body`: the same walk, reading only, so that a case
+// the DCE leaves as it is (most) is not copied to find out.
+bool prunes_anything(const Body& body) {
+  for (const Op& op : body) {
+    const auto* w = std::get_if<When>(&op.v);
+    const bool never_traced = w && python_bool(w->cond) == false;
+    if (w && !never_traced && prunes_anything(w->body)) return true;
+    if (const auto* lp = std::get_if<Loop>(&op.v); lp && prunes_anything(lp->body)) return true;
+    if (!never_traced && !effectful(op, {})) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<Case> pallas_call_dce(const Case& c, std::vector<std::string>* removed) {
   if (c.target.entry != Entry::kPallasCall) return std::nullopt;
-  Body body = c.program;
-  if (!prune(body, removed)) return std::nullopt;
+  if (!prunes_anything(c.program)) return std::nullopt;
   Case out = c;
-  out.program = std::move(body);
+  prune(out.program, removed);
   return out;
 }
 

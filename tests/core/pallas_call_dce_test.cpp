@@ -65,5 +65,29 @@ TEST(PallasCallDce, AStaticallyFalseWhenIsNoEquationAndStaysAsWritten) {
   EXPECT_TRUE(inlined->program.empty());
 }
 
+TEST(PallasCallDce, AWhenBodyIsPrunedAndNamedWhileTheRestStays) {
+  // A pl.when around an effect-free scope loses the scope (and, empty, itself); the scope that
+  // waits on its barrier beside it stays whole. Only the removed ops are listed.
+  const json wait = {{"op", "barrier_wait"}, {"barrier", {{"alloc", "bar"}}}};
+  json j = pallas_call(json::array({kCopy, wait}));
+  json idle = j["program"][0];
+  idle["body"] = json::array({kCopy});
+  for (json& a : idle["allocs"]) a["name"] = a["name"].get<std::string>() + "2";
+  idle["body"][0]["dst"]["alloc"] = "dst2";
+  idle["body"][0]["barrier"]["alloc"] = "bar2";
+  j["program"] = json::array({{{"op", "when"}, {"cond", true}, {"body", {idle}}}, j["program"][0]});
+  std::vector<std::string> removed;
+  const auto kept = pallas_call_dce(case_from_json(j), &removed);
+  ASSERT_TRUE(kept);
+  ASSERT_EQ(kept->program.size(), 1u);
+  EXPECT_TRUE(std::holds_alternative<RunScoped>(kept->program[0].v));
+  EXPECT_EQ(removed, (std::vector<std::string>{"$.program[0].body[0]", "$.program[0]"}));
+  // Nothing to remove: no case comes back, and nothing is listed.
+  removed.clear();
+  j["program"] = json::array({j["program"][1]});
+  EXPECT_FALSE(pallas_call_dce(case_from_json(j), &removed));
+  EXPECT_TRUE(removed.empty());
+}
+
 }  // namespace
 }  // namespace collfuzz
