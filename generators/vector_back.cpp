@@ -146,6 +146,14 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
                      : binary(VectorKind::kOr, binary(VectorKind::kXor, tile, c),
                               binary(VectorKind::kAnd, tile, c));
       break;
+    case VectorValueShape::kShift:
+      vs.value = dtype_info(dtype).is_float
+                     ? binary(VectorKind::kAdd, tile, c)
+                     : binary(VectorKind::kXor,
+                              binary(VectorKind::kShiftRightArithmetic,
+                                     binary(VectorKind::kShiftLeft, tile, c), c),
+                              binary(VectorKind::kShiftRightLogical, tile, c));
+      break;
   }
   if (plan.kind == VectorBackKind::kInPlace) {
     vs.dst = store.src;

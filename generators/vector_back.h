@@ -38,6 +38,9 @@ enum class VectorValueShape : std::uint8_t {
                 // (under Lane, where the two register layouts differ: incompatible_layouts)
   kBitwise,     // (tile ^ c) | (tile & c): integer tiles, 8-bit ones included (Mosaic GPU allows
                 // bitwise ops on them); a float tile gets tile + c
+  kShift,       // lax.shift_right_arithmetic(tile << c, c) ^ lax.shift_right_logical(tile, c):
+                // integer tiles (8-bit ones meet lower.vector.pointwise_8bit); a float tile
+                // gets tile + c
 };
 
 struct VectorBackPlan {

@@ -348,12 +348,23 @@ enum class VectorKind : std::uint8_t {
   kAnd,      // a & b (lax.and_p), integer dtypes only
   kOr,       // a | b (lax.or_p)
   kXor,      // a ^ b (lax.xor_p)
+  // Shifts by a constant amount in [0, bits) (args[1] a kConst), integer dtypes only:
+  kShiftLeft,             // lax.shift_left(a, c), a << c
+  kShiftRightLogical,     // lax.shift_right_logical(a, c): zeros in from the top
+  kShiftRightArithmetic,  // lax.shift_right_arithmetic(a, c): copies of the top bit in
 };
 
 // Whether `k` is one of the bitwise ops, which Mosaic GPU allows on 8-bit integers
 // (FragmentedArray._pointwise(restrict_bitwidth=False)) where it refuses arithmetic.
 constexpr bool is_bitwise(VectorKind k) {
   return k == VectorKind::kAnd || k == VectorKind::kOr || k == VectorKind::kXor;
+}
+
+// Whether `k` is a shift: integer dtypes only, its amount a constant below the width (Mosaic GPU's
+// arith.shli/shrui/shrsi through FragmentedArray._pointwise, which refuses 8-bit dtypes).
+constexpr bool is_shift(VectorKind k) {
+  return k == VectorKind::kShiftLeft || k == VectorKind::kShiftRightLogical ||
+         k == VectorKind::kShiftRightArithmetic;
 }
 
 struct VectorValue {
@@ -366,7 +377,7 @@ struct VectorValue {
   std::optional<DynStart> smem_slot = std::nullopt;
   // kLoadInput: `x_ref.at[entries][...]`.
   std::vector<IndexEntry> gmem_index;
-  std::vector<VectorValue> args;  // binary ops (kAdd ... kMax, kAnd, kOr, kXor): the two
+  std::vector<VectorValue> args;  // binary ops (kAdd ... kMax, kAnd ... kShift*): the two
                                   // operands; kConvert: one
   DType from = DType::kFloat32;   // kConvert: the operand's dtype
 };

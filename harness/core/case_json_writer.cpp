@@ -130,7 +130,10 @@ json vector_value_to_json(const VectorValue& v) {
     case VectorKind::kMax:
     case VectorKind::kAnd:
     case VectorKind::kOr:
-    case VectorKind::kXor: {
+    case VectorKind::kXor:
+    case VectorKind::kShiftLeft:
+    case VectorKind::kShiftRightLogical:
+    case VectorKind::kShiftRightArithmetic: {
       const std::string name(*binary_vector_op_name(v.kind));
       return json{{name, std::vector<json>{vector_value_to_json(v.args.at(0)),
                                            vector_value_to_json(v.args.at(1))}}};

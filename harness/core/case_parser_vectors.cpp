@@ -32,6 +32,26 @@ bool vector_dtype(DType d) {
   }
 }
 
+// A shift's amount: a constant below the dtype's width. Past it XLA shifts every bit out (or
+// copies the sign) while LLVM's shl/lshr/ashr give poison: not expressible, so no case holds one.
+void check_shift_amount(const VectorValue& amount, const std::string& at, DType dtype) {
+  const int bits = dtype_bits(dtype);
+  if (amount.kind != VectorKind::kConst) {
+    throw InputError(at, "a shift's amount is a constant ({\"const\": k}, 0 <= k < " +
+                             std::to_string(bits) +
+                             "); an amount computed from loads is not "
+                             "expressible");
+  }
+  if (!(amount.number >= 0 && amount.number < bits)) {
+    throw InputError(at + ".const", "a shift by " +
+                                        std::to_string(static_cast<std::int64_t>(amount.number)) +
+                                        " on " + std::string(dtype_name(dtype)) +
+                                        ": the amount is 0 to " + std::to_string(bits - 1) +
+                                        " (at or past the width LLVM's shift is poison while "
+                                        "XLA's shifts every bit out: not expressible)");
+  }
+}
+
 }  // namespace
 
 VectorValue CaseParser::parse_vector_value(const json& j, const std::string& path,
@@ -43,7 +63,8 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
   if (!j.is_object() || j.size() != 1) {
     throw InputError(path,
                      "expected a vector value: an object with one of const, load, add, "
-                     "sub, mul, min, max, and, or, xor, convert");
+                     "sub, mul, min, max, and, or, xor, shift_left, shift_right_logical, "
+                     "shift_right_arithmetic, convert");
   }
   VectorValue v;
   const std::string key = j.begin().key();
@@ -136,13 +157,19 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
                                ": jnp's &, | and ^ take integers (on floats JAX raises a "
                                "TypeError at trace, not modelled)");
     }
+    if (is_shift(kind) && dtype_info(dtype).is_float) {
+      throw InputError(at, "a " + key + " on " + std::string(dtype_name(dtype)) +
+                               ": lax's shifts take integers (on floats JAX raises a "
+                               "TypeError at trace, not modelled)");
+    }
     v.args.push_back(parse_vector_value(arg[0], jr::index_path(at, 0), shape, dtype, depth + 1));
     v.args.push_back(parse_vector_value(arg[1], jr::index_path(at, 1), shape, dtype, depth + 1));
+    if (is_shift(kind)) check_shift_amount(v.args[1], jr::index_path(at, 1), dtype);
     return v;
   }
   throw InputError(at, "unknown vector value \"" + key +
-                           "\"; expected const, load, add, sub, mul, min, max, and, or, xor "
-                           "or convert");
+                           "\"; expected const, load, add, sub, mul, min, max, and, or, xor, "
+                           "shift_left, shift_right_logical, shift_right_arithmetic or convert");
 }
 
 VectorStore CaseParser::parse_vector_store(const json& j, const std::string& path) {

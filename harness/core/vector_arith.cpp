@@ -99,6 +99,21 @@ VectorElement vector_convert(DType from, DType to, std::uint64_t a, ConvertBy by
   return {static_cast<std::uint64_t>(static_cast<std::int64_t>(s)) & mask_of(to_bits), false};
 }
 
+std::uint64_t vector_shift(VectorKind op, int bits, std::uint64_t a, std::uint64_t amount) {
+  const std::uint64_t mask = mask_of(bits);
+  const bool negative = (a >> (bits - 1)) & 1;
+  // The case reader keeps the amount below the width; past it XLA's rule (all bits out, or the
+  // sign everywhere) stands in for LLVM's poison, which no case reaches.
+  if (amount >= static_cast<std::uint64_t>(bits)) {
+    return op == VectorKind::kShiftRightArithmetic && negative ? mask : 0;
+  }
+  if (op == VectorKind::kShiftLeft) return (a << amount) & mask;
+  std::uint64_t r = a >> amount;
+  if (op == VectorKind::kShiftRightArithmetic && negative && amount > 0)
+    r |= mask & ~(mask >> amount);
+  return r;
+}
+
 VectorElement vector_binary(VectorKind op, DType dtype, std::uint64_t a, std::uint64_t b) {
   const int bits = dtype_bits(dtype);
   const std::uint64_t mask = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
@@ -108,6 +123,7 @@ VectorElement vector_binary(VectorKind op, DType dtype, std::uint64_t a, std::ui
     const std::uint64_t r = op == VectorKind::kAnd ? a & b : op == VectorKind::kOr ? a | b : a ^ b;
     return {r & mask, false};
   }
+  if (is_shift(op)) return {vector_shift(op, bits, a & mask, b & mask), false};
   if (!dtype_info(dtype).is_float) {
     const std::uint64_t r = op == VectorKind::kAdd ? a + b : op == VectorKind::kSub ? a - b : a * b;
     return {r & mask, false};

@@ -23,8 +23,13 @@ struct VectorElement {
 // of two float32, float16 or bfloat16 values, and rounds it to float32 correctly, 53 >= 2*24+2).
 // kMin, kMax: one of the operands, compared as the dtype's values (signed or unsigned integers);
 // a NaN, a subnormal and a +0/-0 tie are unspecified. kAnd, kOr, kXor: the bits of two integers
-// (Mosaic GPU's arith.andi/ori/xori, PTX and/or/xor.b32; XLA's on the CPU).
+// (Mosaic GPU's arith.andi/ori/xori, PTX and/or/xor.b32; XLA's on the CPU). kShiftLeft,
+// kShiftRightLogical, kShiftRightArithmetic: `a` shifted by `b` bits (below the width).
 VectorElement vector_binary(VectorKind op, DType dtype, std::uint64_t a, std::uint64_t b);
+
+// A shift of the `bits`-wide pattern `a` by `amount` (arith.shli/shrui/shrsi, PTX shl.b/shr.u/
+// shr.s; XLA's shift_left/shift_right_logical/shift_right_arithmetic agree below the width).
+std::uint64_t vector_shift(VectorKind op, int bits, std::uint64_t a, std::uint64_t amount);
 
 // Who converts: the hardware (Mosaic GPU's arith.truncf/extf/sitofp/uitofp/fptosi/fptoui/trunci/
 // extsi/extui, PTX cvt) or XLA on the CPU (JAX's interpret mode).

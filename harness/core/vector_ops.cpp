@@ -8,10 +8,17 @@ namespace collfuzz {
 namespace {
 
 constexpr std::array kBinary = {
-    BinaryVectorOp{"add", VectorKind::kAdd}, BinaryVectorOp{"sub", VectorKind::kSub},
-    BinaryVectorOp{"mul", VectorKind::kMul}, BinaryVectorOp{"min", VectorKind::kMin},
-    BinaryVectorOp{"max", VectorKind::kMax}, BinaryVectorOp{"and", VectorKind::kAnd},
-    BinaryVectorOp{"or", VectorKind::kOr},   BinaryVectorOp{"xor", VectorKind::kXor},
+    BinaryVectorOp{"add", VectorKind::kAdd},
+    BinaryVectorOp{"sub", VectorKind::kSub},
+    BinaryVectorOp{"mul", VectorKind::kMul},
+    BinaryVectorOp{"min", VectorKind::kMin},
+    BinaryVectorOp{"max", VectorKind::kMax},
+    BinaryVectorOp{"and", VectorKind::kAnd},
+    BinaryVectorOp{"or", VectorKind::kOr},
+    BinaryVectorOp{"xor", VectorKind::kXor},
+    BinaryVectorOp{"shift_left", VectorKind::kShiftLeft},
+    BinaryVectorOp{"shift_right_logical", VectorKind::kShiftRightLogical},
+    BinaryVectorOp{"shift_right_arithmetic", VectorKind::kShiftRightArithmetic},
 };
 
 }  // namespace

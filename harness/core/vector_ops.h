@@ -22,9 +22,10 @@ std::span<const BinaryVectorOp> binary_vector_ops();
 // The case format's name of a binary operator; nullopt for a leaf or a conversion.
 std::optional<std::string_view> binary_vector_op_name(VectorKind k);
 
-// Whether the value holds an add, sub, mul, min or max anywhere in its tree: what
-// FragmentedArray._pointwise(restrict_bitwidth=True) refuses on 8-bit dtypes. The bitwise and,
-// or, xor pass restrict_bitwidth=False, and a conversion is no arithmetic.
+// Whether the value holds an add, sub, mul, min, max or shift anywhere in its tree: what
+// FragmentedArray._pointwise(restrict_bitwidth=True) refuses on 8-bit dtypes (__lshift__ and
+// __rshift__ pass the default, True). The bitwise and, or, xor pass restrict_bitwidth=False, and
+// a conversion is no arithmetic.
 bool computes_arithmetic(const VectorValue& v);
 
 }  // namespace collfuzz

@@ -66,13 +66,35 @@ def _maximum(a, b):
   return np.maximum(a, b)
 
 
+def _as_signedness(a, signed: bool):
+  """`a`'s bits as the integer dtype of its width and the given signedness."""
+  import numpy as np  # pylint: disable=import-outside-toplevel
+  return a.view(np.dtype(f"{'i' if signed else 'u'}{a.dtype.itemsize}"))
+
+
+def _shift_left(a, b):
+  return (_as_signedness(a, False) << _as_signedness(b, False)).view(a.dtype)
+
+
+def _shift_right_logical(a, b):
+  return (_as_signedness(a, False) >> _as_signedness(b, False)).view(a.dtype)
+
+
+def _shift_right_arithmetic(a, b):
+  return (_as_signedness(a, True) >> _as_signedness(b, True)).view(a.dtype)
+
+
 # A vector_store's binary values (docs/case-format.md "vector_store"): the function each applies to
 # two numpy arrays of the dtype (min/max: np.minimum/np.maximum, jnp.minimum/jnp.maximum in the
 # kernel, cfjax_translate.vector_value; integers compare as the dtype signs them; and/or/xor:
-# a & b, a | b, a ^ b, lax.and_p/or_p/xor_p, integer dtypes only).
+# a & b, a | b, a ^ b, lax.and_p/or_p/xor_p, integer dtypes only; the shifts: by a constant below
+# the width, on the bits as unsigned (left, logical) or signed (arithmetic) integers,
+# lax.shift_left_p/shift_right_logical_p/shift_right_arithmetic_p, integer dtypes only).
 VECTOR_BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
                  "min": _minimum, "max": _maximum,
-                 "and": operator.and_, "or": operator.or_, "xor": operator.xor}
+                 "and": operator.and_, "or": operator.or_, "xor": operator.xor,
+                 "shift_left": _shift_left, "shift_right_logical": _shift_right_logical,
+                 "shift_right_arithmetic": _shift_right_arithmetic}
 
 
 # The dtypes a vector_store's {"convert": {"from": F, "value": V}} converts between (8-bit ones are

@@ -6,7 +6,9 @@ value`: dst {"alloc", "index"}) into a case's `vector_store` (docs/case-format.m
 value followed back through the equations that made it (vector_eqn binds each to a Vec, the
 value's JSON): `get` of an SMEM allocation (`smem.at[0][...]`: {"load": {"alloc", "index"}}) or
 of an input (`x_ref.at[idx][...]`: {"load": {"input", "index"}}); `add`, `sub`, `mul`, `min`,
-`max` of two such values ({"add": [a, b]}, ...; `min`/`max` are jnp.minimum/maximum); constants:
+`max`, `and`, `or`, `xor` of two such values ({"add": [a, b]}, ...; `min`/`max` are
+jnp.minimum/maximum); `shift_left`, `shift_right_logical`, `shift_right_arithmetic` (`v << 3`,
+`v >> 3`, lax.shift_*) by a constant below the width (another amount is an Unknown); constants:
 `broadcast_in_dim` of a scalar literal (`jnp.full`, `jnp.ones_like`, `jnp.zeros_like`) and a
 scalar literal operand of a binary op (`v + 1`, `jnp.maximum(v, 0)`),
 each {"const": c}; `convert_element_type` (`v.astype(jnp.float16)`): {"convert": {"from": the
@@ -20,6 +22,8 @@ Scalar (0-d) equations are left to IndexMixin.scalar_eqn.
 """
 
 from __future__ import annotations
+
+import json
 
 from cfjax_case import CONVERT_DTYPES, VECTOR_BINARY, converted_const
 from cfjax_import_values import Ref, Unknown, user_line
@@ -61,6 +65,13 @@ def _number(v):
   return None
 
 
+def _small_amount(j, dtype: str) -> bool:
+  """Whether the vector value `j` is a constant shift amount below the width of `dtype`."""
+  import numpy as np  # pylint: disable=import-outside-toplevel
+  c = j.get("const") if isinstance(j, dict) else None
+  return isinstance(c, int) and 0 <= c < 8 * np.dtype(dtype).itemsize
+
+
 class VectorsMixin:
   """Vector loads, arithmetic and stores, for cfjax_import.Importer."""
 
@@ -93,7 +104,11 @@ class VectorsMixin:
       out = self.vector_load(eqn, env, shape, dtype, where)
     elif name in _BINARY and len(eqn.invars) == 2:
       a, b = (self.operand(env, v, shape, dtype) for v in eqn.invars)
-      if isinstance(a, Vec) and isinstance(b, Vec) and a.shape == b.shape == shape and \
+      if name.startswith("shift_") and isinstance(b, Vec) and not _small_amount(b.j, dtype):
+        out = Unknown(f"`{name}` by {json.dumps(b.j)[:80]} (a vector_store shifts by a constant "
+                      f"from 0 to the width of {dtype} less one: past it LLVM's shift is poison "
+                      "while XLA's shifts every bit out)", where)
+      elif isinstance(a, Vec) and isinstance(b, Vec) and a.shape == b.shape == shape and \
           a.dtype == b.dtype == dtype:
         out = Vec({name: [a.j, b.j]}, shape, dtype)
       elif isinstance(a, Unknown) or isinstance(b, Unknown):
@@ -103,7 +118,8 @@ class VectorsMixin:
         why = self.describe(bad) if not isinstance(bad, Vec) else \
             f"operands of shapes {a.shape} and {b.shape} ({a.dtype}, {b.dtype})"
         out = Unknown(f"`{name}` of {why} (a vector_store's operands are loads, constants and "
-                      f"their sums, differences, products, minima and maxima, of the stored "
+                      f"their sums, differences, products, minima, maxima, bitwise ops and "
+                      f"shifts, of the stored "
                       f"slice's shape {list(shape)} and dtype {dtype})", where)
     elif name in ("broadcast_in_dim", "convert_element_type") and \
         isinstance(self.operand(env, eqn.invars[0], shape, dtype), Unknown):
@@ -120,7 +136,8 @@ class VectorsMixin:
                                 _aval(eqn.invars[0])[1], shape, dtype, where)
     else:
       out = Unknown(f"`{name}` (a vector_store's value is made of loads of SMEM allocations "
-                    "and inputs, constants, add, sub, mul, min, max, &, | and ^, and astype)", where)
+                    "and inputs, constants, add, sub, mul, min, max, &, |, ^, shifts by a constant and "
+                    "astype)", where)
     for o in eqn.outvars:
       env[o] = out
     return True

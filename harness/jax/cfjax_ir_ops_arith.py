@@ -2,9 +2,10 @@
 
 Integers are held unsigned, masked to the result type's width; the signed ops reinterpret them.
 A float constant is its Python float (the type holds it exactly); a splat `dense<c>` vector
-constant, and addi/subi/muli, andi/ori/xori and minui/maxui/minsi/maxsi on vectors, are vector values
+constant, and addi/subi/muli, andi/ori/xori, shli/shrui/shrsi and minui/maxui/minsi/maxsi on
+vectors, are vector values
 (cfjax_ir_ops_vector).
-Registers into cfjax_ir_core.OPS: arith.constant, addi, subi, muli, andi, ori, xori, shli, shrui,
+Registers into cfjax_ir_core.OPS: arith.constant, addi, subi, muli, andi, ori, xori, shli, shrui, shrsi,
 divui, remui, divsi, remsi, minui, maxui, minsi, maxsi, cmpi, select, index_cast, index_castui
 (extui, extsi and trunci, scalar and vector, are cfjax_ir_ops_convert's). The integer ops are also
 the llvm dialect's (cfjax_ir_ops_llvm).
@@ -109,15 +110,28 @@ def xori(comp, op, ins, outs):
   return _int_op(lambda a, b: a ^ b, op, comp, ins, outs)
 
 
-@register("arith.shli")
-def shli(comp, op, ins, outs):
-  w = _w(op)
-  return comp.binary(ins, outs, lambda a, b: (a << b) & ((1 << w) - 1) if b < w else 0)
+def _shift(name: str, f):
+  """arith.shli/shrui/shrsi on scalars or, element-wise, on vectors (a vector_store's shifts by a
+  constant): f(a, amount, width) of unsigned ints. A scalar amount at or past the width gives 0
+  (the index arithmetic's shifts never reach it); on a vector it is LLVM's poison, which no
+  case reaches and which this executor does not run."""
+  def handler(comp, op, ins, outs):
+    vt = vector_type(op.results[0].type)
+    w = vt[2] if vt is not None else _w(op)
+
+    def g(a, b):
+      if b >= w:
+        if vt is not None:
+          raise Unsupported(f"op {name} by {b} on i{w} (poison)")
+        return 0
+      return f(a, b, w)
+    return _int_op(g, op, comp, ins, outs)
+  return handler
 
 
-@register("arith.shrui")
-def shrui(comp, op, ins, outs):
-  return comp.binary(ins, outs, lambda a, b: a >> b)
+shli = register("arith.shli")(_shift("arith.shli", lambda a, b, w: a << b))
+shrui = register("arith.shrui")(_shift("arith.shrui", lambda a, b, w: a >> b))
+shrsi = register("arith.shrsi")(_shift("arith.shrsi", lambda a, b, w: signed(a, w) >> b))
 
 
 @register("arith.divui")

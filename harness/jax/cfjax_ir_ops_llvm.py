@@ -7,7 +7,7 @@ by lane (a ref in a WGMMA layout: a tiled, swizzled SMEM ref's registers, their 
 swizzled by the IR itself).
 Registers into cfjax_ir_core.OPS: llvm.mlir.constant, llvm.mlir.undef, llvm.mlir.global,
 llvm.insertvalue, llvm.extractvalue, llvm.getelementptr, llvm.ptrtoint / inttoptr / addrspacecast
-(the value unchanged), llvm.add / mul / udiv / urem / sub / and / or / shl / lshr (the arith ops,
+(the value unchanged), llvm.add / mul / udiv / urem / sub / and / or / shl / lshr / ashr (the arith ops,
 cfjax_ir_ops_arith), llvm.alloca, llvm.store, llvm.load, and llvm.bitcast / llvm.insertelement on
 accumulator vectors (no value: never read by a case).
 """
@@ -115,7 +115,8 @@ def ptrtoint(comp, op, ins, outs):
 # The integer ops: the arith dialect's.
 for _name, _handler in (("llvm.add", arith.addi), ("llvm.mul", arith.muli), ("llvm.udiv", arith.divui),
                         ("llvm.urem", arith.remui), ("llvm.sub", arith.subi), ("llvm.and", arith.andi),
-                        ("llvm.or", arith.ori), ("llvm.shl", arith.shli), ("llvm.lshr", arith.shrui)):
+                        ("llvm.or", arith.ori), ("llvm.shl", arith.shli), ("llvm.lshr", arith.shrui),
+                        ("llvm.ashr", arith.shrsi)):
   register(_name)(_handler)
 
 

@@ -468,11 +468,14 @@ class Writer:
     if kind in VECTOR_BINARY:
       if not isinstance(arg, list) or len(arg) != 2:
         raise Unsupported(f"{path}.{kind}: expected two values, got {arg!r}")
-      call = kind in ("min", "max")  # a call's arguments need no parentheses
+      calls = {"min": "jnp.minimum", "max": "jnp.maximum", "shift_left": "lax.shift_left",
+               "shift_right_logical": "lax.shift_right_logical",
+               "shift_right_arithmetic": "lax.shift_right_arithmetic"}
+      call = kind in calls  # a call's arguments need no parentheses
       a = self.vector_src(arg[0], shape, dtype, f"{path}.{kind}[0]", top=call)
       b = self.vector_src(arg[1], shape, dtype, f"{path}.{kind}[1]", top=call)
       if call:
-        return f"jnp.{'minimum' if kind == 'min' else 'maximum'}({a}, {b})"
+        return f"{calls[kind]}({a}, {b})"
       sym = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^"}[kind]
       return f"{a} {sym} {b}" if top else f"({a} {sym} {b})"
     if kind == "convert":
@@ -485,7 +488,8 @@ class Writer:
       a = self.vector_src(arg["value"], shape, arg["from"], f"{path}.convert.value")
       return f"{a}.astype({dtype_src(dtype)})"
     raise Unsupported(f"{path}: vector value {kind!r} (const, load, add, sub, mul, min, max, "
-                      "and, or, xor, convert)")
+                      "and, or, xor, shift_left, shift_right_logical, shift_right_arithmetic, "
+                      "convert)")
 
 
 def needs_x64(case: dict) -> bool:

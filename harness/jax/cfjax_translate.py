@@ -247,7 +247,9 @@ def leader_tracked_value(j: Any):
 
 
 # The vector values whose cfjax_case.VECTOR_BINARY function is numpy's: JAX's own in the kernel.
-_JNP_BINARY = {"min": jnp.minimum, "max": jnp.maximum}
+_JNP_BINARY = {"min": jnp.minimum, "max": jnp.maximum, "shift_left": lax.shift_left,
+               "shift_right_logical": lax.shift_right_logical,
+               "shift_right_arithmetic": lax.shift_right_arithmetic}
 
 
 def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
@@ -256,7 +258,8 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
   reads SMEM (`a.at[i, ...][...]`), {"load": {"input": X, "index": [...]}} GMEM
   (`x.at[idx][...]`); {"add"|"sub"|"mul"|"and"|"or"|"xor": [a, b]} is a + b, a - b, a * b,
   a & b, a | b, a ^ b; {"min"|"max": [a, b]}
-  is jnp.minimum(a, b), jnp.maximum(a, b) (lax.min_p / lax.max_p); {"convert": {"from": F,
+  is jnp.minimum(a, b), jnp.maximum(a, b) (lax.min_p / lax.max_p); {"shift_left"|
+  "shift_right_logical"|"shift_right_arithmetic": [a, b]} is lax.shift_left(a, b), ...; {"convert": {"from": F,
   "value": a}} is a.astype(dtype) (lax.convert_element_type), `a` (its loads, its constants)
   of dtype F."""
   if not isinstance(v, dict) or len(v) != 1:

@@ -64,6 +64,29 @@ def run_each_mode(test, case, modes, check_completed):
         check_completed(c, out)
 
 
+def typed_output(out, spec, k=0):
+  """Output k of an outcome as a numpy array of its spec's dtype and shape."""
+  import cfjax_fill  # pylint: disable=import-outside-toplevel
+  a = np.frombuffer(bytes.fromhex(out["outputs"][k]["hex"]), cfjax_fill.numpy_dtype(spec["dtype"]))
+  return a.reshape(spec["shape"])
+
+
+def round_trip_difference(case):
+  """The first difference between `case` and what `collfuzz import` makes of its interpret-mode
+  repro script, both in tools/import_roundtrip.py's canonical form with the inputs' fills
+  dropped (a values fill's 1.0 comes back as 1: the tool's, not the case's); None when none."""
+  root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+  sys.path.insert(0, os.path.join(root, "tools"))
+  import cfjax_repro  # pylint: disable=import-outside-toplevel
+  import import_roundtrip  # pylint: disable=import-outside-toplevel
+  src = cfjax_repro.generate({"case": case, "mode": "interpret",
+                              "expected": {"kind": "completed", "outputs": []}})
+  a, b = import_roundtrip.canonical(case), import_roundtrip.canonical(import_source(src))
+  for arr in a["inputs"] + b["inputs"]:
+    arr.pop("fill", None)
+  return import_roundtrip.first_difference(a, b)
+
+
 def import_file(path):
   import cfjax_import  # pylint: disable=import-outside-toplevel
   _, case = cfjax_import.import_kernel(path, "", "sm_90a", "interpret", "")

@@ -24,7 +24,8 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-from loop_case_support import VECTOR_STORE_KERNEL, executor, import_source, run_each_mode  # noqa: E402
+from loop_case_support import (VECTOR_STORE_KERNEL, executor, import_source, round_trip_difference,  # noqa: E402
+                               run_each_mode, typed_output)
 
 import cfjax_case  # noqa: E402
 import cfjax_fill  # noqa: E402
@@ -68,9 +69,7 @@ def expected(case):
   return np.stack([x & y, x | y, (x ^ y) ^ x.dtype.type(5)])
 
 
-def out_array(out, spec):
-  o = out["outputs"][0]
-  return np.frombuffer(bytes.fromhex(o["hex"]), np.dtype(spec["dtype"])).reshape(spec["shape"])
+out_array = typed_output
 
 
 class CaseFunctionsTest(unittest.TestCase):
@@ -149,16 +148,7 @@ class ImportTest(unittest.TestCase):
     sm, x = {"load": {"alloc": "smem"}}, {"load": {"input": c["inputs"][0]["name"]}}
     self.assertEqual(scope["body"][-1]["value"],
                      {"or": [{"xor": [sm, {"const": 3}]}, {"and": [x, sm]}]})
-    sys.path.insert(0, os.path.join(ROOT, "tools"))
-    import import_roundtrip  # pylint: disable=import-outside-toplevel
-    case = bitwise_case("uint32")
-    src = cfjax_repro.generate({"case": case, "mode": "interpret",
-                                "expected": {"kind": "completed", "outputs": []}})
-    got = import_source(src)
-    a, b = import_roundtrip.canonical(case), import_roundtrip.canonical(got)
-    for arr in a["inputs"] + b["inputs"]:
-      arr.pop("fill", None)
-    self.assertIsNone(import_roundtrip.first_difference(a, b))
+    self.assertIsNone(round_trip_difference(bitwise_case("uint32")))
 
 
 if __name__ == "__main__":

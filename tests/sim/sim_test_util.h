@@ -1,7 +1,9 @@
 // Helpers for the lowering and simulator tests: cases written inline as JSON, lowered or run.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -69,6 +71,54 @@ inline Outcome predicted_and_simulated(const Case& c) {
   for (const Mismatch& m : compare(c, expected, actual).mismatches)
     ADD_FAILURE() << m.signature << ": " << m.detail;
   return expected;
+}
+
+// One CTA: x = arange DTYPE[256] from `start`; copies x into an SMEM tile, waits, and stores
+// `value` (a vector value of the tile, {"load": {"alloc": "tile"}}) into y (docs/case-format.md,
+// "vector_store").
+inline nlohmann::json tile_store_case(const std::string& dtype, const nlohmann::json& value,
+                                      const std::string& semantics, std::int64_t start = 0) {
+  nlohmann::json j = nlohmann::json::parse(R"({
+    "format": 1, "name": "tile_store",
+    "mesh": {},
+    "target": {"arch": "sm_90a"},
+    "inputs": [{"name": "x", "shape": [256], "fill": {"pattern": "arange", "step": 1}}],
+    "outputs": [{"name": "y", "shape": [256]}],
+    "program": [{"op": "run_scoped", "allocs": [
+        {"name": "tile", "kind": "smem", "shape": [256]},
+        {"name": "bar", "kind": "barrier"}],
+      "body": [
+        {"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "tile"},
+         "barrier": {"alloc": "bar"}},
+        {"op": "barrier_wait", "barrier": {"alloc": "bar"}},
+        {"op": "vector_store", "dst": {"output": "y"}}]}]
+  })");
+  j["target"]["semantics"] = semantics;
+  j["inputs"][0]["dtype"] = dtype;
+  j["inputs"][0]["fill"]["start"] = start;
+  j["outputs"][0]["dtype"] = dtype;
+  j["program"][0]["allocs"][0]["dtype"] = dtype;
+  j["program"][0]["body"][2]["value"] = value;
+  return j;
+}
+
+// An 8-bit tile_store_case whose `value` holds arithmetic, under Lane and then Warpgroup: the
+// reference and the lowering both refuse it as lower.vector.pointwise_8bit, at stage lower under
+// Lane and dialect under Warpgroup, and interpret mode (XLA, no 8-bit restriction) computes it.
+inline void expect_refused_as_8bit_arithmetic(const std::string& dtype,
+                                              const nlohmann::json& value) {
+  for (const auto& [semantics, stage] :
+       {std::pair{"lane", "lower"}, std::pair{"warpgroup", "dialect"}}) {
+    const Case k = case_from_json(tile_store_case(dtype, value, semantics));
+    const Prediction p = predict(k, Profile::kMosaic);
+    ASSERT_TRUE(p.outcome.diagnostic.has_value()) << semantics;
+    EXPECT_EQ(p.outcome.diagnostic->rule, "lower.vector.pointwise_8bit");
+    EXPECT_EQ(p.outcome.diagnostic->stage, stage);
+    const Diagnostic lowered = lower_rejected(k);
+    EXPECT_EQ(lowered.rule, "lower.vector.pointwise_8bit");
+    EXPECT_EQ(lowered.stage, stage);
+    EXPECT_EQ(predict(k, Profile::kInterpret).outcome.kind, OutcomeKind::kCompleted) << semantics;
+  }
 }
 
 inline constexpr const char* kLane = R"({"arch": "sm_90a", "semantics": "lane"})";

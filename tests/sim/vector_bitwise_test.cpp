@@ -18,32 +18,9 @@ namespace {
 using nlohmann::json;
 using simtest::predicted_and_simulated;
 
-// One CTA: x = arange DTYPE[256] from `start`; copies x into tile, waits, and stores `value` into
-// y.
 json bitwise_case(const std::string& dtype, const json& value, const std::string& semantics,
                   std::int64_t start = 0) {
-  json j = json::parse(R"({
-    "format": 1, "name": "vector_bitwise",
-    "mesh": {},
-    "target": {"arch": "sm_90a"},
-    "inputs": [{"name": "x", "shape": [256], "fill": {"pattern": "arange", "step": 1}}],
-    "outputs": [{"name": "y", "shape": [256]}],
-    "program": [{"op": "run_scoped", "allocs": [
-        {"name": "tile", "kind": "smem", "shape": [256]},
-        {"name": "bar", "kind": "barrier"}],
-      "body": [
-        {"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "tile"},
-         "barrier": {"alloc": "bar"}},
-        {"op": "barrier_wait", "barrier": {"alloc": "bar"}},
-        {"op": "vector_store", "dst": {"output": "y"}}]}]
-  })");
-  j["target"]["semantics"] = semantics;
-  j["inputs"][0]["dtype"] = dtype;
-  j["inputs"][0]["fill"]["start"] = start;
-  j["outputs"][0]["dtype"] = dtype;
-  j["program"][0]["allocs"][0]["dtype"] = dtype;
-  j["program"][0]["body"][2]["value"] = value;
-  return j;
+  return simtest::tile_store_case(dtype, value, semantics, start);
 }
 
 json tile() { return {{"load", {{"alloc", "tile"}}}}; }
@@ -76,18 +53,7 @@ TEST(VectorBitwise, EightBitBitwiseLowersUnderBothSemantics) {
 }
 
 TEST(VectorBitwise, ArithmeticUnderABitwiseOpIsStillRefusedOnEightBits) {
-  const json value = {{"xor", {{{"add", {tile(), c(1)}}}, c(7)}}};
-  for (const auto& [semantics, stage] :
-       {std::pair{"lane", "lower"}, std::pair{"warpgroup", "dialect"}}) {
-    const Case k = case_from_json(bitwise_case("uint8", value, semantics));
-    const Prediction p = predict(k, Profile::kMosaic);
-    ASSERT_TRUE(p.outcome.diagnostic.has_value()) << semantics;
-    EXPECT_EQ(p.outcome.diagnostic->rule, "lower.vector.pointwise_8bit");
-    EXPECT_EQ(p.outcome.diagnostic->stage, stage);
-    const Diagnostic lowered = simtest::lower_rejected(k);
-    EXPECT_EQ(lowered.rule, "lower.vector.pointwise_8bit");
-    EXPECT_EQ(lowered.stage, stage);
-  }
+  simtest::expect_refused_as_8bit_arithmetic("uint8", {{"xor", {{{"add", {tile(), c(1)}}}, c(7)}}});
 }
 
 TEST(VectorBitwise, Int32ValuesAgreeBetweenTheReferenceAndTheSimulator) {
