@@ -1,9 +1,11 @@
 """jax-ir ops of the `nvvm` dialect: warp-level ops (elect.sync, shfl.sync idx), fences (no
-effect: every copy completes at issue), mbarriers (init, arrive.expect_tx, try_wait.parity, which
+effect: every copy completes at issue), mbarriers (init, arrive.expect_tx, arrive.nocomplete,
+try_wait.parity, which
 records the wait), the TMA tensor load and the TMA tensor store (through cfjax_ir_tma).
 Registers into cfjax_ir_core.OPS: nvvm.elect.sync, shfl.sync, fence.proxy, tcgen05.fence,
 wgmma.fence.aligned, cp.async.bulk.commit.group, cp.async.bulk.wait_group, mbarrier.init,
-mbarrier.arrive.expect_tx, mbarrier.try_wait.parity, cp.async.bulk.tensor.shared.cluster.global,
+mbarrier.arrive.expect_tx, mbarrier.arrive.nocomplete, mbarrier.try_wait.parity,
+cp.async.bulk.tensor.shared.cluster.global,
 cp.async.bulk.tensor.global.shared.cta.
 The same effects written as inline PTX are cfjax_ir_ops_ptx's.
 """
@@ -84,6 +86,28 @@ def mbarrier_arrive_expect_tx(comp, op, ins, outs):
   def step(th):
     for i in comp.pred_lanes(th, pred):
       mach.bar(th.cta, lane(th.env[p], i)).arrive(1, signed(lane(th.env[n], i), 32))
+    for o in outs:
+      th.env[o] = 0
+  return comp.simple(step)
+
+
+@register("nvvm.mbarrier.arrive.nocomplete")
+def mbarrier_arrive_nocomplete(comp, op, ins, outs):
+  # BarrierRef.arrive(arrival_count, can_complete=False): each active lane arrives with `count`
+  # (a warp-level copy's `arrive(3, can_complete=False)` before its `arrive_expect_tx`, JAX's
+  # copy_gmem_to_smem under PrimitiveSemantics.Warp). PTX: undefined behaviour if the arrival
+  # completes the current phase; no case reaches it, and this executor does not run one that does.
+  p, n = ins[0], ins[1]
+  mach = comp.m
+
+  def step(th):
+    for i in comp.pred_lanes(th, None):
+      b = mach.bar(th.cta, lane(th.env[p], i))
+      count = signed(lane(th.env[n], i), 32)
+      if b.pending - count <= 0 and b.tx == 0:
+        raise Unsupported("op nvvm.mbarrier.arrive.nocomplete completing a phase (undefined "
+                          "behaviour, not modelled)")
+      b.arrive(count, 0)
     for o in outs:
       th.env[o] = 0
   return comp.simple(step)

@@ -85,7 +85,9 @@ def ptx_step(comp: Compiler, op, text: str, ins, outs):
         mach.bars[r][off] = Mbarrier(lane(th.env[ins[1]], i))
     return simple(init)
   m = re.fullmatch(r"(@\$(\d) )?mbarrier\.arrive(\.expect_tx)?\.release\.cta\.shared::cta\.b64 _, \[\$0\], \$1;", text)
-  m1 = re.fullmatch(r"(@\$1 )?mbarrier\.arrive\.release\.cta\.shared::cta\.b64 _, \[\$0\], 1;", text)
+  # BarrierRef.arrive(arrival_count=k) writes the count into the text: 1 from a warpgroup, 4 from
+  # each lane of a warp (a barrier_arrive inside a warp_map: 32 lanes x 4 = one Pallas arrival).
+  m1 = re.fullmatch(r"(@\$1 )?mbarrier\.arrive\.release\.cta\.shared::cta\.b64 _, \[\$0\], (\d+);", text)
   if m or m1:
     expect = bool(m and m.group(3))
     pred = None
@@ -100,7 +102,7 @@ def ptx_step(comp: Compiler, op, text: str, ins, outs):
         if expect:
           b.arrive(1, signed(lane(th.env[ins[1]], i), 32))
         elif m1:
-          b.arrive(1, 0)
+          b.arrive(int(m1.group(2)), 0)
         else:
           b.arrive(lane(th.env[ins[1]], i), 0)
     return simple(arr)

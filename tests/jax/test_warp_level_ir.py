@@ -1,0 +1,73 @@
+"""jax-ir on warp-level code (`plgpu.warp_map`, Lane semantics, PrimitiveSemantics.Warp;
+docs/case-format.md "warp_map"): a copy issued by one warp lowers to each of its 32 lanes doing
+`nvvm.mbarrier.arrive.nocomplete` with count 3 and then `arrive_expect_tx(bytes // 32)`, and a
+`barrier_arrive` by one warp to each lane's inline `mbarrier.arrive...b64 _, [$0], 4;`. Both count
+as one Pallas arrival of 128 hardware arrivals. A no-complete arrival that would complete the
+phase is undefined behaviour in PTX, which jax-ir does not run ("unavailable").
+
+    .venv-jax/bin/python -m unittest discover -s tests/jax -p 'test_warp_level_ir.py'
+    .venv-jax-0.12.0.1/bin/python -m unittest discover -s tests/jax -p 'test_warp_level_ir.py'
+
+The expected counts are the corpus cases' notes, derived by hand from JAX's lowering.
+"""
+
+import json
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "harness", "jax"))
+sys.path.insert(0, HERE)
+
+from loop_case_support import executor  # noqa: E402
+
+
+def corpus_case(name):
+  with open(os.path.join(ROOT, "corpus", name + ".json"), encoding="utf-8") as f:
+    case = json.load(f)
+  case.pop("expect", None)
+  return case
+
+
+def barrier(out):
+  (cta,) = out["ctas"]
+  (bar,) = cta["barriers"]
+  return bar, cta["waits"]
+
+
+class WarpLevelIrTest(unittest.TestCase):
+
+  def test_a_copy_by_one_warp_is_one_pallas_arrival(self):
+    out = executor("ir").run(corpus_case("warp.copy__one_warp"))
+    self.assertEqual(out["kind"], "completed", json.dumps(out)[:2000])
+    bar, waits = barrier(out)
+    # 32 lanes x (3 + 1) = 128 hardware arrivals, one Pallas arrival; 16 x 64 f32 armed.
+    self.assertEqual((bar["count"], bar["arrivals"], bar["armed"], bar["received"], bar["phases"]),
+                     (1, 1, 4096, 4096, 1))
+    self.assertEqual([w["completed"] for w in waits], [True])
+
+  def test_a_warps_barrier_arrive_counts_four_per_lane(self):
+    # Four warps copy a row block each (4 arrivals, 4096 B) and warp 1 arrives (one more).
+    out = executor("ir").run(corpus_case("warp.copy__row_per_warp_and_arrive"))
+    self.assertEqual(out["kind"], "completed", json.dumps(out)[:2000])
+    bar, waits = barrier(out)
+    self.assertEqual((bar["count"], bar["arrivals"], bar["armed"], bar["received"], bar["phases"]),
+                     (5, 5, 4096, 4096, 1))
+    self.assertEqual([w["completed"] for w in waits], [True])
+
+  def test_a_no_complete_arrival_that_completes_the_phase_is_not_run(self):
+    # Every warp copies (no `when`) into a Barrier(num_arrivals=1): 128 hardware arrivals
+    # expected, and the lanes' no-complete arrivals alone (128 x 3) pass them.
+    case = corpus_case("warp.copy__every_warp")
+    for a in case["program"][0]["allocs"]:
+      if a["kind"] == "barrier":
+        a["num_arrivals"] = 1
+    out = executor("ir").run(case)
+    self.assertEqual(out["kind"], "unavailable", json.dumps(out)[:2000])
+    self.assertIn("nvvm.mbarrier.arrive.nocomplete completing a phase", out["reason"])
+
+
+if __name__ == "__main__":
+  unittest.main()
