@@ -38,6 +38,7 @@ add_library(collfuzz_core STATIC
   harness/core/message_regex.cpp
   harness/core/warp_map.cpp
   harness/core/loop_index.cpp
+  harness/core/no_complete_search.cpp
 )
 target_include_directories(collfuzz_core PUBLIC ${CMAKE_SOURCE_DIR})
 # The version and git commit, regenerated at every build (cmake/build_info.cmake).
@@ -70,6 +71,7 @@ set(COLLFUZZ_REFERENCE_SOURCES
   oracles/reference/execution_scopes.cpp
   oracles/reference/execution_stores.cpp
   oracles/reference/execution_vectors.cpp
+  oracles/reference/execution_warp_arrivals.cpp
   oracles/reference/layout_inference_rules.cpp
   oracles/reference/vector_rules.cpp
   oracles/reference/execution_store_groups.cpp

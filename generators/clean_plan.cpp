@@ -41,6 +41,7 @@ ScopePlan clean_scope(ScopePlan p) {
   p.orders_tensor_core = false;
   if (p.warp_issue == WarpIssue::kNested || p.warp_issue == WarpIssue::kScopedInside)
     p.warp_issue = WarpIssue::kOneWarp;
+  if (p.warp_issue == WarpIssue::kEveryWarpCountedOnce) p.warp_issue = WarpIssue::kEveryWarp;
   if (p.cluster_sync) {
     ClusterSyncPlan& cs = *p.cluster_sync;
     if (cs.axes != ClusterBarrierAxes::kFirst && cs.axes != ClusterBarrierAxes::kReversed)

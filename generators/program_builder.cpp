@@ -505,7 +505,8 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     // From a warp-level context (Lane semantics, outside a loop: the waits stay outside it).
     if (plan.warp_issue != WarpIssue::kWarpgroup && target_.semantics == Semantics::kLane &&
         plan.loop_trips == 0 && !issue.empty()) {
-      const bool one = plan.warp_issue != WarpIssue::kEveryWarp;
+      const bool one = plan.warp_issue != WarpIssue::kEveryWarp &&
+                       plan.warp_issue != WarpIssue::kEveryWarpCountedOnce;
       if (plan.warp_issue == WarpIssue::kScopedInside) issue.push_back(make_op(RunScoped{}));
       WarpMap wm;
       wm.axis = "warp";
@@ -517,7 +518,7 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
         wm = std::move(outer);
       }
       issue = Body{make_op(std::move(wm))};
-      if (!one) per_phase *= kWarpsPerWarpgroup;
+      if (plan.warp_issue == WarpIssue::kEveryWarp) per_phase *= kWarpsPerWarpgroup;
     }
     body = issued(std::move(issue));
     if (per_phase > 0) {

@@ -62,7 +62,19 @@ enum class Schedule : std::uint8_t {
 // (pl.core_map(plgpu.WarpMesh), Lane semantics only): by warp 0 alone (as a warpgroup issues
 // them), or by every warp (each issues them: 4 times the arrivals and bytes).
 // The mistakes: a warp_map nested in the warp_map, or an (empty) run_scoped inside it.
-enum class WarpIssue : std::uint8_t { kWarpgroup, kOneWarp, kEveryWarp, kNested, kScopedInside };
+// Who issues the copies: the warpgroup, warp 0 of a warp_map, every warp of it (num_arrivals
+// counting each warp's copies), a nested warp_map, a run_scoped inside one, or every warp with
+// num_arrivals counted as if one warp copied (JAX: "The arrival counts are wrong if called outside
+// of a single warp"; the warps' no-complete arrivals may complete the phase:
+// run.mbarrier.nocomplete_completes).
+enum class WarpIssue : std::uint8_t {
+  kWarpgroup,
+  kOneWarp,
+  kEveryWarp,
+  kNested,
+  kScopedInside,
+  kEveryWarpCountedOnce,
+};
 
 // The arrival count relative to what the plan issues per CTA.
 enum class ArrivalFault : std::uint8_t { kNone, kOneMore, kOneFewer, kZero, kNegative };

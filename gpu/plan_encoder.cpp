@@ -276,6 +276,8 @@ class Encoder {
       case StepKind::kVectorStore:
         // The device interpreter has no vector arithmetic: the case is unavailable there.
         return fail("a vector_store");
+      case StepKind::kWarpArrivalCheck:  // a check of the CPU run (case_admission.cpp), no op
+        return true;
       case StepKind::kCommitSmem:  // no vector stores run here: a fence orders nothing
       case StepKind::kStoreCommit:
       case StepKind::kStoreWait:

@@ -450,6 +450,7 @@ struct Op {
   // Set only in a case expanded by expand_warp_maps (harness/core/warp_map.h):
   std::string warp_axis;       // the op runs in the warp context of the warp_map over this axis
   bool from_warp_map = false;  // a When(true) standing for a warp_map: each warp's copy of its body
+  std::int64_t warp = -1;      // the warp whose copy of a warp_map's body holds the op
 };
 
 // ---------------------------------------------------------------------------------------------

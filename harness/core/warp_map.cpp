@@ -64,6 +64,14 @@ void bind(Body& body, const std::string& axis, std::int64_t warp) {
   }
 }
 
+// Marks every op of `body`, nested ones included, as the copy of warp `warp`.
+void mark_warp(Body& body, std::int64_t warp) {
+  for (Op& op : body) {
+    op.warp = warp;
+    if (Body* inner = nested_body(op)) mark_warp(*inner, warp);
+  }
+}
+
 Body expand(const Body& body, const std::string& context) {
   Body out;
   out.reserve(body.size());
@@ -80,6 +88,7 @@ Body expand(const Body& body, const std::string& context) {
       for (std::int64_t warp = 0; warp < warps; ++warp) {
         Body copy = expand(wm->body, wm->axis);
         bind(copy, wm->axis, warp);
+        if (context.empty()) mark_warp(copy, warp);
         for (Op& o : copy) all_warps.body.push_back(std::move(o));
       }
       marker.v = std::move(all_warps);

@@ -9,8 +9,10 @@
 // The reference and the lowering see a case with its warp_maps expanded: each becomes a
 // When(true) (Op::from_warp_map) holding one copy of its body per warp, in warp order, with
 // lax.axis_index of the warp axis replaced by the warp's index; every op inside carries
-// Op::warp_axis. The order is exact because a warp_map's body holds no wait (the parser refuses
-// one): copies and arrivals are asynchronous, so their order across warps changes no count.
+// Op::warp_axis and Op::warp (its warp). The order changes no count because a warp_map's body
+// holds no wait (the parser refuses one) and copies and arrivals are asynchronous; what it can
+// change is whether a copy's no-complete arrivals complete a phase, which the reference searches
+// every order for (oracles/reference/execution_warp_arrivals.cpp).
 #pragma once
 
 #include <cstdint>

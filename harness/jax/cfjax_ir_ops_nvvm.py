@@ -96,7 +96,8 @@ def mbarrier_arrive_nocomplete(comp, op, ins, outs):
   # BarrierRef.arrive(arrival_count, can_complete=False): each active lane arrives with `count`
   # (a warp-level copy's `arrive(3, can_complete=False)` before its `arrive_expect_tx`, JAX's
   # copy_gmem_to_smem under PrimitiveSemantics.Warp). PTX: undefined behaviour if the arrival
-  # completes the current phase; no case reaches it, and this executor does not run one that does.
+  # completes the current phase (run.mbarrier.nocomplete_completes). The lanes of the warps that
+  # reach the op arrive together here, one order of the warps among those the reference searches.
   p, n = ins[0], ins[1]
   mach = comp.m
 
@@ -105,8 +106,9 @@ def mbarrier_arrive_nocomplete(comp, op, ins, outs):
       b = mach.bar(th.cta, lane(th.env[p], i))
       count = signed(lane(th.env[n], i), 32)
       if b.pending - count <= 0 and b.tx == 0:
-        raise Unsupported("op nvvm.mbarrier.arrive.nocomplete completing a phase (undefined "
-                          "behaviour, not modelled)")
+        raise Undefined("mbarrier_nocomplete_completes",
+                        f"lane {i}'s no-complete arrival of {count} completes the phase of a "
+                        f"barrier with {b.pending} hardware arrivals pending")
       b.arrive(count, 0)
     for o in outs:
       th.env[o] = 0

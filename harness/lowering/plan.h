@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/core/case.h"
+#include "harness/core/no_complete_search.h"
 
 namespace collfuzz::lowering {
 
@@ -176,6 +177,21 @@ enum class StepKind : std::uint8_t {
   kStoreWait,     // StoreWaitOp
   kVectorStore,   // VectorStoreOp
   kCommitSmem,    // fence.proxy.async.shared::cta (no table)
+  // A warp_map's entry (no instruction): whether some order of its warps makes a copy's
+  // no-complete arrival complete a phase (WarpArrivalCheckOp; undefined behaviour
+  // run.mbarrier.nocomplete_completes). The device runs nothing for it.
+  kWarpArrivalCheck,
+};
+
+// The arrivals the warps of one warp_map make on each barrier, in each warp's program order
+// (tags: Plan::strings indices of the ops), for the check at its entry.
+struct WarpArrivalCheckOp {
+  struct OnBarrier {
+    std::int32_t mbarrier = 0;
+    std::int32_t record = 0;
+    std::vector<std::vector<WarpArrival>> warps;
+  };
+  std::vector<OnBarrier> barriers;
 };
 
 struct Step {
@@ -248,6 +264,7 @@ struct Plan {
   std::vector<VectorNode> vector_nodes;
   std::vector<WaitOp> waits;
   std::vector<BlockSyncOp> block_syncs;
+  std::vector<WarpArrivalCheckOp> warp_checks;
 
   std::vector<BarrierRecordInfo> barrier_records;
   std::vector<BufferInfo> buffers;

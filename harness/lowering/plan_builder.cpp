@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "harness/core/fill.h"
 #include "harness/lowering/jax_facts.h"
@@ -45,6 +46,10 @@ class PlanBuilder {
   Plan plan_;
   std::vector<std::int32_t> op_strings_;  // per IrOp: Plan::strings index of its path
   std::int64_t iteration_ = 0;  // the trip of the innermost open loop, for the op being built
+  // Inside a warp_map (its ops carry Op::warp): the WarpArrivalCheckOp at its entry, and the warp
+  // of the op being built (-1 outside).
+  std::optional<std::size_t> warp_check_;
+  std::int64_t warp_ = -1;
 
   std::int32_t intern(const std::string& s) {
     for (std::size_t i = 0; i < plan_.strings.size(); ++i) {
@@ -156,6 +161,8 @@ class PlanBuilder {
       return ir_.ops[loops.back().first].trip_count - 1 - loops.back().second;
     };
     iteration_ = 0;
+    warp_check_.reset();
+    warp_ = -1;
     for (std::size_t k = 0; k < ir_.ops.size(); ++k) {
       const IrOp& op = ir_.ops[k];
       const std::int32_t path = op_strings_[k];
@@ -165,6 +172,7 @@ class PlanBuilder {
         continue;
       }
       iteration_ = iteration();
+      if (op.op) enter_warp(op.op->warp, path);
       switch (op.kind) {
         case IrKind::kLoopBegin:
           if (op.trip_count <= 0) {
@@ -235,8 +243,38 @@ class PlanBuilder {
     plan_.threads.push_back(program);
   }
 
-  // The arrive.expect_tx a copy's barrier gets from this warpgroup.
+  // An op of warp `warp` (-1: none). The first op of a warp_map (a warp no later than the last
+  // one's, or the first after ops of no warp) opens its check; an op of no warp closes it.
+  void enter_warp(std::int64_t warp, std::int32_t path) {
+    if (warp < 0 || (warp_check_ && warp < warp_)) warp_check_.reset();
+    if (warp >= 0 && !warp_check_) {
+      plan_.warp_checks.emplace_back();
+      warp_check_ = plan_.warp_checks.size() - 1;
+      step(StepKind::kWarpArrivalCheck, path, static_cast<std::int32_t>(*warp_check_));
+    }
+    warp_ = warp;
+  }
+
+  // One arrival of the current warp on mbarrier `mb` (record `rec`), for its warp_map's check.
+  void warp_arrival(std::int32_t mb, std::int32_t rec, WarpArrival a) {
+    if (!warp_check_ || warp_ < 0) return;
+    auto& barriers = plan_.warp_checks[*warp_check_].barriers;
+    auto it =
+        std::find_if(barriers.begin(), barriers.end(),
+                     [&](const WarpArrivalCheckOp::OnBarrier& b) { return b.mbarrier == mb; });
+    if (it == barriers.end()) it = barriers.insert(barriers.end(), {mb, rec, {}});
+    if (it->warps.size() <= static_cast<std::size_t>(warp_))
+      it->warps.resize(static_cast<std::size_t>(warp_) + 1);
+    it->warps[static_cast<std::size_t>(warp_)].push_back(a);
+  }
+
+  // The arrive.expect_tx a copy's barrier gets from this warpgroup (from a warp: each of its 32
+  // lanes arrives 3 times with no-complete, then once with the bytes; the same 128 arrivals).
   void arm(const IrCopy& ic, std::int32_t path, std::int32_t mb, bool pred) {
+    if (!ic.barrier->alloc->orders_tensor_core) {
+      warp_arrival(mb, record(*ic.barrier), WarpArrival{96, true, path});
+      warp_arrival(mb, record(*ic.barrier), WarpArrival{32, false, path});
+    }
     ArriveOp a;
     a.mbarrier = mb;
     a.record = record(*ic.barrier);
@@ -471,6 +509,7 @@ class PlanBuilder {
       plan_.arrives.push_back(ArriveOp{mb, record(b.barrier), 1, 1, 0, 0});  // one lane, local
     } else {
       const std::int32_t lanes = b.orders_tensor_core ? 1 : kWarpgroupLanes;
+      if (!b.orders_tensor_core) warp_arrival(mb, record(b.barrier), WarpArrival{128, false, path});
       plan_.arrives.push_back(ArriveOp{mb, record(b.barrier), lanes, 1, 0, 0});
     }
     step(StepKind::kArrive, path, static_cast<std::int32_t>(plan_.arrives.size() - 1));

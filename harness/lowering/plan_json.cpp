@@ -115,6 +115,24 @@ json step_json(const Plan& p, const Step& s) {
     case StepKind::kCommitSmem:
       j["step"] = "commit_smem";
       break;
+    case StepKind::kWarpArrivalCheck: {
+      j["step"] = "warp_arrival_check";
+      json barriers = json::array();
+      for (const auto& b : p.warp_checks[i].barriers) {
+        json warps = json::array();
+        for (const auto& w : b.warps) {
+          json arrivals = json::array();
+          for (const WarpArrival& a : w) {
+            arrivals.push_back(
+                {{"hardware", a.hardware}, {"no_complete", a.no_complete}, {"op", a.tag}});
+          }
+          warps.push_back(std::move(arrivals));
+        }
+        barriers.push_back({{"mbarrier", b.mbarrier}, {"warps", std::move(warps)}});
+      }
+      j["barriers"] = std::move(barriers);
+      break;
+    }
     case StepKind::kStoreWait:
       j["step"] = "store_wait_group";
       j["n"] = p.store_waits[i].n;

@@ -213,6 +213,25 @@ class Simulation {
     note(rank, id);
   }
 
+  // A warp_map's entry: its warps run concurrently, so the plan's in-order run is not the only
+  // one. Undefined behaviour if some order makes a copy's no-complete arrival complete a phase of
+  // a barrier, from the count pending now (harness/core/no_complete_search.h).
+  void check_warp_arrivals(std::int64_t rank, const lowering::WarpArrivalCheckOp& check) {
+    for (const auto& b : check.barriers) {
+      const Mbarrier& m =
+          ctas_[static_cast<std::size_t>(rank)].mbarriers[static_cast<std::size_t>(b.mbarrier)];
+      const std::optional<NoCompleteHit> hit = no_complete_completion(b.warps, m.pending());
+      if (!hit) continue;
+      const WarpArrival& a = b.warps[hit->warp][hit->arrival];
+      meet_undefined(UndefinedBehaviour::kMbarrierNoCompleteCompletes,
+                     plan_.strings[static_cast<std::size_t>(a.tag)], rank,
+                     "barrier " + barrier_name(b.record) + ": warp " + std::to_string(hit->warp) +
+                         "'s no-complete arrival after " + std::to_string(hit->before) + " of " +
+                         std::to_string(m.pending()) + " pending hardware arrivals");
+      return;
+    }
+  }
+
   // The lanes of one warpgroup arrive in lane order. While the phase has at least as many pending
   // arrivals as the lanes bring, no phase can complete before the last lane, so the lanes are one
   // update; otherwise they go one by one.
@@ -512,6 +531,9 @@ class Simulation {
           }
           break;
         }
+        case StepKind::kWarpArrivalCheck:
+          check_warp_arrivals(p.cta, plan_.warp_checks[idx]);
+          break;
         case StepKind::kCommitSmem:
           th.unfenced.clear();  // fence.proxy.async.shared::cta
           break;

@@ -142,6 +142,11 @@ bool Execution::advance(Thread& th, std::size_t stop) {
       case Step::Kind::kStoreCommit:
         commit_stores(th);
         break;
+      case Step::Kind::kWarpMapBegin:
+        check_warp_arrivals(th);
+        break;
+      case Step::Kind::kWarpMapEnd:
+        break;
       case Step::Kind::kStoreWait: {
         const auto& w = std::get<WaitSmemToGmem>(st.op->v);
         wait_stores(th, w.n, w.read_only);

@@ -108,7 +108,11 @@ void Execution::build_steps(const Body& body, Thread& th, std::int64_t iteration
       build_steps(rs->body, th, iteration);
       push(Step::Kind::kExit, op);
     } else if (const auto* w = std::get_if<When>(&op.v)) {
-      if (eval_cond(w->cond, mesh_, th.rank, th.index)) build_steps(w->body, th, iteration);
+      if (!eval_cond(w->cond, mesh_, th.rank, th.index)) continue;
+      const bool warp_map = mosaic_ && op.from_warp_map && op.warp_axis.empty();
+      if (warp_map) push(Step::Kind::kWarpMapBegin, op);
+      build_steps(w->body, th, iteration);
+      if (warp_map) push(Step::Kind::kWarpMapEnd, op);
     } else if (const auto* l = std::get_if<Loop>(&op.v)) {
       for (std::int64_t i = 0; i < l->trip_count; ++i) build_steps(l->body, th, i);
     } else if (std::holds_alternative<CopyGmemToSmem>(op.v)) {

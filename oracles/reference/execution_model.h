@@ -119,6 +119,10 @@ struct Step {
     kStoreWait,    // wait_smem_to_gmem
     kVectorStore,  // vector_store
     kCommitSmem,   // commit_smem
+    // The ops of one warp_map (a When marked from_warp_map): its warps' copies, in warp order,
+    // lie between the two (the compiler's profile only).
+    kWarpMapBegin,
+    kWarpMapEnd,
   };
   Kind kind;
   const Op* op;
@@ -482,6 +486,11 @@ class Execution {
   // ---- barrier ops ---------------------------------------------------------------------------
 
   void barrier_arrive(const Thread& th, const Op& op, const BarrierUse& use);
+
+  // At a warp_map's entry (the step at th.pc): whether some order of its warps makes a
+  // no-complete arrival complete a barrier's phase (run.mbarrier.nocomplete_completes;
+  // execution_warp_arrivals.cpp). The reference runs the warps in order otherwise.
+  void check_warp_arrivals(const Thread& th);
 
   // Returns whether the wait passed. The compiler's waits are parity waits on the mbarrier;
   // interpret mode's track each thread's last observed phase.

@@ -50,6 +50,20 @@ void check_mbarrier_count(std::int64_t hardware_count, const std::string& alloc)
                       std::to_string(hardware_count) + " (the range is 1 to 2^20 - 1)");
 }
 
+void check_warp_no_complete(const std::vector<std::vector<WarpArrival>>& warps,
+                            std::int64_t pending, const std::vector<const std::string*>& ops,
+                            const std::string& barrier, std::int64_t issuer) {
+  const std::optional<NoCompleteHit> hit = no_complete_completion(warps, pending);
+  if (!hit) return;
+  const WarpArrival& a = warps[hit->warp][hit->arrival];
+  raise_undefined(UndefinedBehaviour::kMbarrierNoCompleteCompletes,
+                  *ops.at(static_cast<std::size_t>(a.tag)), issuer,
+                  "warp " + std::to_string(hit->warp) + "'s no-complete arrival on " + barrier +
+                      " completes its phase after " + std::to_string(hit->before) +
+                      " other arrivals of its " + std::to_string(pending) +
+                      " pending hardware arrivals, in some order of the warps");
+}
+
 Outcome undefined_outcome(const UndefinedRun& u, Profile profile) {
   Outcome o;
   o.kind = OutcomeKind::kUndefined;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/no_complete_search.h"
 #include "harness/core/outcome.h"
 
 namespace collfuzz::ref {
@@ -34,6 +35,14 @@ std::int64_t mbarrier_init_count(const Alloc& a, std::int64_t count);
 // run.mbarrier.init_count: the count must be in [1, 2^20 - 1]. Every CTA initialises every
 // mbarrier at kernel start, so the run meets it before any op (reported on CTA 0).
 void check_mbarrier_count(std::int64_t hardware_count, const std::string& alloc);
+
+// run.mbarrier.nocomplete_completes: throws when some order of a warp_map's warps makes a
+// no-complete arrival complete the phase of `barrier` (harness/core/no_complete_search.h), whose
+// `pending` hardware arrivals are those at the warp_map's entry; `ops` names the ops by the
+// arrivals' tags.
+void check_warp_no_complete(const std::vector<std::vector<WarpArrival>>& warps,
+                            std::int64_t pending, const std::vector<const std::string*>& ops,
+                            const std::string& barrier, std::int64_t issuer);
 
 // The prediction for a run that meets `u`.
 Outcome undefined_outcome(const UndefinedRun& u, Profile profile);

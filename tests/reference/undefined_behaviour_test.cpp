@@ -4,11 +4,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "harness/core/case_json.h"
 #include "harness/core/errors.h"
+#include "harness/core/no_complete_search.h"
 #include "harness/core/outcome_json.h"
 #include "harness/core/undefined_behaviour.h"
 #include "oracles/reference/reference.h"
@@ -93,6 +95,74 @@ TEST(UndefinedBehaviourPrediction, TheOutcomeJsonCarriesTheCode) {
   }
   bad.erase("undefined");
   EXPECT_THROW(outcome_from_json(bad, c, "$"), InputError);
+}
+
+// run.mbarrier.nocomplete_completes: warps_that_copy warps of a warp_map copy onto a
+// Barrier(num_arrivals) (the corpus case with `when(warp < warps_that_copy)` around its copy).
+Case warp_copies(std::int64_t warps_that_copy, std::int64_t num_arrivals,
+                 std::optional<bool> predicate = std::nullopt, const char* jax = "0.11.2") {
+  std::ifstream in(std::string(COLLFUZZ_SOURCE_DIR) +
+                   "/corpus/run.mbarrier.nocomplete_completes__every_warp_one_arrival.json");
+  nlohmann::json j = nlohmann::json::parse(in);
+  j.erase("expect");
+  j["target"]["jax"] = jax;
+  auto& scope = j["program"][0];
+  scope["allocs"][1]["num_arrivals"] = num_arrivals;
+  nlohmann::json copy = scope["body"][0]["body"][0];
+  if (predicate) copy["predicate"] = *predicate;
+  scope["body"][0]["body"] = nlohmann::json::array(
+      {{{"op", "when"}, {"cond", {{"axis", "warp"}, {"lt", warps_that_copy}}}, {"body", {copy}}}});
+  return case_from_json(j);
+}
+
+TEST(UndefinedBehaviourPrediction,
+     WarpsNoCompleteArrivalsCompleteAPhaseIfMoreWarpsCopyThanItNeeds) {
+  const Outcome o =
+      predict(corpus_case("run.mbarrier.nocomplete_completes__every_warp_one_arrival"),
+              Profile::kMosaic)
+          .outcome;
+  ASSERT_EQ(o.kind, OutcomeKind::kUndefined) << to_string(o.kind);
+  EXPECT_EQ(o.undefined->code, UndefinedBehaviour::kMbarrierNoCompleteCompletes);
+  EXPECT_EQ(o.undefined->op, "$.program[0].body[0].body[0]");
+  EXPECT_EQ(o.undefined->cta, 0);
+  // w warps' copies (96 no-complete hardware arrivals each, then 32) onto a phase of n x 128:
+  // some order completes it with a no-complete arrival exactly when w > n (w <= 4).
+  for (std::int64_t w = 1; w <= 4; ++w) {
+    for (std::int64_t n = 1; n <= 4; ++n) {
+      const Outcome p = predict(warp_copies(w, n), Profile::kMosaic).outcome;
+      EXPECT_EQ(p.kind == OutcomeKind::kUndefined, w > n)
+          << w << " warps, num_arrivals " << n << ": " << to_string(p.kind);
+    }
+  }
+}
+
+TEST(UndefinedBehaviourPrediction, A012PredicateThatIsFalseGatesTheWarpsArrivals) {
+  // 0.11.2 arrives whatever the predicate; 0.12.0.1 guards the warp's arrivals with it.
+  EXPECT_EQ(predict(warp_copies(4, 1, false), Profile::kMosaic).outcome.kind,
+            OutcomeKind::kUndefined);
+  EXPECT_NE(predict(warp_copies(4, 1, false, "0.12.0.1"), Profile::kMosaic).outcome.kind,
+            OutcomeKind::kUndefined);
+  EXPECT_EQ(predict(warp_copies(4, 1, true, "0.12.0.1"), Profile::kMosaic).outcome.kind,
+            OutcomeKind::kUndefined);
+}
+
+TEST(UndefinedBehaviourPrediction, TheSearchOverWarpOrdersCountsEveryArrival) {
+  const WarpArrival nc{96, true}, ex{32, false}, arrive{128, false};
+  const auto undefined = [](const std::vector<std::vector<WarpArrival>>& warps,
+                            std::int64_t pending) {
+    return no_complete_completion(warps, pending).has_value();
+  };
+  // Two warps with one copy each on 256: at most 128 + 96 = 224 before a no-complete arrival.
+  EXPECT_FALSE(undefined({{nc, ex}, {nc, ex}}, 256));
+  // With two copies each: 128 (one warp's first copy) + 96 (its second's) + 96 >= 256.
+  EXPECT_TRUE(undefined({{nc, ex, nc, ex}, {nc, ex, nc, ex}}, 256));
+  // One warp alone: its own arrivals come in order, and the last one that lands is an expect_tx.
+  EXPECT_FALSE(undefined({{nc, ex, nc, ex, nc, ex}}, 256));
+  // A barrier_arrive by another warp first: 128 + 96 = 224 reaches a phase of 192, not of 256.
+  EXPECT_TRUE(undefined({{arrive}, {nc, ex}}, 192));
+  EXPECT_FALSE(undefined({{arrive}, {nc, ex}}, 256));
+  // Exactly the pending count is a completion too.
+  EXPECT_TRUE(undefined({{nc, ex}, {nc, ex}}, 192));
 }
 
 TEST(UndefinedBehaviourTable, IdsAndCodesAreUniqueAndRunStage) {
