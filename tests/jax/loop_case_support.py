@@ -64,6 +64,14 @@ def run_each_mode(test, case, modes, check_completed):
         check_completed(c, out)
 
 
+def check_runs_to(test, case, want, modes):
+  """run_each_mode on `case`, each completed run's first output equal to `want` (in a subTest
+  named by the case's dtype)."""
+  with test.subTest(dtype=case["outputs"][0]["dtype"]):
+    run_each_mode(test, case, modes, lambda c, out: np.testing.assert_array_equal(
+        typed_output(out, c["outputs"][0]), want))
+
+
 def typed_output(out, spec, k=0):
   """Output k of an outcome as a numpy array of its spec's dtype and shape."""
   import cfjax_fill  # pylint: disable=import-outside-toplevel

@@ -25,7 +25,7 @@ sys.path.insert(0, HERE)
 import numpy as np  # noqa: E402
 
 from loop_case_support import (VECTOR_STORE_KERNEL, executor, import_source, round_trip_difference,  # noqa: E402
-                               run_each_mode, typed_output)
+                               check_runs_to)
 
 import cfjax_case  # noqa: E402
 import cfjax_fill  # noqa: E402
@@ -69,9 +69,6 @@ def expected(case):
   return np.stack([x & y, x | y, (x ^ y) ^ x.dtype.type(5)])
 
 
-out_array = typed_output
-
-
 class CaseFunctionsTest(unittest.TestCase):
 
   def test_numpy_in_the_dtype(self):
@@ -88,10 +85,7 @@ class RunTest(unittest.TestCase):
 
   def check(self, dtype, modes=("interpret", "ir")):
     case = bitwise_case(dtype)
-    want = expected(case)
-    with self.subTest(dtype=dtype):
-      run_each_mode(self, case, modes, lambda c, out: np.testing.assert_array_equal(
-          out_array(out, c["outputs"][0]), want))
+    check_runs_to(self, case, expected(case), modes)
 
   def test_int8_lowers_and_runs(self):
     self.check("int8", ("interpret", "lower", "ir"))

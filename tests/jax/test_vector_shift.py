@@ -25,7 +25,7 @@ sys.path.insert(0, HERE)
 import numpy as np  # noqa: E402
 
 from loop_case_support import (VECTOR_STORE_KERNEL, executor, import_source, round_trip_difference,  # noqa: E402
-                               run_each_mode, typed_output)
+                               check_runs_to, typed_output)
 
 import cfjax_case  # noqa: E402
 import cfjax_fill  # noqa: E402
@@ -116,10 +116,7 @@ class RunTest(unittest.TestCase):
 
   def check(self, dtype, modes=("interpret", "ir")):
     case = shift_case(dtype)
-    want = expected(case)
-    with self.subTest(dtype=dtype):
-      run_each_mode(self, case, modes, lambda c, out: np.testing.assert_array_equal(
-          out_array(out, c["outputs"][0]), want))
+    check_runs_to(self, case, expected(case), modes)
 
   def test_int16_lowers_and_runs(self):
     self.check("int16", ("interpret", "lower", "ir"))

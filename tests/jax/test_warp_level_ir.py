@@ -40,23 +40,23 @@ def barrier(out):
 
 class WarpLevelIrTest(unittest.TestCase):
 
-  def test_a_copy_by_one_warp_is_one_pallas_arrival(self):
-    out = executor("ir").run(corpus_case("warp.copy__one_warp"))
+  def assert_completes_with(self, name, counts):
+    """The corpus case `name` completes on jax-ir, its one barrier with (count, arrivals, armed,
+    received, phases) `counts`, and its one wait passes."""
+    out = executor("ir").run(corpus_case(name))
     self.assertEqual(out["kind"], "completed", json.dumps(out)[:2000])
     bar, waits = barrier(out)
-    # 32 lanes x (3 + 1) = 128 hardware arrivals, one Pallas arrival; 16 x 64 f32 armed.
     self.assertEqual((bar["count"], bar["arrivals"], bar["armed"], bar["received"], bar["phases"]),
-                     (1, 1, 4096, 4096, 1))
+                     counts)
     self.assertEqual([w["completed"] for w in waits], [True])
+
+  def test_a_copy_by_one_warp_is_one_pallas_arrival(self):
+    # 32 lanes x (3 + 1) = 128 hardware arrivals, one Pallas arrival; 16 x 64 f32 armed.
+    self.assert_completes_with("warp.copy__one_warp", (1, 1, 4096, 4096, 1))
 
   def test_a_warps_barrier_arrive_counts_four_per_lane(self):
     # Four warps copy a row block each (4 arrivals, 4096 B) and warp 1 arrives (one more).
-    out = executor("ir").run(corpus_case("warp.copy__row_per_warp_and_arrive"))
-    self.assertEqual(out["kind"], "completed", json.dumps(out)[:2000])
-    bar, waits = barrier(out)
-    self.assertEqual((bar["count"], bar["arrivals"], bar["armed"], bar["received"], bar["phases"]),
-                     (5, 5, 4096, 4096, 1))
-    self.assertEqual([w["completed"] for w in waits], [True])
+    self.assert_completes_with("warp.copy__row_per_warp_and_arrive", (5, 5, 4096, 4096, 1))
 
   def test_a_no_complete_arrival_that_completes_the_phase_is_undefined(self):
     # Every warp copies (no `when`) into a Barrier(num_arrivals=1): 128 hardware arrivals
