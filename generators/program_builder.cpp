@@ -651,7 +651,7 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
           partner->dtype = *pd;
           case_.inputs.push_back(*partner);
         }
-        apply_vector_back(ops, *plan.vector_back, wb, first.dtype, element_count(tile),
+        apply_vector_back(ops, *plan.vector_back, wb, first.dtype, tile,
                           partner ? &*partner : nullptr);
       }
       return ops;

@@ -1,8 +1,10 @@
 #include "generators/vector_back.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "harness/core/element_value.h"
+#include "harness/core/vector_layout.h"
 
 namespace collfuzz::generators {
 namespace {
@@ -84,7 +86,8 @@ DType round_trip_dtype(DType d, std::int64_t pick) {
 }  // namespace
 
 void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGmem& store,
-                       DType dtype, std::int64_t elements, const ArraySpec* partner) {
+                       DType dtype, const Shape& tile_shape, const ArraySpec* partner) {
+  const std::int64_t elements = element_count(tile_shape);
   if (!holds(dtype) || elements < 2 || (elements % 128 != 0 && !plan.uneven) || store.predicate ||
       store.reduction_op) {
     return;
@@ -146,6 +149,20 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
                      : binary(VectorKind::kOr, binary(VectorKind::kXor, tile, c),
                               binary(VectorKind::kAnd, tile, c));
       break;
+    case VectorValueShape::kIota: {
+      VectorValue iota;
+      iota.kind = VectorKind::kIota;
+      iota.iota_dimension = plan.constant % static_cast<std::int64_t>(tile_shape.size());
+      iota.iota_vec_size =
+          plan.constant == 3
+              ? 1
+              : std::max<std::int64_t>(1, strided_vec_size(dtype_bits(dtype), elements));
+      // Vectors that cross rows are not expressible (JAX computes their indices wrong).
+      if (tile_shape.back() % iota.iota_vec_size != 0) iota.iota_vec_size = 1;
+      const VectorKind op = dtype_info(dtype).is_float ? VectorKind::kAdd : VectorKind::kXor;
+      vs.value = plan.constant == 2 ? binary(op, iota, tile) : binary(op, tile, iota);
+      break;
+    }
     case VectorValueShape::kShift:
       vs.value = dtype_info(dtype).is_float
                      ? binary(VectorKind::kAdd, tile, c)

@@ -41,6 +41,10 @@ enum class VectorValueShape : std::uint8_t {
   kShift,       // lax.shift_right_arithmetic(tile << c, c) ^ lax.shift_right_logical(tile, c):
                 // integer tiles (8-bit ones meet lower.vector.pointwise_8bit); a float tile
                 // gets tile + c
+  kIota,        // tile + iota or iota ^ tile (integers), the iota cast to the strided layout of
+                // the dtype, or (constant 3) of vec_size 1: under Lane another layout than the
+                // tile's where the tile's vector is longer (incompatible_layouts), and a count of
+                // no multiple of 128 (lower.vector.iota_layout)
 };
 
 struct VectorBackPlan {
@@ -54,11 +58,11 @@ struct VectorBackPlan {
 };
 
 // Applies `plan` to the write-back ops `ops` (the store `store` and its commits and waits) of an
-// output of `dtype` whose stored tile has `elements` elements. Leaves them alone where a vector
+// output of `dtype` whose stored tile has the shape `tile`. Leaves them alone where a vector
 // store cannot hold the tile (a dtype or an element count docs/case-format.md does not model) or
 // the store has a predicate or a reducing twin.
 void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGmem& store,
-                       DType dtype, std::int64_t elements, const ArraySpec* partner = nullptr);
+                       DType dtype, const Shape& tile, const ArraySpec* partner = nullptr);
 
 // kMixedWidth: the dtype of the partner input for a tile of `dtype` (another width), or nullopt
 // where there is none (8-bit dtypes).

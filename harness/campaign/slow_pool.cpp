@@ -13,10 +13,10 @@ namespace {
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return splitmix64(h ^ (v + 0x9e37u)); }
 
-bool shifts(const VectorValue& v) {
-  if (is_shift(v.kind)) return true;
+bool holds(const VectorValue& v, bool (*kind)(VectorKind)) {
+  if (kind(v.kind)) return true;
   for (const VectorValue& a : v.args)
-    if (shifts(a)) return true;
+    if (holds(a, kind)) return true;
   return false;
 }
 
@@ -55,14 +55,16 @@ void features(const Body& body, const std::optional<std::string>& thread, std::u
       if (!st->commit_group) bits |= std::uint64_t{1} << 27;
     } else if (const auto* vs = std::get_if<VectorStore>(&op.v)) {
       // Whether its value computes (bit 40), whether its root compares (min or max: 43),
-      // converts (44) or is bitwise (and, or, xor: 45), whether it shifts anywhere (46), and
-      // whether it loads SMEM (41) or an input (42).
+      // converts (44) or is bitwise (and, or, xor: 45), whether it shifts anywhere (46), holds
+      // an iota (47), and whether it loads SMEM (41) or an input (42).
       if (!vs->value.args.empty()) bits |= std::uint64_t{1} << 40;
       if (vs->value.kind == VectorKind::kMin || vs->value.kind == VectorKind::kMax)
         bits |= std::uint64_t{1} << 43;
       if (vs->value.kind == VectorKind::kConvert) bits |= std::uint64_t{1} << 44;
       if (is_bitwise(vs->value.kind)) bits |= std::uint64_t{1} << 45;
-      if (shifts(vs->value)) bits |= std::uint64_t{1} << 46;
+      if (holds(vs->value, is_shift)) bits |= std::uint64_t{1} << 46;
+      if (holds(vs->value, [](VectorKind k) { return k == VectorKind::kIota; }))
+        bits |= std::uint64_t{1} << 47;
       for_each_vector_load(vs->value, [&](const VectorValue& load) {
         bits |= std::uint64_t{1} << (load.kind == VectorKind::kLoadSmem ? 41 : 42);
       });

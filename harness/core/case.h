@@ -352,6 +352,10 @@ enum class VectorKind : std::uint8_t {
   kShiftLeft,             // lax.shift_left(a, c), a << c
   kShiftRightLogical,     // lax.shift_right_logical(a, c): zeros in from the top
   kShiftRightArithmetic,  // lax.shift_right_arithmetic(a, c): copies of the top bit in
+  // plgpu.layout_cast(lax.broadcasted_iota(dtype, shape, dimension),
+  //                   plgpu.Layout.WG_STRIDED(shape, vec_size=vec_size)): each element's index
+  // along `dimension`, as the dtype (integers wrap, floats round to nearest even).
+  kIota,
 };
 
 // Whether `k` is one of the bitwise ops, which Mosaic GPU allows on 8-bit integers
@@ -380,6 +384,10 @@ struct VectorValue {
   std::vector<VectorValue> args;  // binary ops (kAdd ... kMax, kAnd ... kShift*): the two
                                   // operands; kConvert: one
   DType from = DType::kFloat32;   // kConvert: the operand's dtype
+  // kIota: the dimension of the value's shape whose index it holds, and the vec_size of the
+  // strided layout it is cast to (JAX raises where 128 * vec_size does not divide the count).
+  std::int64_t iota_dimension = 0;
+  std::int64_t iota_vec_size = 1;
 };
 
 // Calls f on every load of `v` (a VectorValue or a const one), depth first.

@@ -7,6 +7,8 @@
 #include "harness/core/errors.h"
 #include "harness/core/json_reader.h"
 #include "harness/core/limits.h"
+#include "harness/core/pyrepr.h"
+#include "harness/core/vector_layout.h"
 #include "harness/core/vector_ops.h"
 
 namespace collfuzz::case_json {
@@ -52,6 +54,56 @@ void check_shift_amount(const VectorValue& amount, const std::string& at, DType 
   }
 }
 
+// {"iota": {"dimension": d, "vec_size": v}}: plgpu.layout_cast(lax.broadcasted_iota(dtype, shape,
+// d), plgpu.Layout.WG_STRIDED(shape, vec_size=v)). Lane's iota lowers only with a layout cast right
+// after it, so the case language writes one, strided (the layout a load of the dtype has, unless
+// `vec_size` says otherwise). `vec_size`: a power of two up to 64 // bits (what one register vector
+// of the strided layout holds); default the strided layout's for the dtype and count (1 where the
+// count is no multiple of 128: JAX then raises, rule lower.vector.iota_layout).
+void parse_iota(const json& arg, const std::string& at, const Shape& shape, DType dtype,
+                VectorValue& v) {
+  jr::object(arg, at, {"dimension", "vec_size"});
+  const std::string dim_at = at + ".dimension";
+  v.iota_dimension = jr::integer(jr::required(arg, at, "dimension"), dim_at, -1024, 1024);
+  if (v.iota_dimension < 0 || v.iota_dimension >= static_cast<std::int64_t>(shape.size())) {
+    throw InputError(dim_at, "dimension " + std::to_string(v.iota_dimension) +
+                                 " of a value of rank " + std::to_string(shape.size()) +
+                                 ": an iota's dimension is 0 to the rank less one (JAX raises "
+                                 "at trace otherwise, not modelled)");
+  }
+  const int bits = dtype_bits(dtype);
+  const std::int64_t max_vec = 64 / bits;
+  if (const json* vec = jr::member(arg, "vec_size")) {
+    const std::string vec_at = at + ".vec_size";
+    v.iota_vec_size = jr::integer(*vec, vec_at, -1024, 1024);
+    if (v.iota_vec_size < 1 || v.iota_vec_size > max_vec ||
+        (v.iota_vec_size & (v.iota_vec_size - 1)) != 0) {
+      throw InputError(vec_at, "vec_size " + std::to_string(v.iota_vec_size) + " on " +
+                                   std::string(dtype_name(dtype)) +
+                                   ": the case language casts an iota to a strided layout of "
+                                   "1, 2, 4 ... up to " +
+                                   std::to_string(max_vec) +
+                                   " elements a vector (64 bits; wider ones are not modelled)");
+    }
+  } else {
+    v.iota_vec_size = std::max<std::int64_t>(1, strided_vec_size(bits, element_count(shape)));
+  }
+  // Mosaic GPU's FragmentedArray.foreach gives element i of a register vector the index of the
+  // vector's first element plus i in the minor dimension only, so where a vector crosses into the
+  // next row (the minor dimension no multiple of vec_size) the iota's values are wrong: a JAX bug
+  // (ci/known-jax-bugs.json, iota_strided_vector_crosses_rows), not expressible.
+  if (shape.back() % v.iota_vec_size != 0) {
+    throw InputError(at + ".vec_size",
+                     "an iota of shape " + py::tuple_of_ints(shape) + " cast to vec_size " +
+                         std::to_string(v.iota_vec_size) +
+                         ": its register vectors cross rows of the minor dimension, where JAX's "
+                         "FragmentedArray.foreach computes wrong indices (known JAX bug "
+                         "iota_strided_vector_crosses_rows, ci/known-jax-bugs.json); give a "
+                         "vec_size that divides " +
+                         std::to_string(shape.back()) + " (not expressible otherwise)");
+  }
+}
+
 }  // namespace
 
 VectorValue CaseParser::parse_vector_value(const json& j, const std::string& path,
@@ -62,7 +114,7 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
   }
   if (!j.is_object() || j.size() != 1) {
     throw InputError(path,
-                     "expected a vector value: an object with one of const, load, add, "
+                     "expected a vector value: an object with one of const, load, iota, add, "
                      "sub, mul, min, max, and, or, xor, shift_left, shift_right_logical, "
                      "shift_right_arithmetic, convert");
   }
@@ -74,6 +126,11 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
     v.kind = VectorKind::kConst;
     v.bits = value_bits(arg, at, dtype);
     v.number = arg.get<double>();
+    return v;
+  }
+  if (key == "iota") {
+    v.kind = VectorKind::kIota;
+    parse_iota(arg, at, shape, dtype, v);
     return v;
   }
   if (key == "load") {
@@ -168,8 +225,9 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
     return v;
   }
   throw InputError(at, "unknown vector value \"" + key +
-                           "\"; expected const, load, add, sub, mul, min, max, and, or, xor, "
-                           "shift_left, shift_right_logical, shift_right_arithmetic or convert");
+                           "\"; expected const, load, iota, add, sub, mul, min, max, and, or, "
+                           "xor, shift_left, shift_right_logical, shift_right_arithmetic or "
+                           "convert");
 }
 
 VectorStore CaseParser::parse_vector_store(const json& j, const std::string& path) {

@@ -99,6 +99,12 @@ VectorElement vector_convert(DType from, DType to, std::uint64_t a, ConvertBy by
   return {static_cast<std::uint64_t>(static_cast<std::int64_t>(s)) & mask_of(to_bits), false};
 }
 
+std::uint64_t vector_iota(DType dtype, std::int64_t index) {
+  const std::uint64_t i = static_cast<std::uint64_t>(index);
+  if (!dtype_info(dtype).is_float) return i & mask_of(dtype_bits(dtype));
+  return round_to_float_bits(dtype, static_cast<double>(index));
+}
+
 std::uint64_t vector_shift(VectorKind op, int bits, std::uint64_t a, std::uint64_t amount) {
   const std::uint64_t mask = mask_of(bits);
   const bool negative = (a >> (bits - 1)) & 1;

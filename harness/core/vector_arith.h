@@ -31,6 +31,13 @@ VectorElement vector_binary(VectorKind op, DType dtype, std::uint64_t a, std::ui
 // shr.s; XLA's shift_left/shift_right_logical/shift_right_arithmetic agree below the width).
 std::uint64_t vector_shift(VectorKind op, int bits, std::uint64_t a, std::uint64_t amount);
 
+// Element `index` of an iota (lax.broadcasted_iota) of `dtype`: Mosaic GPU's
+// FragmentedArray.broadcasted_iota casts the index with arith.index_cast (an integer dtype wraps
+// modulo 2^bits) or arith.uitofp of its int32 (a float rounds to nearest even, once); XLA's iota on
+// the CPU gives the same numbers (checked on int8, uint8, float16 and bfloat16 past their exact
+// range).
+std::uint64_t vector_iota(DType dtype, std::int64_t index);
+
 // Who converts: the hardware (Mosaic GPU's arith.truncf/extf/sitofp/uitofp/fptosi/fptoui/trunci/
 // extsi/extui, PTX cvt) or XLA on the CPU (JAX's interpret mode).
 enum class ConvertBy : std::uint8_t { kHardware, kXlaCpu };

@@ -37,4 +37,12 @@ bool computes_arithmetic(const VectorValue& v) {
                      [](const VectorValue& a) { return computes_arithmetic(a); });
 }
 
+bool has_own_layout(const VectorValue& v) {
+  if (v.kind == VectorKind::kLoadSmem || v.kind == VectorKind::kLoadInput ||
+      v.kind == VectorKind::kIota)
+    return true;
+  return std::any_of(v.args.begin(), v.args.end(),
+                     [](const VectorValue& a) { return has_own_layout(a); });
+}
+
 }  // namespace collfuzz

@@ -97,6 +97,33 @@ VECTOR_BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
                  "shift_right_arithmetic": _shift_right_arithmetic}
 
 
+def iota_params(arg: Any, shape: tuple, dtype_bits: int, path: str) -> tuple[int, int]:
+  """A vector value's {"iota": {"dimension": d, "vec_size": v}} (docs/case-format.md
+  "vector_store") -> (d, v): `plgpu.layout_cast(lax.broadcasted_iota(dtype, shape, d),
+  plgpu.Layout.WG_STRIDED(shape, vec_size=v))`; `vec_size` absent is the strided layout's of the
+  dtype and count (WGStridedFragLayout.from_shaped_type: min(64 // bits, n // 128), halved until
+  128 * v divides n; 1 where n is no multiple of 128)."""
+  if not isinstance(arg, dict) or not set(arg) <= {"dimension", "vec_size"} or \
+      not isinstance(arg.get("dimension"), int) or not 0 <= arg["dimension"] < len(shape):
+    raise CaseError(f"{path}.iota: expected {{\"dimension\": 0..{len(shape) - 1}, "
+                    f"\"vec_size\": v}}, got {arg!r}")
+  if "vec_size" in arg:
+    return arg["dimension"], int(arg["vec_size"])
+  n = math.prod(shape)
+  vec = min(64 // dtype_bits, n // 128) if n % 128 == 0 else 0
+  while vec > 0 and n % (vec * 128):
+    vec //= 2
+  return arg["dimension"], max(vec, 1)
+
+
+def iota_crosses_rows(shape: tuple, vec_size: int) -> bool:
+  """Whether an iota's register vectors of `vec_size` elements cross rows of the minor dimension:
+  Mosaic GPU's FragmentedArray.foreach adds an element's place in its vector to the minor index
+  only, so such an iota's values are wrong (known JAX bug iota_strided_vector_crosses_rows, ci/
+  known-jax-bugs.json); the case language refuses it (docs/case-format.md "vector_store")."""
+  return shape[-1] % vec_size != 0
+
+
 # The dtypes a vector_store's {"convert": {"from": F, "value": V}} converts between (8-bit ones are
 # not modelled; docs/case-format.md "vector_store").
 CONVERT_DTYPES = ("float32", "float16", "bfloat16", "int16", "int32", "uint16", "uint32")

@@ -89,6 +89,8 @@ class Importer(IndexMixin, AllocsMixin, CopiesMixin, VectorsMixin, BarriersMixin
 
   def eqn(self, eqn, env: dict, ops: list):
     name = eqn.primitive.name
+    # The equation before this one (VectorsMixin.iota_cast: a layout cast right after its iota).
+    self.previous_eqn, self.current_eqn = self.current_eqn, eqn
     if name not in PRIMITIVES and self.vector_eqn(eqn, env):
       return
     if self.scalar_eqn(eqn, env):

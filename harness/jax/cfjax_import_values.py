@@ -184,6 +184,11 @@ class ImporterBase:
     self.counters: dict[str, int] = {}
     # plgpu.warp_map names its WarpMesh axis with a fresh object(): such an axis gets a name.
     self.axis_names: dict[int, str] = {}
+    # Each iota's output var -> (its equation, its dimension), and the equation walked before the
+    # current one (VectorsMixin.iota_cast: Lane needs the layout cast right after the iota).
+    self.iotas: dict = {}
+    self.previous_eqn = None
+    self.current_eqn = None
     # id() of each copy_smem_to_gmem equation that a wait_smem_to_gmem(0) closes (a store with
     # `wait` true) and of that wait (absorbed into the store): CopiesMixin.pair_store_waits.
     self.waited_stores: set[int] = set()

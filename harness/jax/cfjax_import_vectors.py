@@ -18,14 +18,18 @@ constant, {"const": c} in the new dtype). A vector value used twice is written o
 case has no variables). Anything else a value holds (another primitive, a load of an output, an
 8-bit conversion, a broadcast of a vector, an operand of another shape) is an Unknown that the
 store refuses, naming it and its line; so is a load whose vector is used by another kind of op.
+`iota` (`lax.broadcasted_iota`) with `plgpu.layout_cast(..., plgpu.Layout.WG_STRIDED(shape,
+vec_size=v))` right after it: {"iota": {"dimension": d, "vec_size": v}} (an iota without it, or a
+cast to another layout, is an Unknown).
 Scalar (0-d) equations are left to IndexMixin.scalar_eqn.
 """
 
 from __future__ import annotations
 
 import json
+import re
 
-from cfjax_case import CONVERT_DTYPES, VECTOR_BINARY, converted_const
+from cfjax_case import CONVERT_DTYPES, VECTOR_BINARY, converted_const, iota_crosses_rows
 from cfjax_import_values import Ref, Unknown, user_line
 
 _BINARY = tuple(VECTOR_BINARY)  # the case format's binary ops, each lax.<name>_p
@@ -131,16 +135,54 @@ class VectorsMixin:
       else:
         out = Unknown("`broadcast_in_dim` of a value that is not a scalar constant (a "
                       "vector_store's constants are jnp.full / a scalar literal)", where)
+    elif name == "iota":
+      # Lane's iota lowers only with a layout cast right after it (its lowering rule's hint);
+      # the case language casts every iota so: the cast makes the value (below).
+      self.iotas[eqn.outvars[0]] = (eqn, eqn.params["dimension"])
+      out = Unknown("`iota` with no `plgpu.layout_cast(..., plgpu.Layout.WG_STRIDED(shape, "
+                    "vec_size=v))` right after it (under Lane JAX raises 'Failed to infer the "
+                    "output layout of the iota'; a vector_store's iota is cast so)", where)
+    elif name == "layout_cast" and len(eqn.invars) == 1:
+      out = self.iota_cast(eqn, shape, dtype, where)
     elif name == "convert_element_type" and len(eqn.invars) == 1:
       out = self.vector_convert(self.operand(env, eqn.invars[0], shape, dtype),
                                 _aval(eqn.invars[0])[1], shape, dtype, where)
     else:
       out = Unknown(f"`{name}` (a vector_store's value is made of loads of SMEM allocations "
-                    "and inputs, constants, add, sub, mul, min, max, &, |, ^, shifts by a constant and "
-                    "astype)", where)
+                    "and inputs, constants, iotas cast to a strided layout, add, sub, mul, min, "
+                    "max, &, |, ^, shifts by a constant and astype)", where)
     for o in eqn.outvars:
       env[o] = out
     return True
+
+  def iota_cast(self, eqn, shape: tuple, dtype: str, where: str):
+    """`plgpu.layout_cast(iota, plgpu.Layout.WG_STRIDED(shape, vec_size=v))` right after the iota:
+    {"iota": {"dimension": d, "vec_size": v}}; any other layout cast an Unknown."""
+    iota, dim = self.iotas.get(eqn.invars[0], (None, None))
+    layout = eqn.params.get("new_layout")
+    cls = getattr(getattr(layout, "layout_cls", None), "name", None)
+    args = tuple(getattr(layout, "args", ()))
+    kwargs = dict(getattr(layout, "kwargs", {}))
+    vec = kwargs.get("vec_size", args[1] if len(args) > 1 else None)
+    lshape = kwargs.get("shape", args[0] if args else None)
+    if iota is None or self.previous_eqn is not iota:
+      return Unknown("`layout_cast` of a value that is not the iota right before it (a "
+                     "vector_store casts an iota only, right after it)", where)
+    if cls != "WG_STRIDED" or not isinstance(vec, int) or \
+        tuple(lshape or ()) != tuple(shape):
+      return Unknown(f"`layout_cast` of an iota to {layout!r} (a vector_store casts an iota to "
+                     f"plgpu.Layout.WG_STRIDED({tuple(shape)}, vec_size=v))", where)
+    bits = int(re.search(r"\d+$", dtype).group())  # int8 .. float32, bfloat16
+    if vec < 1 or vec > 64 // bits or vec & (vec - 1):
+      return Unknown(f"`layout_cast` of an iota to vec_size {vec} (the case language casts to 1, "
+                     f"2, ... up to {64 // bits} elements a vector on {dtype})", where)
+    if iota_crosses_rows(shape, vec):
+      return Unknown(f"an iota of shape {tuple(shape)} cast to vec_size {vec}: its register "
+                     "vectors cross rows of the minor dimension, where JAX's "
+                     "FragmentedArray.foreach computes wrong indices (known JAX bug "
+                     "iota_strided_vector_crosses_rows); a vector_store's iota takes a vec_size "
+                     f"that divides {shape[-1]}", where)
+    return Vec({"iota": {"dimension": int(dim), "vec_size": vec}}, shape, dtype)
 
   def vector_convert(self, x, src: str, shape: tuple, dtype: str, where: str):
     """`convert_element_type` (`x.astype(dtype)`, lax.convert_element_type) of the Vec x, of

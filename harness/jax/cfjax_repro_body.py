@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import re
 
-from cfjax_case import REDUCTION_OPS, VECTOR_BINARY, CaseError, const_number, index_shape
+from cfjax_case import (REDUCTION_OPS, VECTOR_BINARY, CaseError, const_number, index_shape,
+                        iota_params)
 from cfjax_repro_src import (Unsupported, axis_names_src, dtype_src, ident, num_barriers_src,
                              shape_src)
 from cfjax_smem_layout import transforms_src
@@ -453,6 +454,14 @@ class Writer:
       except CaseError as e:
         raise Unsupported(str(e)) from e
       return f"jnp.full({shape_src(shape)}, {c!r}, {dtype_src(dtype)})"
+    if kind == "iota":
+      # cfjax_translate: Lane's iota lowers only with a layout cast right after it.
+      try:
+        dim, vec = iota_params(arg, shape, int(re.search(r"\d+$", dtype).group()), path)
+      except CaseError as e:
+        raise Unsupported(str(e)) from e
+      return (f"plgpu.layout_cast(lax.broadcasted_iota({dtype_src(dtype)}, {shape_src(shape)}, "
+              f"{dim}), plgpu.Layout.WG_STRIDED({shape_src(shape)}, vec_size={vec}))")
     if kind == "load":
       if isinstance(arg, dict) and "alloc" in arg:
         ref = ident(arg["alloc"])
@@ -487,7 +496,7 @@ class Writer:
                           f"got {arg!r}")
       a = self.vector_src(arg["value"], shape, arg["from"], f"{path}.convert.value")
       return f"{a}.astype({dtype_src(dtype)})"
-    raise Unsupported(f"{path}: vector value {kind!r} (const, load, add, sub, mul, min, max, "
+    raise Unsupported(f"{path}: vector value {kind!r} (const, iota, load, add, sub, mul, min, max, "
                       "and, or, xor, shift_left, shift_right_logical, shift_right_arithmetic, "
                       "convert)")
 

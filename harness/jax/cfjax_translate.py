@@ -23,7 +23,7 @@ from jax.experimental.pallas import mosaic_gpu as plgpu
 
 import cfjax_smem_layout
 from cfjax_case import (VECTOR_BINARY, Case, CaseError, axis_name, axis_names, const_number, flag,
-                        loop_key, plus_terms, reduction_op, wait_groups)
+                        iota_params, loop_key, plus_terms, reduction_op, wait_groups)
 
 LABEL_PREFIX = "cfop"
 HIDDEN_OUTPUT = "_cfjax_keep_alive"
@@ -254,7 +254,9 @@ _JNP_BINARY = {"min": jnp.minimum, "max": jnp.maximum, "shift_left": lax.shift_l
 
 def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
   """A vector_store's value (docs/case-format.md "vector_store") -> a traced array of `shape` and
-  `dtype`: {"const": c} is jnp.full(shape, c, dtype); {"load": {"alloc": A, "index": [...]}}
+  `dtype`: {"const": c} is jnp.full(shape, c, dtype); {"iota": {"dimension": d, "vec_size": v}} is
+  plgpu.layout_cast(lax.broadcasted_iota(dtype, shape, d), plgpu.Layout.WG_STRIDED(shape,
+  vec_size=v)); {"load": {"alloc": A, "index": [...]}}
   reads SMEM (`a.at[i, ...][...]`), {"load": {"input": X, "index": [...]}} GMEM
   (`x.at[idx][...]`); {"add"|"sub"|"mul"|"and"|"or"|"xor": [a, b]} is a + b, a - b, a * b,
   a & b, a | b, a ^ b; {"min"|"max": [a, b]}
@@ -267,6 +269,11 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
   (kind, arg), = v.items()
   if kind == "const":
     return jnp.full(shape, const_number(arg, dtype, path), dtype)
+  if kind == "iota":
+    # Lane's iota lowers only with a layout cast right after it (its lowering rule's hint).
+    dim, vec = iota_params(arg, shape, jnp.dtype(dtype).itemsize * 8, path)
+    return plgpu.layout_cast(lax.broadcasted_iota(dtype, shape, dim),
+                             plgpu.Layout.WG_STRIDED(shape, vec_size=vec))
   if kind == "load":
     if not isinstance(arg, dict):
       raise CaseError(f"{path}.load: not a load: {arg!r}")

@@ -1,6 +1,7 @@
 #include "harness/lowering/lowering_rules.h"
 
 #include <algorithm>
+#include <map>
 
 #include "harness/core/memref_text.h"
 #include "harness/core/ndarray.h"
@@ -17,25 +18,13 @@
 namespace collfuzz::lowering {
 namespace {
 
-// FragmentedArray values under Lane: a load (FragmentedArray.load_strided) has its ref dtype's
-// WGStridedFragLayout, astype keeps the registers' layout, a constant is a splat (it takes the
-// other operand's layout), and _pointwise requires two non-splat operands' layouts to be equal.
-// Returns the value's vector length (0: a splat) and clears `agree` at the first mismatch.
-std::int64_t lane_layout(const VectorValue& v, DType d, std::int64_t elements, bool& agree) {
-  if (v.kind == VectorKind::kConst) return 0;
-  if (v.kind == VectorKind::kLoadSmem || v.kind == VectorKind::kLoadInput)
-    return strided_vec_size(dtype_bits(d), elements);
-  if (v.kind == VectorKind::kConvert) return lane_layout(v.args[0], v.from, elements, agree);
-  const std::int64_t a = lane_layout(v.args[0], d, elements, agree);
-  const std::int64_t b = lane_layout(v.args[1], d, elements, agree);
-  if (a != 0 && b != 0 && a != b) agree = false;
-  return a != 0 ? a : b;
-}
-
-bool lane_layouts_agree(const VectorValue& v, DType d, std::int64_t elements) {
-  bool agree = true;
-  lane_layout(v, d, elements, agree);
-  return agree;
+// A vector value's equations in the jaxpr's order (each op after its operands, the left one
+// first), each with its dtype: Pallas lowers them one by one.
+void value_eqns(const VectorValue& v, DType d,
+                std::vector<std::pair<const VectorValue*, DType>>& eqns) {
+  const DType operand = v.kind == VectorKind::kConvert ? v.from : d;
+  for (const VectorValue& a : v.args) value_eqns(a, operand, eqns);
+  eqns.emplace_back(&v, d);
 }
 
 }  // namespace
@@ -477,6 +466,55 @@ class Lowerer {
     return memref_text(o.dtype, o.shape, vs.dst_index, false);
   }
 
+  // WGStridedFragLayout.__post_init__'s error: ValueError((layout, 128)).
+  static std::string strided_layout_error(const Shape& shape, std::int64_t vec) {
+    return "(WGStridedFragLayout(shape=" + py::tuple_of_ints(shape) +
+           ", vec_size=" + std::to_string(vec) + "), 128)";
+  }
+
+  // The value's equations, each through its lowering rule in the jaxpr's order. Under Lane each
+  // FragmentedArray keeps a register layout (its vector length; 0 for a splat constant): a load
+  // gets its ref dtype's strided one (load_strided, which needs a multiple of 128 elements), astype
+  // keeps its operand's, and _pointwise refuses 8-bit arithmetic and then two non-splat operands
+  // of different layouts. An iota's layout is its layout_cast's, which the lowering builds before
+  // the iota's rule under both semantics (the lookahead's hint); under Warpgroup the rest is the
+  // layout inference's and the dialect lowering's (dialect_stage.cpp).
+  void lower_value(const Op& op, const VectorValue& value, DType dtype, const IrVectorStore& iv) {
+    std::vector<std::pair<const VectorValue*, DType>> eqns;
+    value_eqns(value, dtype, eqns);
+    std::map<const VectorValue*, std::int64_t> layout;
+    for (const auto& [v, d] : eqns) {
+      std::int64_t vec = 0;
+      if (v->kind == VectorKind::kIota) {
+        vec = v->iota_vec_size;
+        if (iv.elements % (128 * vec) != 0) {
+          raise(Stage::kLower, "ValueError", strided_layout_error(iv.shape, vec),
+                rule_id::kIotaLayout, op.path);
+        }
+      } else if (!lane()) {
+        continue;
+      } else if (v->kind == VectorKind::kLoadSmem || v->kind == VectorKind::kLoadInput) {
+        if (iv.elements % 128 != 0) strided_elements(op, load_memref(*v), iv.elements);
+        vec = strided_vec_size(dtype_bits(d), iv.elements);
+      } else if (v->kind == VectorKind::kConvert) {
+        vec = layout.at(&v->args[0]);
+      } else if (!v->args.empty()) {
+        if (dtype_bits(d) == 8 && !is_bitwise(v->kind)) {
+          raise(Stage::kLower, "NotImplementedError", kPointwise8BitMessage,
+                rule_id::kVectorPointwise8Bit, op.path);
+        }
+        const std::int64_t a = layout.at(&v->args[0]);
+        const std::int64_t b = layout.at(&v->args[1]);
+        if (a != 0 && b != 0 && a != b) {
+          raise(Stage::kLower, "ValueError", "Incompatible FragmentedArray layouts",
+                rule_id::kVectorIncompatibleLayouts, op.path);
+        }
+        vec = a != 0 ? a : b;
+      }
+      layout[v] = vec;
+    }
+  }
+
   // _swap_lowering_rule: the value's loads (_get_lowering_rule) read SMEM refs at their offsets.
   void vector_store(const Op& op, const VectorStore& vs) {
     IrVectorStore iv;
@@ -501,37 +539,15 @@ class Lowerer {
     }
     iv.dtype = dtype;
     iv.eight_bit = dtype_bits(dtype) == 8 && computes_arithmetic(vs.value);
-    const VectorValue* first = nullptr;  // the first load Python evaluates (left operand first)
-    for_each_vector_load(vs.value, [&](const VectorValue& load) {
-      if (!first) first = &load;
-    });
-    iv.loads = first != nullptr;
-    // Lane: FragmentedArray.load_strided in the first load's _get_lowering_rule, else (after the
-    // value's ops) in _swap_lowering_rule's read of the destination; Warpgroup: dialect_stage.
-    if (lane() && iv.elements % 128 != 0) {
-      if (first) strided_elements(op, load_memref(*first), iv.elements);
-      if (iv.eight_bit) {
-        raise(Stage::kLower, "NotImplementedError", kPointwise8BitMessage,
-              rule_id::kVectorPointwise8Bit, op.path);
-      }
-      strided_elements(op, dst_memref(vs), iv.elements);
-    }
-    // FragmentedArray._pointwise under Lane; under Warpgroup the dialect lowering (dialect_stage).
-    if (lane() && iv.eight_bit) {
-      raise(Stage::kLower, "NotImplementedError", kPointwise8BitMessage,
-            rule_id::kVectorPointwise8Bit, op.path);
-    }
-    // Lane: each value's registers keep the strided layout of the dtype it was loaded as.
-    if (lane() && !lane_layouts_agree(vs.value, dtype, iv.elements)) {
-      raise(Stage::kLower, "ValueError", "Incompatible FragmentedArray layouts",
-            rule_id::kVectorIncompatibleLayouts, op.path);
-    }
+    iv.loads = has_own_layout(vs.value);
+    lower_value(op, vs.value, dtype, iv);
+    // Lane: _swap_lowering_rule reads the destination's old value (load_strided), then stores.
+    if (lane() && iv.elements % 128 != 0) strided_elements(op, dst_memref(vs), iv.elements);
     // _swap_lowering_rule's store of a splat (Lane here, Warpgroup in dialect_stage).
     if (!iv.loads && !jax_facts(c_.target.jax).splat_vec_size_gcd) {
       const std::int64_t vec = splat_store_vec_size_0_11_2(dtype_bits(dtype), iv.elements);
       if (iv.elements % (vec * 128) != 0) {
-        iv.splat_vec_size_error = "(WGStridedFragLayout(shape=" + py::tuple_of_ints(iv.shape) +
-                                  ", vec_size=" + std::to_string(vec) + "), 128)";
+        iv.splat_vec_size_error = strided_layout_error(iv.shape, vec);
         if (lane()) {
           raise(Stage::kLower, "ValueError", *iv.splat_vec_size_error, rule_id::kSplatVecSize,
                 op.path);

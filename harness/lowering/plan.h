@@ -98,6 +98,9 @@ struct VectorNode {
   std::int64_t smem_offset = 0;   // kLoadSmem: bytes, the ref's first element in the CTA's SMEM
   std::int32_t input = 0;         // kLoadInput: Plan::inputs index
   ArraySlice slice;               // kLoadInput
+  // kIota: element j's value is its index (j / iota_inner) % iota_size along the iota's dimension.
+  std::int64_t iota_inner = 1;
+  std::int64_t iota_size = 1;
 };
 
 // vector_store: the warpgroup's value, element by element (harness/core/vector_arith.h), stored

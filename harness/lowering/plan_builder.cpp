@@ -463,7 +463,11 @@ class PlanBuilder {
       n.dtype = d;
       n.from = value.from;
       n.bits = value.bits;
-      if (value.kind == VectorKind::kLoadSmem) {
+      if (value.kind == VectorKind::kIota) {
+        const auto dim = static_cast<std::size_t>(value.iota_dimension);
+        n.iota_size = iv.shape[dim];
+        for (std::size_t k = dim + 1; k < iv.shape.size(); ++k) n.iota_inner *= iv.shape[k];
+      } else if (value.kind == VectorKind::kLoadSmem) {
         const auto& [offset, slot_stride] = iv.smem_loads[smem_load++];
         n.smem_offset = offset;
         if (value.smem_slot) n.smem_offset += dyn_value(*value.smem_slot, iteration_) * slot_stride;

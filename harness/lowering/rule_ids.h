@@ -38,6 +38,7 @@ inline constexpr std::string_view kCopyProveDivisibility = "dialect.async_copy.p
 inline constexpr std::string_view kCopyTilingDivides = "dialect.async_copy.tiling_divides";
 inline constexpr std::string_view kSplatStoreCount = "dialect.vector.splat_store_count";
 inline constexpr std::string_view kSplatVecSize = "lower.vector.splat_vec_size";
+inline constexpr std::string_view kIotaLayout = "lower.vector.iota_layout";
 inline constexpr std::string_view kEstimateClusterAxis = "estimate.cluster_barrier.unknown_axis";
 inline constexpr std::string_view kEstimateSemaphore = "estimate.semaphore.scope";
 inline constexpr std::string_view kEstimateGmem = "estimate.gmem.unsupported";
@@ -124,6 +125,7 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kCopyTilingDivides,
                                             kSplatStoreCount,
                                             kSplatVecSize,
+                                            kIotaLayout,
                                             kEstimateClusterAxis,
                                             kEstimateSemaphore,
                                             kEstimateGmem,

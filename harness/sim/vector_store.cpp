@@ -46,6 +46,9 @@ VectorElement element_value(const lowering::Plan& plan, const lowering::VectorSt
             {inputs[static_cast<std::size_t>(n->input)].element(array_element(n->slice, j)),
              false});
         break;
+      case VectorKind::kIota:
+        stack.push_back({vector_iota(n->dtype, j / n->iota_inner % n->iota_size), false});
+        break;
       case VectorKind::kConvert: {
         const VectorElement a = stack.back();
         VectorElement r = vector_convert(n->from, n->dtype, a.bits, ConvertBy::kHardware);

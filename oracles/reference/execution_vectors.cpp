@@ -95,6 +95,14 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
                     static_cast<std::size_t>(w));
         return {bits, false};
       }
+      case VectorKind::kIota: {
+        // The element's index along the iota's dimension of the (row-major) value.
+        std::int64_t inner = 1;
+        for (std::size_t k = static_cast<std::size_t>(v.iota_dimension) + 1; k < shape.size(); ++k)
+          inner *= shape[k];
+        return {vector_iota(d, e / inner % shape[static_cast<std::size_t>(v.iota_dimension)]),
+                false};
+      }
       case VectorKind::kConvert: {
         const VectorElement a = eval(v.args[0], e, v.from);
         VectorElement r =

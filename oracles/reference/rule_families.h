@@ -46,8 +46,8 @@ void check_launch_context(Checker& ck, const CopyFacts& f, Stage stage);
 // The same for a copy_smem_to_gmem (always the TMA implementation).
 void check_store_launch_context(Checker& ck, const CopyFacts& f, Stage stage);
 
-// A vector store's lowering rules (vector_rules.cpp), fired at `stage` (lower under Lane, dialect
-// under Warpgroup).
+// A vector store's lowering rules (vector_rules.cpp), fired at `stage`: lower (under Lane all of
+// its value's and the store's; under Warpgroup an iota's layout cast), or dialect (Warpgroup).
 void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& vs,
                                  const Scope& scope, Stage stage);
 // Warpgroup's layout inference, over the whole module before the dialect lowering of any op: a

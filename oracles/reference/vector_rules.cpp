@@ -16,27 +16,56 @@
 namespace collfuzz::ref {
 namespace {
 
-// The register vector length of `v` (of dtype `d`, `elements` elements) under Lane semantics:
-// a load's ref dtype's, a conversion's operand's, a binary op's non-constant operands'; nullopt
-// for a constant (a splat takes the other operand's layout). Sets `conflict` at a binary op whose
-// two operands disagree (FragmentedArray._pointwise: "Incompatible FragmentedArray layouts").
-std::optional<std::int64_t> lane_vec_size(const VectorValue& v, DType d, std::int64_t elements,
-                                          bool& conflict) {
+// The first rule the lower stage meets in a vector value, and where.
+struct LowerEvent {
+  RuleId rule = RuleId::kCount;
+  const VectorValue* node = nullptr;
+};
+
+// Walks `v` (of dtype `d`, `elements` elements) in the order Python evaluates it, the jaxpr's (an
+// op's operands before it, the left one first), and records in `first` the first rule the lower
+// stage meets there: under Lane a load of a count that is no multiple of 128 (load_strided in
+// _get_lowering_rule), an 8-bit op that FragmentedArray._pointwise restricts, or a binary op on two
+// register layouts that differ; under both semantics an iota whose layout cast's strided layout
+// does not divide the count (lower_jaxpr_to_mosaic_gpu builds it as the iota's hint). Returns the
+// node's register vector length under Lane: a load's ref dtype's strided one, an iota's cast's, a
+// conversion's operand's, a binary op's non-constant operands'; nullopt for a constant (a splat
+// takes the other operand's layout).
+std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, std::int64_t elements,
+                                       bool lane, std::optional<LowerEvent>& first) {
+  const auto meet = [&](RuleId rule) {
+    if (!first) first = LowerEvent{rule, &v};
+  };
   switch (v.kind) {
     case VectorKind::kConst:
       return std::nullopt;
     case VectorKind::kLoadSmem:
     case VectorKind::kLoadInput:
+      if (lane && elements % 128 != 0) meet(RuleId::kLowerVectorStridedElements);
       return strided_vec_size(dtype_bits(d), elements);
+    case VectorKind::kIota:
+      if (elements % (128 * v.iota_vec_size) != 0) meet(RuleId::kLowerVectorIotaLayout);
+      return v.iota_vec_size;
     case VectorKind::kConvert:
-      return lane_vec_size(v.args[0], v.from, elements, conflict);
+      return lower_walk(v.args[0], v.from, elements, lane, first);
     default: {
-      const auto a = lane_vec_size(v.args[0], d, elements, conflict);
-      const auto b = lane_vec_size(v.args[1], d, elements, conflict);
-      if (a && b && *a != *b) conflict = true;
+      const auto a = lower_walk(v.args[0], d, elements, lane, first);
+      const auto b = lower_walk(v.args[1], d, elements, lane, first);
+      if (lane && dtype_bits(d) == 8 && !is_bitwise(v.kind))
+        meet(RuleId::kLowerVectorPointwise8Bit);
+      if (lane && a && b && *a != *b) meet(RuleId::kLowerVectorIncompatibleLayouts);
       return a ? a : b;
     }
   }
+}
+
+// Whether `v` holds an iota anywhere.
+bool has_iota(const VectorValue& v) {
+  if (v.kind == VectorKind::kIota) return true;
+  for (const VectorValue& a : v.args) {
+    if (has_iota(a)) return true;
+  }
+  return false;
 }
 
 // The value's first load in the order Python evaluates the expression (an op's left operand
@@ -113,39 +142,11 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
   const StoredView view = stored_view(ck, vs, scope);
   const DType dtype = view.dtype;
   const std::int64_t elements = view.elements;
-  const bool eight_bit_op = dtype_bits(dtype) == 8 && computes_arithmetic(vs.value);
-  if (elements % 128 != 0) {
-    const VectorValue* load = first_load(vs.value);
-    if (stage == Stage::kDialect) {
-      // A value of constants keeps the splat layout (one that loads has failed the layout
-      // inference already: check_vector_layout_inference).
-      ck.check(RuleId::kDialectSplatStoreCount, load == nullptr, op.path);
-      return;
-    }
-    // Lane: the value's first load raises in its own lowering rule, before any op on it; a value
-    // of constants computes (the 8-bit rule) and the store then reads its destination.
-    const auto strided = [&](const std::string& memref) {
-      ck.check(
-          RuleId::kLowerVectorStridedElements, true, op.path,
-          [&] {
-            return Holes{{"memref", memref}, {"n", std::to_string(elements)}};
-          },
-          stage);
-    };
-    if (load) strided(load_memref(ck, *load, scope));
-    ck.check(RuleId::kLowerVectorPointwise8Bit, eight_bit_op, op.path, stage);
-    strided(dst_memref(ck, vs, scope));
-  }
-  // Under Lane, a binary op on a converted value and a value of another register layout: the
-  // op's lowering rule (stage lower). Warpgroup's layout inference gives both the same layout.
-  bool conflict = false;
-  if (stage == Stage::kLower) lane_vec_size(vs.value, dtype, elements, conflict);
-  ck.check(RuleId::kLowerVectorIncompatibleLayouts, conflict, op.path, stage);
-  // Any add, sub, mul, min or max (FragmentedArray.min/max call _pointwise too).
-  ck.check(RuleId::kLowerVectorPointwise8Bit, eight_bit_op, op.path, stage);
+  const bool splat = !has_own_layout(vs.value);
   // JAX 0.11.2 (the rule's until): a value of constants is stored through a splat layout whose
-  // vec_size must divide the count.
-  if (first_load(vs.value) == nullptr) {
+  // vec_size must divide the count (the store's lowering: Lane here, Warpgroup in the dialect).
+  const auto splat_vec_size = [&] {
+    if (!splat) return;
     const std::int64_t vec = splat_store_vec_size_0_11_2(dtype_bits(dtype), elements);
     ck.check(
         RuleId::kLowerVectorSplatVecSize, elements % (vec * 128) != 0, op.path,
@@ -153,7 +154,55 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
           return Holes{{"shape", py::tuple_of_ints(view.shape)}, {"vec", std::to_string(vec)}};
         },
         stage);
+  };
+  const auto strided = [&](const std::string& memref) {
+    ck.check(
+        RuleId::kLowerVectorStridedElements, true, op.path,
+        [&] {
+          return Holes{{"memref", memref}, {"n", std::to_string(elements)}};
+        },
+        stage);
+  };
+  if (stage == Stage::kLower) {
+    std::optional<LowerEvent> first;
+    lower_walk(vs.value, dtype, elements, ck.lane(), first);
+    if (first && first->rule == RuleId::kLowerVectorStridedElements) {
+      strided(load_memref(ck, *first->node, scope));
+    } else if (first && first->rule == RuleId::kLowerVectorIotaLayout) {
+      ck.check(
+          RuleId::kLowerVectorIotaLayout, true, op.path,
+          [&] {
+            return Holes{{"shape", py::tuple_of_ints(view.shape)},
+                         {"vec", std::to_string(first->node->iota_vec_size)}};
+          },
+          stage);
+    } else if (first) {
+      ck.check(first->rule, true, op.path, stage);
+    } else {
+      // Nothing met: the rules the walk checked, for `explain`.
+      if (has_iota(vs.value)) ck.check(RuleId::kLowerVectorIotaLayout, false, op.path, stage);
+      if (ck.lane()) {
+        ck.check(RuleId::kLowerVectorPointwise8Bit, false, op.path, stage);
+        ck.check(RuleId::kLowerVectorIncompatibleLayouts, false, op.path, stage);
+      }
+    }
+    if (!ck.lane()) return;  // Warpgroup: the rest in the layout inference and the dialect
+    // _swap_lowering_rule reads the destination's old value (load_strided), then stores.
+    if (elements % 128 != 0) strided(dst_memref(ck, vs, scope));
+    splat_vec_size();
+    return;
   }
+  // Warpgroup's dialect lowering. A value that loads a ref has failed the layout inference
+  // already where the count is no multiple of 128 (check_vector_layout_inference), one with an
+  // iota the lower stage; a value of constants keeps the splat layout, which the store refuses.
+  if (elements % 128 != 0) {
+    ck.check(RuleId::kDialectSplatStoreCount, splat, op.path);
+    return;
+  }
+  // Any add, sub, mul, min, max or shift (FragmentedArray.min/max call _pointwise too).
+  ck.check(RuleId::kLowerVectorPointwise8Bit,
+           dtype_bits(dtype) == 8 && computes_arithmetic(vs.value), op.path, stage);
+  splat_vec_size();
 }
 
 }  // namespace collfuzz::ref

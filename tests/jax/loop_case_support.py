@@ -125,3 +125,28 @@ def loops(ops):
     if op["op"] == "loop":
       yield op
     yield from loops(op.get("body", []))
+
+
+def store_lines(case):
+  """The vector-store lines (`ref[...] = value  # path`) of `case`'s interpret-mode repro
+  script, stripped."""
+  import cfjax_repro  # pylint: disable=import-outside-toplevel
+  src = cfjax_repro.generate({
+      "case": case, "mode": "interpret",
+      "expected": {"kind": "completed", "outputs": []}, "match": "exact",
+      "collfuzz": "collfuzz test", "jax": "0.11.2", "command": "collfuzz repro t.json"})
+  return [ln.strip() for ln in src.splitlines() if "[...] =" in ln]
+
+
+def check_rejected(test, case, stages, exception, message):
+  """`case` under each (semantics, stage) of `stages`, on jax-lower and jax-ir (each a subTest):
+  rejected at that stage with `exception` and `message`."""
+  for sem, stage in stages:
+    c = json.loads(json.dumps(case))
+    c["target"]["semantics"] = sem
+    for mode in ("lower", "ir"):
+      out = executor(mode).run(c)
+      with test.subTest(mode=mode, semantics=sem):
+        test.assertEqual(out["kind"], "rejected", json.dumps(out)[:2000])
+        d = out["diagnostic"]
+        test.assertEqual((d["stage"], d["exception"], d["message"]), (stage, exception, message))

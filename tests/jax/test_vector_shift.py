@@ -25,11 +25,10 @@ sys.path.insert(0, HERE)
 import numpy as np  # noqa: E402
 
 from loop_case_support import (VECTOR_STORE_KERNEL, executor, import_source, round_trip_difference,  # noqa: E402
-                               check_runs_to, typed_output)
+                               check_rejected, check_runs_to, store_lines, typed_output)
 
 import cfjax_case  # noqa: E402
 import cfjax_fill  # noqa: E402
-import cfjax_repro  # noqa: E402
 
 DTYPES = ("int16", "uint16", "int32", "uint32")
 N = 512
@@ -137,15 +136,8 @@ class RunTest(unittest.TestCase):
     c["outputs"][0]["shape"] = [1, N]
     c["program"] = [{"op": "vector_store", "dst": {"output": "o", "index": [0]},
                      "value": {"shift_left": [{"load": {"input": "x"}}, {"const": 3}]}}]
-    for sem, stage in (("lane", "lower"), ("warpgroup", "dialect")):
-      c["target"]["semantics"] = sem
-      for mode in ("lower", "ir"):
-        out = executor(mode).run(c)
-        with self.subTest(mode=mode, semantics=sem):
-          self.assertEqual(out["kind"], "rejected", json.dumps(out)[:2000])
-          d = out["diagnostic"]
-          self.assertEqual((d["stage"], d["exception"], d["message"]),
-                           (stage, "NotImplementedError", MSG_8BIT))
+    check_rejected(self, c, (("lane", "lower"), ("warpgroup", "dialect")), "NotImplementedError",
+                   MSG_8BIT)
     c["target"]["profile"] = "interpret"
     c["target"]["semantics"] = "lane"
     out = executor("interpret").run(c)
@@ -158,11 +150,7 @@ class RunTest(unittest.TestCase):
 class ReproTest(unittest.TestCase):
 
   def test_the_store_lines(self):
-    src = cfjax_repro.generate({
-        "case": shift_case("int16"), "mode": "interpret",
-        "expected": {"kind": "completed", "outputs": []}, "match": "exact",
-        "collfuzz": "collfuzz test", "jax": "0.11.2", "command": "collfuzz repro t.json"})
-    lines = [ln.strip() for ln in src.splitlines() if "[...] =" in ln]
+    lines = store_lines(shift_case("int16"))
     full = "jnp.full((512,), {}, jnp.int16)"
     self.assertEqual(lines, [
         f"o.at[0,][...] = lax.shift_left(x[...], {full.format(1)})  # $.program[0]",

@@ -10,6 +10,7 @@
 
 #include "harness/core/case.h"
 #include "harness/core/case_json.h"
+#include "harness/core/errors.h"
 #include "harness/lowering/lowering.h"
 #include "harness/sim/simulator.h"
 #include "oracles/oracles.h"
@@ -118,6 +119,19 @@ inline void expect_refused_as_8bit_arithmetic(const std::string& dtype,
     EXPECT_EQ(lowered.rule, "lower.vector.pointwise_8bit");
     EXPECT_EQ(lowered.stage, stage);
     EXPECT_EQ(predict(k, Profile::kInterpret).outcome.kind, OutcomeKind::kCompleted) << semantics;
+  }
+}
+
+// The case reader refuses `j` with an InputError naming `field` ("FIELD: ...") and saying `words`.
+inline void expect_parse_refused(const nlohmann::json& j, const std::string& field,
+                                 const std::string& words) {
+  try {
+    case_from_json(j);
+    ADD_FAILURE() << j["program"].dump() << " parsed";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(field + ": "), std::string::npos) << what;
+    EXPECT_NE(what.find(words), std::string::npos) << what;
   }
 }
 
