@@ -163,6 +163,23 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
       vs.value = plan.constant == 2 ? binary(op, iota, tile) : binary(op, tile, iota);
       break;
     }
+    case VectorValueShape::kBroadcast: {
+      const Shape row_shape(tile_shape.begin() + 1, tile_shape.end());
+      const VectorKind op = dtype_info(dtype).is_float ? VectorKind::kAdd : VectorKind::kXor;
+      if (row_shape.empty() || element_count(row_shape) % 128 != 0) {
+        vs.value = binary(VectorKind::kAdd, tile, c);
+        break;
+      }
+      VectorValue row = tile;
+      row.smem_index.push_back(0);
+      VectorValue rows;
+      rows.kind = VectorKind::kBroadcast;
+      rows.broadcast_shape = row_shape;
+      rows.args.push_back(std::move(row));
+      vs.value = plan.constant == 2 ? binary(VectorKind::kAdd, tile, std::move(rows))
+                                    : binary(op, std::move(rows), c);
+      break;
+    }
     case VectorValueShape::kShift:
       vs.value = dtype_info(dtype).is_float
                      ? binary(VectorKind::kAdd, tile, c)

@@ -356,6 +356,9 @@ enum class VectorKind : std::uint8_t {
   //                   plgpu.Layout.WG_STRIDED(shape, vec_size=vec_size)): each element's index
   // along `dimension`, as the dtype (integers wrap, floats round to nearest even).
   kIota,
+  // jnp.broadcast_to(a, shape): args[0] of shape `broadcast_shape`, a trailing part of the
+  // node's shape (new leading dims only); element j is a's element j % a's count.
+  kBroadcast,
 };
 
 // Whether `k` is one of the bitwise ops, which Mosaic GPU allows on 8-bit integers
@@ -388,6 +391,7 @@ struct VectorValue {
   // strided layout it is cast to (JAX raises where 128 * vec_size does not divide the count).
   std::int64_t iota_dimension = 0;
   std::int64_t iota_vec_size = 1;
+  Shape broadcast_shape;  // kBroadcast: the operand's shape
 };
 
 // Calls f on every load of `v` (a VectorValue or a const one), depth first.

@@ -1,5 +1,7 @@
 // The case reader: vector values and vector stores (docs/case-format.md, "vector_store").
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "harness/core/case_json_fields.h"
@@ -104,6 +106,31 @@ void parse_iota(const json& arg, const std::string& at, const Shape& shape, DTyp
   }
 }
 
+// A broadcast's operand shape: the node's shape less one or more leading dims (Mosaic GPU
+// broadcasts a strided value along new leading dims only: is_supported_strided_layout_broadcast),
+// of a multiple of 128 elements (the strided layout's; a smaller operand is not modelled).
+Shape parse_broadcast_shape(const json& j, const std::string& at, const Shape& shape) {
+  jr::array(j, at, shape.size());
+  Shape s;
+  for (std::size_t k = 0; k < j.size(); ++k)
+    s.push_back(jr::integer(j[k], jr::index_path(at, k), 1, std::int64_t{1} << 31));
+  const bool trailing =
+      !s.empty() && s.size() < shape.size() &&
+      std::equal(s.begin(), s.end(), shape.end() - static_cast<std::ptrdiff_t>(s.size()));
+  if (!trailing) {
+    throw InputError(at, "a broadcast of " + py::tuple_of_ints(s) + " to " +
+                             py::tuple_of_ints(shape) +
+                             ": the case language broadcasts along new leading dims only (the "
+                             "operand's shape is the destination's less its leading dims)");
+  }
+  if (element_count(s) % 128 != 0) {
+    throw InputError(at, "a broadcast of " + py::tuple_of_ints(s) +
+                             ": the operand holds a multiple of 128 elements (smaller ones are "
+                             "not modelled)");
+  }
+  return s;
+}
+
 }  // namespace
 
 VectorValue CaseParser::parse_vector_value(const json& j, const std::string& path,
@@ -113,10 +140,11 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
         path, "a vector value is nested more than " + std::to_string(limits::kMaxDepth) + " deep");
   }
   if (!j.is_object() || j.size() != 1) {
-    throw InputError(path,
-                     "expected a vector value: an object with one of const, load, iota, add, "
-                     "sub, mul, min, max, and, or, xor, shift_left, shift_right_logical, "
-                     "shift_right_arithmetic, convert");
+    throw InputError(
+        path,
+        "expected a vector value: an object with one of const, load, iota, broadcast, add, "
+        "sub, mul, min, max, and, or, xor, shift_left, shift_right_logical, "
+        "shift_right_arithmetic, convert");
   }
   VectorValue v;
   const std::string key = j.begin().key();
@@ -131,6 +159,15 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
   if (key == "iota") {
     v.kind = VectorKind::kIota;
     parse_iota(arg, at, shape, dtype, v);
+    return v;
+  }
+  if (key == "broadcast") {
+    // {"broadcast": {"shape": S, "value": V}}: jnp.broadcast_to(V, shape), V of shape S.
+    jr::object(arg, at, {"shape", "value"});
+    v.kind = VectorKind::kBroadcast;
+    v.broadcast_shape = parse_broadcast_shape(jr::required(arg, at, "shape"), at + ".shape", shape);
+    v.args.push_back(parse_vector_value(jr::required(arg, at, "value"), at + ".value",
+                                        v.broadcast_shape, dtype, depth + 1));
     return v;
   }
   if (key == "load") {
@@ -224,10 +261,11 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
     if (is_shift(kind)) check_shift_amount(v.args[1], jr::index_path(at, 1), dtype);
     return v;
   }
-  throw InputError(at, "unknown vector value \"" + key +
-                           "\"; expected const, load, iota, add, sub, mul, min, max, and, or, "
-                           "xor, shift_left, shift_right_logical, shift_right_arithmetic or "
-                           "convert");
+  throw InputError(
+      at, "unknown vector value \"" + key +
+              "\"; expected const, load, iota, broadcast, add, sub, mul, min, max, and, or, "
+              "xor, shift_left, shift_right_logical, shift_right_arithmetic or "
+              "convert");
 }
 
 VectorStore CaseParser::parse_vector_store(const json& j, const std::string& path) {

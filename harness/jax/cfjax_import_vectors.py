@@ -18,6 +18,8 @@ constant, {"const": c} in the new dtype). A vector value used twice is written o
 case has no variables). Anything else a value holds (another primitive, a load of an output, an
 8-bit conversion, a broadcast of a vector, an operand of another shape) is an Unknown that the
 store refuses, naming it and its line; so is a load whose vector is used by another kind of op.
+`broadcast_in_dim` of a vector along new leading dims (`jnp.broadcast_to(v, (k, *v.shape))`):
+{"broadcast": {"shape": v's shape, "value": v}}.
 `iota` (`lax.broadcasted_iota`) with `plgpu.layout_cast(..., plgpu.Layout.WG_STRIDED(shape,
 vec_size=v))` right after it: {"iota": {"dimension": d, "vec_size": v}} (an iota without it, or a
 cast to another layout, is an Unknown).
@@ -27,6 +29,7 @@ Scalar (0-d) equations are left to IndexMixin.scalar_eqn.
 from __future__ import annotations
 
 import json
+import math
 import re
 
 from cfjax_case import CONVERT_DTYPES, VECTOR_BINARY, converted_const, iota_crosses_rows
@@ -129,12 +132,12 @@ class VectorsMixin:
         isinstance(self.operand(env, eqn.invars[0], shape, dtype), Unknown):
       out = self.operand(env, eqn.invars[0], shape, dtype)  # the innermost cause, its line
     elif name == "broadcast_in_dim" and len(eqn.invars) == 1:
-      c = self.operand(env, eqn.invars[0], shape, dtype)
-      if isinstance(c, Vec) and "const" in c.j and _aval(eqn.invars[0])[0] == ():
+      src_shape = _aval(eqn.invars[0])[0]
+      c = self.operand(env, eqn.invars[0], src_shape if src_shape else shape, dtype)
+      if isinstance(c, Vec) and "const" in c.j and src_shape == ():
         out = Vec(c.j, shape, dtype)
       else:
-        out = Unknown("`broadcast_in_dim` of a value that is not a scalar constant (a "
-                      "vector_store's constants are jnp.full / a scalar literal)", where)
+        out = self.vector_broadcast(eqn, c, src_shape, shape, dtype, where)
     elif name == "iota":
       # Lane's iota lowers only with a layout cast right after it (its lowering rule's hint);
       # the case language casts every iota so: the cast makes the value (below).
@@ -154,6 +157,25 @@ class VectorsMixin:
     for o in eqn.outvars:
       env[o] = out
     return True
+
+  def vector_broadcast(self, eqn, x, src_shape: tuple, shape: tuple, dtype: str, where: str):
+    """`jnp.broadcast_to(x, shape)` (broadcast_in_dim along new leading dims, the operand's
+    dims the trailing ones): {"broadcast": {"shape": x's shape, "value": x}}; any other
+    broadcast an Unknown."""
+    dims = tuple(eqn.params.get("broadcast_dimensions", ()))
+    n = len(src_shape)
+    if not isinstance(x, Vec):
+      return x if isinstance(x, Unknown) else Unknown(
+          f"`broadcast_in_dim` of {self.describe(x)}", where)
+    if not 0 < n < len(shape) or dims != tuple(range(len(shape) - n, len(shape))) or \
+        tuple(shape[len(shape) - n:]) != tuple(src_shape):
+      return Unknown(f"`broadcast_in_dim` of {tuple(src_shape)} to {tuple(shape)} along "
+                     f"{dims} (a vector_store broadcasts along new leading dims only: "
+                     "jnp.broadcast_to(x, (k, *x.shape)))", where)
+    if math.prod(src_shape) % 128:
+      return Unknown(f"`broadcast_in_dim` of {tuple(src_shape)} (a vector_store's broadcast "
+                     "operand holds a multiple of 128 elements)", where)
+    return Vec({"broadcast": {"shape": list(src_shape), "value": x.j}}, shape, dtype)
 
   def iota_cast(self, eqn, shape: tuple, dtype: str, where: str):
     """`plgpu.layout_cast(iota, plgpu.Layout.WG_STRIDED(shape, vec_size=v))` right after the iota:

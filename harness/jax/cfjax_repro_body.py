@@ -462,6 +462,13 @@ class Writer:
         raise Unsupported(str(e)) from e
       return (f"plgpu.layout_cast(lax.broadcasted_iota({dtype_src(dtype)}, {shape_src(shape)}, "
               f"{dim}), plgpu.Layout.WG_STRIDED({shape_src(shape)}, vec_size={vec}))")
+    if kind == "broadcast":
+      if not isinstance(arg, dict) or set(arg) != {"shape", "value"}:
+        raise Unsupported(f"{path}.broadcast: expected {{\"shape\": [...], \"value\": v}}, "
+                          f"got {arg!r}")
+      a = self.vector_src(arg["value"], tuple(arg["shape"]), dtype, f"{path}.broadcast.value",
+                          top=True)
+      return f"jnp.broadcast_to({a}, {shape_src(shape)})"
     if kind == "load":
       if isinstance(arg, dict) and "alloc" in arg:
         ref = ident(arg["alloc"])
@@ -496,7 +503,8 @@ class Writer:
                           f"got {arg!r}")
       a = self.vector_src(arg["value"], shape, arg["from"], f"{path}.convert.value")
       return f"{a}.astype({dtype_src(dtype)})"
-    raise Unsupported(f"{path}: vector value {kind!r} (const, iota, load, add, sub, mul, min, max, "
+    raise Unsupported(f"{path}: vector value {kind!r} (const, iota, broadcast, load, add, sub, mul, "
+                      "min, max, "
                       "and, or, xor, shift_left, shift_right_logical, shift_right_arithmetic, "
                       "convert)")
 

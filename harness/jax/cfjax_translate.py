@@ -256,7 +256,8 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
   """A vector_store's value (docs/case-format.md "vector_store") -> a traced array of `shape` and
   `dtype`: {"const": c} is jnp.full(shape, c, dtype); {"iota": {"dimension": d, "vec_size": v}} is
   plgpu.layout_cast(lax.broadcasted_iota(dtype, shape, d), plgpu.Layout.WG_STRIDED(shape,
-  vec_size=v)); {"load": {"alloc": A, "index": [...]}}
+  vec_size=v)); {"broadcast": {"shape": S, "value": a}} is jnp.broadcast_to(a, shape), a of shape
+  S; {"load": {"alloc": A, "index": [...]}}
   reads SMEM (`a.at[i, ...][...]`), {"load": {"input": X, "index": [...]}} GMEM
   (`x.at[idx][...]`); {"add"|"sub"|"mul"|"and"|"or"|"xor": [a, b]} is a + b, a - b, a * b,
   a & b, a | b, a ^ b; {"min"|"max": [a, b]}
@@ -274,6 +275,12 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
     dim, vec = iota_params(arg, shape, jnp.dtype(dtype).itemsize * 8, path)
     return plgpu.layout_cast(lax.broadcasted_iota(dtype, shape, dim),
                              plgpu.Layout.WG_STRIDED(shape, vec_size=vec))
+  if kind == "broadcast":
+    if not isinstance(arg, dict) or set(arg) != {"shape", "value"}:
+      raise CaseError(f"{path}.broadcast: expected {{\"shape\": [...], \"value\": v}}, "
+                      f"got {arg!r}")
+    a = vector_value(arg["value"], env, tuple(arg["shape"]), dtype, f"{path}.broadcast.value")
+    return jnp.broadcast_to(a, shape)
   if kind == "load":
     if not isinstance(arg, dict):
       raise CaseError(f"{path}.load: not a load: {arg!r}")

@@ -18,13 +18,21 @@
 namespace collfuzz::lowering {
 namespace {
 
+// One equation of a vector value: its node, dtype and shape.
+struct ValueEqn {
+  const VectorValue* v = nullptr;
+  DType dtype = DType::kFloat32;
+  Shape shape;
+};
+
 // A vector value's equations in the jaxpr's order (each op after its operands, the left one
-// first), each with its dtype: Pallas lowers them one by one.
-void value_eqns(const VectorValue& v, DType d,
-                std::vector<std::pair<const VectorValue*, DType>>& eqns) {
+// first): Pallas lowers them one by one. A convert's operand has its `from` dtype, a broadcast's
+// its own shape.
+void value_eqns(const VectorValue& v, DType d, const Shape& shape, std::vector<ValueEqn>& eqns) {
   const DType operand = v.kind == VectorKind::kConvert ? v.from : d;
-  for (const VectorValue& a : v.args) value_eqns(a, operand, eqns);
-  eqns.emplace_back(&v, d);
+  for (const VectorValue& a : v.args)
+    value_eqns(a, operand, v.kind == VectorKind::kBroadcast ? v.broadcast_shape : shape, eqns);
+  eqns.push_back(ValueEqn{&v, d, shape});
 }
 
 }  // namespace
@@ -480,26 +488,28 @@ class Lowerer {
   // the iota's rule under both semantics (the lookahead's hint); under Warpgroup the rest is the
   // layout inference's and the dialect lowering's (dialect_stage.cpp).
   void lower_value(const Op& op, const VectorValue& value, DType dtype, const IrVectorStore& iv) {
-    std::vector<std::pair<const VectorValue*, DType>> eqns;
-    value_eqns(value, dtype, eqns);
+    std::vector<ValueEqn> eqns;
+    value_eqns(value, dtype, iv.shape, eqns);
     std::map<const VectorValue*, std::int64_t> layout;
-    for (const auto& [v, d] : eqns) {
+    for (const ValueEqn& q : eqns) {
+      const VectorValue* v = q.v;
+      const std::int64_t elements = element_count(q.shape);
       std::int64_t vec = 0;
       if (v->kind == VectorKind::kIota) {
         vec = v->iota_vec_size;
-        if (iv.elements % (128 * vec) != 0) {
-          raise(Stage::kLower, "ValueError", strided_layout_error(iv.shape, vec),
+        if (elements % (128 * vec) != 0) {
+          raise(Stage::kLower, "ValueError", strided_layout_error(q.shape, vec),
                 rule_id::kIotaLayout, op.path);
         }
       } else if (!lane()) {
         continue;
       } else if (v->kind == VectorKind::kLoadSmem || v->kind == VectorKind::kLoadInput) {
-        if (iv.elements % 128 != 0) strided_elements(op, load_memref(*v), iv.elements);
-        vec = strided_vec_size(dtype_bits(d), iv.elements);
-      } else if (v->kind == VectorKind::kConvert) {
-        vec = layout.at(&v->args[0]);
+        if (elements % 128 != 0) strided_elements(op, load_memref(*v), elements);
+        vec = strided_vec_size(dtype_bits(q.dtype), elements);
+      } else if (v->kind == VectorKind::kConvert || v->kind == VectorKind::kBroadcast) {
+        vec = layout.at(&v->args[0]);  // astype and broadcast_in_dim keep the registers' layout
       } else if (!v->args.empty()) {
-        if (dtype_bits(d) == 8 && !is_bitwise(v->kind)) {
+        if (dtype_bits(q.dtype) == 8 && !is_bitwise(v->kind)) {
           raise(Stage::kLower, "NotImplementedError", kPointwise8BitMessage,
                 rule_id::kVectorPointwise8Bit, op.path);
         }

@@ -98,6 +98,9 @@ struct VectorNode {
   std::int64_t smem_offset = 0;   // kLoadSmem: bytes, the ref's first element in the CTA's SMEM
   std::int32_t input = 0;         // kLoadInput: Plan::inputs index
   ArraySlice slice;               // kLoadInput
+  // The node's element count: it is evaluated at the store's element j modulo it (below a
+  // broadcast, whose new leading dims repeat its operand; the store's count elsewhere).
+  std::int64_t elements = 1;
   // kIota: element j's value is its index (j / iota_inner) % iota_size along the iota's dimension.
   std::int64_t iota_inner = 1;
   std::int64_t iota_size = 1;

@@ -455,32 +455,38 @@ class PlanBuilder {
     }
     v.first_node = static_cast<std::int32_t>(plan_.vector_nodes.size());
     std::size_t smem_load = 0;
-    std::function<void(const VectorValue&, DType)> emit = [&](const VectorValue& value, DType d) {
-      for (const VectorValue& a : value.args)
-        emit(a, value.kind == VectorKind::kConvert ? value.from : d);
-      VectorNode n;
-      n.kind = value.kind;
-      n.dtype = d;
-      n.from = value.from;
-      n.bits = value.bits;
-      if (value.kind == VectorKind::kIota) {
-        const auto dim = static_cast<std::size_t>(value.iota_dimension);
-        n.iota_size = iv.shape[dim];
-        for (std::size_t k = dim + 1; k < iv.shape.size(); ++k) n.iota_inner *= iv.shape[k];
-      } else if (value.kind == VectorKind::kLoadSmem) {
-        const auto& [offset, slot_stride] = iv.smem_loads[smem_load++];
-        n.smem_offset = offset;
-        if (value.smem_slot) n.smem_offset += dyn_value(*value.smem_slot, iteration_) * slot_stride;
-      } else if (value.kind == VectorKind::kLoadInput) {
-        for (std::size_t i = 0; i < c_.inputs.size(); ++i) {
-          if (c_.inputs[i].name == value.ref) n.input = static_cast<std::int32_t>(i);
-        }
-        n.slice =
-            slice_of(c_.inputs[static_cast<std::size_t>(n.input)].shape, value.gmem_index, r, t);
-      }
-      plan_.vector_nodes.push_back(n);
-    };
-    emit(iv.store->value, v.dtype);
+    // `shape`: the node's (the store's, or a broadcast's operand's below it).
+    std::function<void(const VectorValue&, DType, const Shape&)> emit =
+        [&](const VectorValue& value, DType d, const Shape& shape) {
+          for (const VectorValue& a : value.args) {
+            emit(a, value.kind == VectorKind::kConvert ? value.from : d,
+                 value.kind == VectorKind::kBroadcast ? value.broadcast_shape : shape);
+          }
+          VectorNode n;
+          n.kind = value.kind;
+          n.dtype = d;
+          n.from = value.from;
+          n.bits = value.bits;
+          n.elements = element_count(shape);
+          if (value.kind == VectorKind::kIota) {
+            const auto dim = static_cast<std::size_t>(value.iota_dimension);
+            n.iota_size = shape[dim];
+            for (std::size_t k = dim + 1; k < shape.size(); ++k) n.iota_inner *= shape[k];
+          } else if (value.kind == VectorKind::kLoadSmem) {
+            const auto& [offset, slot_stride] = iv.smem_loads[smem_load++];
+            n.smem_offset = offset;
+            if (value.smem_slot)
+              n.smem_offset += dyn_value(*value.smem_slot, iteration_) * slot_stride;
+          } else if (value.kind == VectorKind::kLoadInput) {
+            for (std::size_t i = 0; i < c_.inputs.size(); ++i) {
+              if (c_.inputs[i].name == value.ref) n.input = static_cast<std::int32_t>(i);
+            }
+            n.slice = slice_of(c_.inputs[static_cast<std::size_t>(n.input)].shape, value.gmem_index,
+                               r, t);
+          }
+          plan_.vector_nodes.push_back(n);
+        };
+    emit(iv.store->value, v.dtype, iv.shape);
     v.num_nodes = static_cast<std::int32_t>(plan_.vector_nodes.size()) - v.first_node;
     plan_.vector_stores.push_back(v);
     step(StepKind::kVectorStore, path, static_cast<std::int32_t>(plan_.vector_stores.size() - 1));

@@ -26,12 +26,16 @@ std::int64_t array_element(const lowering::ArraySlice& s, std::int64_t j) {
 // The value of element j of `v` (row-major over the store's shape).
 VectorElement element_value(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
                             const SharedMemory& smem, const std::vector<GmemArray>& inputs,
-                            std::int64_t j, std::vector<VectorElement>& stack) {
+                            std::int64_t store_j, std::vector<VectorElement>& stack) {
   const auto first = plan.vector_nodes.begin() + v.first_node;
   const auto last = first + v.num_nodes;
   stack.clear();
   for (auto n = first; n != last; ++n) {
+    // The node's own element: below a broadcast, the operand's (new leading dims repeat it).
+    const std::int64_t j = store_j % n->elements;
     switch (n->kind) {
+      case VectorKind::kBroadcast:
+        break;  // its operand's value, on the stack already
       case VectorKind::kConst:
         stack.push_back({n->bits, false});
         break;

@@ -77,9 +77,10 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
     }
     leaves.emplace(&load, std::move(leaf));
   });
-  // `d`: the node's dtype (the store's, or a convert's operand's below it).
-  std::function<VectorElement(const VectorValue&, std::int64_t, DType)> eval =
-      [&](const VectorValue& v, std::int64_t e, DType d) -> VectorElement {
+  // `d`, `sh`: the node's dtype (the store's, or a convert's operand's below it) and shape (the
+  // store's, or a broadcast's operand's below it); `e`: the element, row-major over `sh`.
+  std::function<VectorElement(const VectorValue&, std::int64_t, DType, const Shape&)> eval =
+      [&](const VectorValue& v, std::int64_t e, DType d, const Shape& sh) -> VectorElement {
     switch (v.kind) {
       case VectorKind::kConst:
         return {v.bits, false};
@@ -91,28 +92,30 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
         const Leaf& leaf = leaves.at(&v);
         const int w = dtype_bits(d) / 8;
         std::uint64_t bits = 0;
-        std::memcpy(&bits, leaf.gmem->data() + element_at(leaf.walk, shape, e) * w,
+        std::memcpy(&bits, leaf.gmem->data() + element_at(leaf.walk, sh, e) * w,
                     static_cast<std::size_t>(w));
         return {bits, false};
       }
       case VectorKind::kIota: {
         // The element's index along the iota's dimension of the (row-major) value.
         std::int64_t inner = 1;
-        for (std::size_t k = static_cast<std::size_t>(v.iota_dimension) + 1; k < shape.size(); ++k)
-          inner *= shape[k];
-        return {vector_iota(d, e / inner % shape[static_cast<std::size_t>(v.iota_dimension)]),
-                false};
+        for (std::size_t k = static_cast<std::size_t>(v.iota_dimension) + 1; k < sh.size(); ++k)
+          inner *= sh[k];
+        return {vector_iota(d, e / inner % sh[static_cast<std::size_t>(v.iota_dimension)]), false};
       }
+      case VectorKind::kBroadcast:
+        // New leading dims: every one of them repeats the operand, row-major.
+        return eval(v.args[0], e % element_count(v.broadcast_shape), d, v.broadcast_shape);
       case VectorKind::kConvert: {
-        const VectorElement a = eval(v.args[0], e, v.from);
+        const VectorElement a = eval(v.args[0], e, v.from, sh);
         VectorElement r =
             vector_convert(v.from, d, a.bits, mosaic_ ? ConvertBy::kHardware : ConvertBy::kXlaCpu);
         r.unspecified = r.unspecified || a.unspecified;
         return r;
       }
       default: {
-        const VectorElement a = eval(v.args[0], e, d);
-        const VectorElement b = eval(v.args[1], e, d);
+        const VectorElement a = eval(v.args[0], e, d, sh);
+        const VectorElement b = eval(v.args[1], e, d, sh);
         VectorElement r = vector_binary(v.kind, d, a.bits, b.bits);
         r.unspecified = r.unspecified || a.unspecified || b.unspecified;
         return r;
@@ -121,7 +124,8 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
   };
   const std::int64_t n = element_count(shape);
   std::vector<VectorElement> out(static_cast<std::size_t>(n));
-  for (std::int64_t e = 0; e < n; ++e) out[static_cast<std::size_t>(e)] = eval(value, e, dtype);
+  for (std::int64_t e = 0; e < n; ++e)
+    out[static_cast<std::size_t>(e)] = eval(value, e, dtype, shape);
   return out;
 }
 

@@ -20,21 +20,23 @@ namespace {
 struct LowerEvent {
   RuleId rule = RuleId::kCount;
   const VectorValue* node = nullptr;
+  Shape shape;  // the node's
 };
 
-// Walks `v` (of dtype `d`, `elements` elements) in the order Python evaluates it, the jaxpr's (an
+// Walks `v` (of dtype `d` and shape `shape`) in the order Python evaluates it, the jaxpr's (an
 // op's operands before it, the left one first), and records in `first` the first rule the lower
 // stage meets there: under Lane a load of a count that is no multiple of 128 (load_strided in
 // _get_lowering_rule), an 8-bit op that FragmentedArray._pointwise restricts, or a binary op on two
 // register layouts that differ; under both semantics an iota whose layout cast's strided layout
 // does not divide the count (lower_jaxpr_to_mosaic_gpu builds it as the iota's hint). Returns the
 // node's register vector length under Lane: a load's ref dtype's strided one, an iota's cast's, a
-// conversion's operand's, a binary op's non-constant operands'; nullopt for a constant (a splat
-// takes the other operand's layout).
-std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, std::int64_t elements,
-                                       bool lane, std::optional<LowerEvent>& first) {
+// conversion's or a broadcast's operand's, a binary op's non-constant operands'; nullopt for a
+// constant (a splat takes the other operand's layout).
+std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, const Shape& shape, bool lane,
+                                       std::optional<LowerEvent>& first) {
+  const std::int64_t elements = element_count(shape);
   const auto meet = [&](RuleId rule) {
-    if (!first) first = LowerEvent{rule, &v};
+    if (!first) first = LowerEvent{rule, &v, shape};
   };
   switch (v.kind) {
     case VectorKind::kConst:
@@ -47,10 +49,13 @@ std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, std::int64
       if (elements % (128 * v.iota_vec_size) != 0) meet(RuleId::kLowerVectorIotaLayout);
       return v.iota_vec_size;
     case VectorKind::kConvert:
-      return lower_walk(v.args[0], v.from, elements, lane, first);
+      return lower_walk(v.args[0], v.from, shape, lane, first);
+    case VectorKind::kBroadcast:
+      // FragmentedArray.broadcast_in_dim keeps the operand's registers, tiled (its vec_size).
+      return lower_walk(v.args[0], d, v.broadcast_shape, lane, first);
     default: {
-      const auto a = lower_walk(v.args[0], d, elements, lane, first);
-      const auto b = lower_walk(v.args[1], d, elements, lane, first);
+      const auto a = lower_walk(v.args[0], d, shape, lane, first);
+      const auto b = lower_walk(v.args[1], d, shape, lane, first);
       if (lane && dtype_bits(d) == 8 && !is_bitwise(v.kind))
         meet(RuleId::kLowerVectorPointwise8Bit);
       if (lane && a && b && *a != *b) meet(RuleId::kLowerVectorIncompatibleLayouts);
@@ -165,14 +170,14 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
   };
   if (stage == Stage::kLower) {
     std::optional<LowerEvent> first;
-    lower_walk(vs.value, dtype, elements, ck.lane(), first);
+    lower_walk(vs.value, dtype, view.shape, ck.lane(), first);
     if (first && first->rule == RuleId::kLowerVectorStridedElements) {
       strided(load_memref(ck, *first->node, scope));
     } else if (first && first->rule == RuleId::kLowerVectorIotaLayout) {
       ck.check(
           RuleId::kLowerVectorIotaLayout, true, op.path,
           [&] {
-            return Holes{{"shape", py::tuple_of_ints(view.shape)},
+            return Holes{{"shape", py::tuple_of_ints(first->shape)},
                          {"vec", std::to_string(first->node->iota_vec_size)}};
           },
           stage);

@@ -1,0 +1,89 @@
+// Broadcasts in vector values (docs/case-format.md, "vector_store"): {"broadcast": {"shape": S,
+// "value": V}}, JAX's jnp.broadcast_to(V, shape) along new leading dims (the one broadcast Mosaic
+// GPU lays out for a strided value). Element j of the result is V's element j modulo V's count.
+// Under Lane the result keeps V's register layout (its vec_size), so an op with a load of the
+// whole shape is incompatible where the vector lengths differ; Warpgroup's layout inference
+// lowers it.
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "harness/core/case_json.h"
+#include "tests/sim/sim_test_util.h"
+
+namespace collfuzz {
+namespace {
+
+using nlohmann::json;
+using simtest::predicted_and_simulated;
+using simtest::tile_store_case;
+
+json row(std::int64_t r) { return {{"load", {{"alloc", "tile"}, {"index", {r}}}}}; }
+json broadcast(const json& shape, const json& v) {
+  return {{"broadcast", {{"shape", shape}, {"value", v}}}};
+}
+json op(const char* name, const json& a, const json& b) { return {{name, {a, b}}}; }
+
+// tile_store_case with the tile, input and output of shape [rows, cols].
+json rows_case(const std::string& dtype, const json& value, const std::string& semantics,
+               std::int64_t rows, std::int64_t cols) {
+  json j = tile_store_case(dtype, value, semantics);
+  for (json* s : {&j["inputs"][0]["shape"], &j["outputs"][0]["shape"],
+                  &j["program"][0]["allocs"][0]["shape"]})
+    *s = json{rows, cols};
+  return j;
+}
+
+TEST(VectorBroadcast, EachRowIsTheOperandUnderWarpgroupAndAloneUnderLane) {
+  // int32[4, 128] = arange: y = broadcast_to(tile.at[2][...]) + tile[...] under Warpgroup, and
+  // broadcast_to(tile.at[2][...]) + 1 under both semantics.
+  const json bias = broadcast(json{128}, row(2));
+  struct Run {
+    json value;
+    const char* semantics;
+    bool plus_tile;
+  };
+  for (const Run& run : {Run{op("add", bias, {{"load", {{"alloc", "tile"}}}}), "warpgroup", true},
+                         Run{op("add", bias, {{"const", 1}}), "lane", false},
+                         Run{op("add", bias, {{"const", 1}}), "warpgroup", false}}) {
+    const Outcome o = predicted_and_simulated(
+        case_from_json(rows_case("int32", run.value, run.semantics, 4, 128)));
+    ASSERT_EQ(o.kind, OutcomeKind::kCompleted) << run.value.dump() << " " << run.semantics;
+    for (std::int64_t r = 0; r < 4; ++r) {
+      for (std::int64_t c = 0; c < 128; ++c) {
+        std::int32_t got = 0;
+        std::memcpy(&got, o.outputs.at(0).bytes.data() + (r * 128 + c) * 4, 4);
+        const std::int64_t want = (256 + c) + (run.plus_tile ? 128 * r + c : 1);
+        ASSERT_EQ(got, want) << run.semantics << " " << r << "," << c;
+      }
+    }
+  }
+}
+
+TEST(VectorBroadcast, UnderLaneTheRowKeepsItsShorterVector) {
+  // float32 row (vec_size 1) + tile float32[4, 128] (vec_size 2): Lane refuses the add.
+  const json j =
+      rows_case("float32", op("add", broadcast(json{128}, row(0)), {{"load", {{"alloc", "tile"}}}}),
+                "lane", 4, 128);
+  const Case k = case_from_json(j);
+  const Prediction p = predict(k, Profile::kMosaic);
+  ASSERT_TRUE(p.outcome.diagnostic.has_value());
+  EXPECT_EQ(p.outcome.diagnostic->rule, "lower.vector.incompatible_layouts");
+  EXPECT_EQ(simtest::lower_rejected(k).rule, "lower.vector.incompatible_layouts");
+  EXPECT_EQ(predict(k, Profile::kInterpret).outcome.kind, OutcomeKind::kCompleted);
+}
+
+TEST(VectorBroadcast, TheParserTakesNewLeadingDimsOfAMultipleOf128Only) {
+  const std::string at = "$.program[0].body[2].value.broadcast.shape";
+  // A trailing dim broadcast (the row's dims not the trailing ones), and a 64-element operand.
+  simtest::expect_parse_refused(rows_case("int32", broadcast(json{4}, row(0)), "lane", 4, 128), at,
+                                "new leading dims only");
+  simtest::expect_parse_refused(rows_case("int32", broadcast(json{64}, row(0)), "lane", 4, 64), at,
+                                "a multiple of 128 elements");
+  const json value = broadcast(json{128}, row(1));
+  const json written = case_to_json(case_from_json(rows_case("int32", value, "warpgroup", 4, 128)));
+  EXPECT_EQ(written["program"][0]["body"][2]["value"], value);
+}
+
+}  // namespace
+}  // namespace collfuzz
