@@ -23,31 +23,11 @@ endif()
 
 # The shard-union test with findings: the campaign's workers against a mutant simulator.
 if(COLLFUZZ_BUILD_TESTS AND COLLFUZZ_MUTANTS AND TARGET collfuzz_sim_mutants)
-  add_executable(collfuzz_shard_mutant
-    tests/scale/shard_mutant_main.cpp
-    harness/campaign/case_check.cpp
-    harness/campaign/root_cause.cpp
-    harness/campaign/undefined_behaviour.cpp
-    harness/campaign/case_shrinker.cpp
-    harness/campaign/campaign_state.cpp
-    harness/campaign/campaign_summary.cpp
-    harness/campaign/confirmation.cpp
-    harness/campaign/timeline.cpp
-    harness/campaign/finding_report.cpp
-    harness/campaign/finding_repro.cpp
-    harness/campaign/findings_store.cpp
-    harness/campaign/shard.cpp
-    harness/campaign/worker.cpp
-    harness/executors/gpu_presence.cpp
-    harness/executors/jax_python.cpp
-    harness/executors/sim_executor.cpp
-    harness/runner/repro_script.cpp
-    harness/runner/atomic_file.cpp
-    harness/runner/known_jax_bugs.cpp
-  )
-  target_link_libraries(collfuzz_shard_mutant PRIVATE collfuzz_generators collfuzz_oracles
-                                                      collfuzz_sim_mutants collfuzz_process
-                                                      collfuzz_warnings)
+  # The campaign and everything below it are the mutant variants (COLLFUZZ_MUTANT_SEAM,
+  # cmake/sources.cmake), as for collfuzz_bugfind: no campaign source is compiled twice.
+  add_executable(collfuzz_shard_mutant tests/scale/shard_mutant_main.cpp)
+  set_target_properties(collfuzz_shard_mutant PROPERTIES COLLFUZZ_MUTANT_SEAM ON)
+  target_link_libraries(collfuzz_shard_mutant PRIVATE collfuzz_campaign collfuzz_warnings)
   add_test(NAME collfuzz_shard_union_findings
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/scale/shard_mutant_union_test.sh
                    $<TARGET_FILE:collfuzz_shard_mutant>)

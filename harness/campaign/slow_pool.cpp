@@ -14,10 +14,7 @@ namespace {
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return splitmix64(h ^ (v + 0x9e37u)); }
 
 bool holds(const VectorValue& v, bool (*kind)(VectorKind)) {
-  if (kind(v.kind)) return true;
-  for (const VectorValue& a : v.args)
-    if (holds(a, kind)) return true;
-  return false;
+  return any_vector_node(v, [&](const VectorValue& n) { return kind(n.kind); });
 }
 
 std::uint64_t text_hash(const std::string& s) {

@@ -401,6 +401,15 @@ void for_each_vector_load(V& v, const F& f) {
   for (auto& a : v.args) for_each_vector_load(a, f);
 }
 
+// Whether `holds` is true of `v` or of any value below it (depth first, stopping at the first).
+template <typename F>
+bool any_vector_node(const VectorValue& v, const F& holds) {
+  if (holds(v)) return true;
+  for (const VectorValue& a : v.args)
+    if (any_vector_node(a, holds)) return true;
+  return false;
+}
+
 // `dst_ref.at[index][...] = value`: the warpgroup's synchronous vector store into an output
 // (st.global from every lane) or into an SMEM allocation (st.shared: a generic-proxy write that a
 // TMA store sees only after the thread's commit_smem).

@@ -1,6 +1,5 @@
 #include "harness/core/vector_ops.h"
 
-#include <algorithm>
 #include <array>
 
 namespace collfuzz {
@@ -32,17 +31,15 @@ std::optional<std::string_view> binary_vector_op_name(VectorKind k) {
 }
 
 bool computes_arithmetic(const VectorValue& v) {
-  if (binary_vector_op_name(v.kind) && !is_bitwise(v.kind)) return true;
-  return std::any_of(v.args.begin(), v.args.end(),
-                     [](const VectorValue& a) { return computes_arithmetic(a); });
+  return any_vector_node(
+      v, [](const VectorValue& n) { return binary_vector_op_name(n.kind) && !is_bitwise(n.kind); });
 }
 
 bool has_own_layout(const VectorValue& v) {
-  if (v.kind == VectorKind::kLoadSmem || v.kind == VectorKind::kLoadInput ||
-      v.kind == VectorKind::kIota)
-    return true;
-  return std::any_of(v.args.begin(), v.args.end(),
-                     [](const VectorValue& a) { return has_own_layout(a); });
+  return any_vector_node(v, [](const VectorValue& n) {
+    return n.kind == VectorKind::kLoadSmem || n.kind == VectorKind::kLoadInput ||
+           n.kind == VectorKind::kIota;
+  });
 }
 
 }  // namespace collfuzz

@@ -164,6 +164,9 @@ class VectorsMixin:
     broadcast an Unknown."""
     dims = tuple(eqn.params.get("broadcast_dimensions", ()))
     n = len(src_shape)
+    if n == 0 and not isinstance(x, Unknown):  # a scalar constant is the caller's
+      return Unknown("`broadcast_in_dim` of a scalar that is not a constant (a vector_store's "
+                     "constants are jnp.full / a scalar literal)", where)
     if not isinstance(x, Vec):
       return x if isinstance(x, Unknown) else Unknown(
           f"`broadcast_in_dim` of {self.describe(x)}", where)

@@ -31,7 +31,7 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
     // proves of each copy's GMEM slice.
     const IrVectorStore* unlaid = nullptr;
     for (const IrVectorStore& iv : ir.vector_stores) {
-      if (iv.loads && iv.elements % 128 != 0 && !unlaid) unlaid = &iv;
+      if (iv.own_layout && iv.elements % 128 != 0 && !unlaid) unlaid = &iv;
     }
     infer_copy_tilings(c, ir, unlaid);
     // dialect_lowering.lower_mgpu_dialect: the async_load / async_store rules in program order.

@@ -80,10 +80,11 @@ struct IrVectorStore {
   bool eight_bit = false;  // its value computes on 8-bit elements (lower.vector.pointwise_8bit)
   DType dtype = DType::kFloat32;
   std::int64_t elements = 0;
-  bool loads = false;  // its value has a layout of its own: it reads a ref or holds an iota
-                       // (Warpgroup: the layout inference of a count that is no multiple of 128
-                       // fails on one that reads a ref; a value of constants is a splat)
-  Shape shape;         // the stored view's
+  // Its value has a layout of its own: it reads a ref or holds an iota (Warpgroup: the layout
+  // inference of a count that is no multiple of 128 fails on one that reads a ref; a value of
+  // constants is a splat).
+  bool own_layout = false;
+  Shape shape;  // the stored view's
   // JAX 0.11.2's splat store of a value of constants cannot lay it out
   // (lower.vector.splat_vec_size)
   std::optional<std::string> splat_vec_size_error = std::nullopt;

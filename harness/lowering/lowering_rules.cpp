@@ -549,12 +549,12 @@ class Lowerer {
     }
     iv.dtype = dtype;
     iv.eight_bit = dtype_bits(dtype) == 8 && computes_arithmetic(vs.value);
-    iv.loads = has_own_layout(vs.value);
+    iv.own_layout = has_own_layout(vs.value);
     lower_value(op, vs.value, dtype, iv);
     // Lane: _swap_lowering_rule reads the destination's old value (load_strided), then stores.
     if (lane() && iv.elements % 128 != 0) strided_elements(op, dst_memref(vs), iv.elements);
     // _swap_lowering_rule's store of a splat (Lane here, Warpgroup in dialect_stage).
-    if (!iv.loads && !jax_facts(c_.target.jax).splat_vec_size_gcd) {
+    if (!iv.own_layout && !jax_facts(c_.target.jax).splat_vec_size_gcd) {
       const std::int64_t vec = splat_store_vec_size_0_11_2(dtype_bits(dtype), iv.elements);
       if (iv.elements % (vec * 128) != 0) {
         iv.splat_vec_size_error = strided_layout_error(iv.shape, vec);

@@ -31,8 +31,9 @@ VectorElement element_value(const lowering::Plan& plan, const lowering::VectorSt
   const auto last = first + v.num_nodes;
   stack.clear();
   for (auto n = first; n != last; ++n) {
-    // The node's own element: below a broadcast, the operand's (new leading dims repeat it).
-    const std::int64_t j = store_j % n->elements;
+    // The leaf's own element: below a broadcast, the operand's (new leading dims repeat it); the
+    // count equals the store's outside broadcasts, where the division is skipped.
+    const auto own = [&] { return store_j < n->elements ? store_j : store_j % n->elements; };
     switch (n->kind) {
       case VectorKind::kBroadcast:
         break;  // its operand's value, on the stack already
@@ -41,17 +42,18 @@ VectorElement element_value(const lowering::Plan& plan, const lowering::VectorSt
         break;
       case VectorKind::kLoadSmem: {
         const int bits = dtype_bits(n->dtype);
+        const std::int64_t j = own();
         stack.push_back({load_packed(smem.data() + n->smem_offset, bits, j),
                          smem.any_undefined(n->smem_offset + j * (bits / 8), bits / 8)});
         break;
       }
       case VectorKind::kLoadInput:
         stack.push_back(
-            {inputs[static_cast<std::size_t>(n->input)].element(array_element(n->slice, j)),
+            {inputs[static_cast<std::size_t>(n->input)].element(array_element(n->slice, own())),
              false});
         break;
       case VectorKind::kIota:
-        stack.push_back({vector_iota(n->dtype, j / n->iota_inner % n->iota_size), false});
+        stack.push_back({vector_iota(n->dtype, own() / n->iota_inner % n->iota_size), false});
         break;
       case VectorKind::kConvert: {
         const VectorElement a = stack.back();

@@ -66,11 +66,7 @@ std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, const Shap
 
 // Whether `v` holds an iota anywhere.
 bool has_iota(const VectorValue& v) {
-  if (v.kind == VectorKind::kIota) return true;
-  for (const VectorValue& a : v.args) {
-    if (has_iota(a)) return true;
-  }
-  return false;
+  return any_vector_node(v, [](const VectorValue& n) { return n.kind == VectorKind::kIota; });
 }
 
 // The value's first load in the order Python evaluates the expression (an op's left operand

@@ -99,6 +99,13 @@ class ImportTest(unittest.TestCase):
       import_source(KERNEL % "jnp.broadcast_to(smem.at[0][...][None, :], (2, 128))")
     self.assertIn("broadcasts along new leading dims only", str(e.exception))
 
+  def test_a_broadcast_loaded_scalar_is_refused_as_such(self):
+    # jnp.full of a scalar read from a ref: a broadcast of a scalar that is not a constant.
+    with self.assertRaises(Exception) as e:
+      import_source(VECTOR_STORE_KERNEL % "jnp.full((128,), x_ref[0], jnp.int32)")
+    self.assertIn("`broadcast_in_dim` of a scalar that is not a constant", str(e.exception))
+    self.assertNotIn("new leading dims", str(e.exception))
+
 
 if __name__ == "__main__":
   unittest.main()

@@ -103,6 +103,13 @@ inline nlohmann::json tile_store_case(const std::string& dtype, const nlohmann::
   return j;
 }
 
+// tile_store_case's values are written with these: its tile, a constant, a binary op.
+inline nlohmann::json tile() { return {{"load", {{"alloc", "tile"}}}}; }
+inline nlohmann::json c(std::int64_t v) { return {{"const", v}}; }
+inline nlohmann::json op(const char* name, const nlohmann::json& a, const nlohmann::json& b) {
+  return {{name, {a, b}}};
+}
+
 // An 8-bit tile_store_case whose `value` holds arithmetic, under Lane and then Warpgroup: the
 // reference and the lowering both refuse it as lower.vector.pointwise_8bit, at stage lower under
 // Lane and dialect under Warpgroup, and interpret mode (XLA, no 8-bit restriction) computes it.

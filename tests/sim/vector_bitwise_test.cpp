@@ -16,15 +16,14 @@ namespace collfuzz {
 namespace {
 
 using nlohmann::json;
+using simtest::c;
 using simtest::predicted_and_simulated;
+using simtest::tile;
 
 json bitwise_case(const std::string& dtype, const json& value, const std::string& semantics,
                   std::int64_t start = 0) {
   return simtest::tile_store_case(dtype, value, semantics, start);
 }
-
-json tile() { return {{"load", {{"alloc", "tile"}}}}; }
-json c(std::int64_t v) { return {{"const", v}}; }
 
 TEST(VectorBitwise, EachOpIsTheDtypesBits) {
   EXPECT_EQ(vector_binary(VectorKind::kAnd, DType::kInt32, 0xf0f0, 0x0ff0).bits, 0x00f0u);

@@ -15,6 +15,7 @@ namespace collfuzz {
 namespace {
 
 using nlohmann::json;
+using simtest::op;
 using simtest::predicted_and_simulated;
 using simtest::tile_store_case;
 
@@ -22,7 +23,6 @@ json row(std::int64_t r) { return {{"load", {{"alloc", "tile"}, {"index", {r}}}}
 json broadcast(const json& shape, const json& v) {
   return {{"broadcast", {{"shape", shape}, {"value", v}}}};
 }
-json op(const char* name, const json& a, const json& b) { return {{name, {a, b}}}; }
 
 // tile_store_case with the tile, input and output of shape [rows, cols].
 json rows_case(const std::string& dtype, const json& value, const std::string& semantics,

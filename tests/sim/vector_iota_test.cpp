@@ -18,14 +18,14 @@ namespace collfuzz {
 namespace {
 
 using nlohmann::json;
+using simtest::op;
 using simtest::predicted_and_simulated;
+using simtest::tile;
 using simtest::tile_store_case;
 
-json tile() { return {{"load", {{"alloc", "tile"}}}}; }
 json iota(std::int64_t dim, std::int64_t vec) {
   return {{"iota", {{"dimension", dim}, {"vec_size", vec}}}};
 }
-json op(const char* name, const json& a, const json& b) { return {{name, {a, b}}}; }
 
 // tile_store_case with the tile, input and output reshaped to `shape`.
 json shaped(json j, const json& shape) {

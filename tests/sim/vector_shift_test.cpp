@@ -18,12 +18,11 @@ namespace collfuzz {
 namespace {
 
 using nlohmann::json;
+using simtest::c;
+using simtest::op;
 using simtest::predicted_and_simulated;
+using simtest::tile;
 using simtest::tile_store_case;
-
-json tile() { return {{"load", {{"alloc", "tile"}}}}; }
-json c(std::int64_t v) { return {{"const", v}}; }
-json op(const char* name, const json& a, const json& b) { return {{name, {a, b}}}; }
 
 TEST(VectorShift, EachShiftIsTheDtypesBits) {
   // By hand: 0xc001 as int16 is -16383.

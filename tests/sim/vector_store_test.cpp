@@ -18,6 +18,7 @@ namespace {
 
 using nlohmann::json;
 using simtest::predicted_and_simulated;
+using simtest::tile;
 
 // Cluster (2,) x; x = arange DTYPE[256]; each CTA copies its half into tile, waits, and runs
 // `tail` (ops after the wait).
@@ -55,8 +56,6 @@ json store(const json& value, const std::string& output = "y", const json& index
   return {
       {"op", "vector_store"}, {"dst", {{"output", output}, {"index", index}}}, {"value", value}};
 }
-
-json tile() { return {{"load", {{"alloc", "tile"}}}}; }
 
 std::int32_t i32_at(const Outcome& o, std::size_t out, std::int64_t e) {
   std::int32_t v = 0;
