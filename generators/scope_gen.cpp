@@ -75,6 +75,7 @@ rc::Gen<VectorBackPlan> vector_back() {
                                                        {8, VectorValueShape::kMixedWidth},
                                                        {10, VectorValueShape::kBitwise},
                                                        {8, VectorValueShape::kShift},
+                                                       {6, VectorValueShape::kShiftByTile},
                                                        {8, VectorValueShape::kIota},
                                                        {8, VectorValueShape::kBroadcast}})),
       rc::gen::set(&VectorBackPlan::constant, rc::gen::inRange<std::int64_t>(1, 4)),

@@ -188,6 +188,19 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
                                      binary(VectorKind::kShiftLeft, tile, c), c),
                               binary(VectorKind::kShiftRightLogical, tile, c));
       break;
+    case VectorValueShape::kShiftByTile:
+      if (dtype_info(dtype).is_float) {
+        vs.value = binary(VectorKind::kAdd, tile, c);
+      } else if (plan.constant == 3) {
+        vs.value = binary(VectorKind::kShiftLeft, tile, tile);
+      } else {
+        const VectorValue below = constant(dtype, dtype_bits(dtype) - 1);
+        vs.value = binary(
+            VectorKind::kXor,
+            binary(VectorKind::kShiftRightArithmetic, tile, binary(VectorKind::kAnd, tile, below)),
+            binary(VectorKind::kShiftLeft, tile, c));
+      }
+      break;
   }
   if (plan.kind == VectorBackKind::kInPlace) {
     vs.dst = store.src;

@@ -26,29 +26,34 @@ enum class SmemFence : std::uint8_t {
 
 // The vector value: of the tile (its SMEM load) and small constants.
 enum class VectorValueShape : std::uint8_t {
-  kLoad,        // tile
-  kAddConst,    // tile + c
-  kSquare,      // tile * tile
-  kChain,       // (tile - c) * tile + c
-  kConst,       // c
-  kMinConst,    // jnp.minimum(tile, c)
-  kMaxOfDiff,   // jnp.maximum(tile - c, c)
-  kRoundTrip,   // tile.astype(U).astype(dtype): through a narrower or wider dtype U (not 8-bit)
-  kMixedWidth,  // w[...].astype(dtype) + tile: w an input of the tile's shape and another width
-                // (under Lane, where the two register layouts differ: incompatible_layouts)
-  kBitwise,     // (tile ^ c) | (tile & c): integer tiles, 8-bit ones included (Mosaic GPU allows
-                // bitwise ops on them); a float tile gets tile + c
-  kShift,       // lax.shift_right_arithmetic(tile << c, c) ^ lax.shift_right_logical(tile, c):
-                // integer tiles (8-bit ones meet lower.vector.pointwise_8bit); a float tile
-                // gets tile + c
-  kIota,        // tile + iota or iota ^ tile (integers), the iota cast to the strided layout of
-                // the dtype, or (constant 3) of vec_size 1: under Lane another layout than the
-                // tile's where the tile's vector is longer (incompatible_layouts), and a count of
-                // no multiple of 128 (lower.vector.iota_layout)
-  kBroadcast,   // jnp.broadcast_to(tile.at[0][...], tile's shape) + c (^ c on integers), or
-                // (constant 2) tile + that (under Lane the row's vector is shorter than the
-                // tile's: incompatible_layouts); tile + c where the tile has no rows of a
-                // multiple of 128 elements
+  kLoad,         // tile
+  kAddConst,     // tile + c
+  kSquare,       // tile * tile
+  kChain,        // (tile - c) * tile + c
+  kConst,        // c
+  kMinConst,     // jnp.minimum(tile, c)
+  kMaxOfDiff,    // jnp.maximum(tile - c, c)
+  kRoundTrip,    // tile.astype(U).astype(dtype): through a narrower or wider dtype U (not 8-bit)
+  kMixedWidth,   // w[...].astype(dtype) + tile: w an input of the tile's shape and another width
+                 // (under Lane, where the two register layouts differ: incompatible_layouts)
+  kBitwise,      // (tile ^ c) | (tile & c): integer tiles, 8-bit ones included (Mosaic GPU allows
+                 // bitwise ops on them); a float tile gets tile + c
+  kShift,        // lax.shift_right_arithmetic(tile << c, c) ^ lax.shift_right_logical(tile, c):
+                 // integer tiles (8-bit ones meet lower.vector.pointwise_8bit); a float tile
+                 // gets tile + c
+  kShiftByTile,  // lax.shift_right_arithmetic(tile, tile & (width - 1)) ^ (tile << c): each
+                 // element by its own amount, below the width; or (constant 3) tile << tile,
+                 // past the width for most elements (unspecified for the compiler: LLVM's
+                 // poison; XLA's rule for interpret mode); integer tiles, a float tile gets
+                 // tile + c
+  kIota,         // tile + iota or iota ^ tile (integers), the iota cast to the strided layout of
+                 // the dtype, or (constant 3) of vec_size 1: under Lane another layout than the
+                 // tile's where the tile's vector is longer (incompatible_layouts), and a count of
+                 // no multiple of 128 (lower.vector.iota_layout)
+  kBroadcast,    // jnp.broadcast_to(tile.at[0][...], tile's shape) + c (^ c on integers), or
+                 // (constant 2) tile + that (under Lane the row's vector is shorter than the
+                 // tile's: incompatible_layouts); tile + c where the tile has no rows of a
+                 // multiple of 128 elements
 };
 
 struct VectorBackPlan {

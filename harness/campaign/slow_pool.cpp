@@ -53,7 +53,8 @@ void features(const Body& body, const std::optional<std::string>& thread, std::u
     } else if (const auto* vs = std::get_if<VectorStore>(&op.v)) {
       // Whether its value computes (bit 40), whether its root compares (min or max: 43),
       // converts (44) or is bitwise (and, or, xor: 45), whether it shifts anywhere (46), holds
-      // an iota (47) or a broadcast (48), and whether it loads SMEM (41) or an input (42).
+      // an iota (47) or a broadcast (48), shifts by a computed amount (49), and whether it loads
+      // SMEM (41) or an input (42).
       if (!vs->value.args.empty()) bits |= std::uint64_t{1} << 40;
       if (vs->value.kind == VectorKind::kMin || vs->value.kind == VectorKind::kMax)
         bits |= std::uint64_t{1} << 43;
@@ -64,6 +65,10 @@ void features(const Body& body, const std::optional<std::string>& thread, std::u
         bits |= std::uint64_t{1} << 47;
       if (holds(vs->value, [](VectorKind k) { return k == VectorKind::kBroadcast; }))
         bits |= std::uint64_t{1} << 48;
+      if (any_vector_node(vs->value, [](const VectorValue& n) {
+            return is_shift(n.kind) && n.args[1].kind != VectorKind::kConst;
+          }))
+        bits |= std::uint64_t{1} << 49;
       for_each_vector_load(vs->value, [&](const VectorValue& load) {
         bits |= std::uint64_t{1} << (load.kind == VectorKind::kLoadSmem ? 41 : 42);
       });

@@ -68,7 +68,7 @@ std::int64_t integer_value(DType d, std::uint64_t a) {
 
 }  // namespace
 
-VectorElement vector_convert(DType from, DType to, std::uint64_t a, ConvertBy by) {
+VectorElement vector_convert(DType from, DType to, std::uint64_t a, ComputedBy by) {
   const bool from_float = dtype_info(from).is_float;
   const bool to_float = dtype_info(to).is_float;
   const int to_bits = dtype_bits(to);
@@ -82,7 +82,8 @@ VectorElement vector_convert(DType from, DType to, std::uint64_t a, ConvertBy by
     // A 32-bit integer or a float16/bfloat16/float32 value is exact in a double: one rounding
     // (XLA on the CPU: an int32/uint32 to bfloat16 goes through float32, two).
     double v = x;
-    if (by == ConvertBy::kXlaCpu && !from_float && dtype_bits(from) == 32 && to == DType::kBFloat16)
+    if (by == ComputedBy::kXlaCpu && !from_float && dtype_bits(from) == 32 &&
+        to == DType::kBFloat16)
       v = float_element_value(DType::kFloat32, round_to_float_bits(DType::kFloat32, x));
     const std::uint64_t out = round_to_float_bits(to, v);
     const double r = float_element_value(to, out);
@@ -94,7 +95,7 @@ VectorElement vector_convert(DType from, DType to, std::uint64_t a, ConvertBy by
   const double hi = is_signed ? std::ldexp(1.0, to_bits - 1) - 1 : std::ldexp(1.0, to_bits) - 1;
   const double t = std::isnan(x) ? 0.0 : std::trunc(x);
   const bool in_range = !std::isnan(x) && t >= lo && t <= hi;
-  if (!in_range && by == ConvertBy::kHardware) return {0, true};
+  if (!in_range && by == ComputedBy::kHardware) return {0, true};
   const double s = std::clamp(t, lo, hi);  // XLA: saturated, NaN -> 0
   return {static_cast<std::uint64_t>(static_cast<std::int64_t>(s)) & mask_of(to_bits), false};
 }
@@ -108,8 +109,7 @@ std::uint64_t vector_iota(DType dtype, std::int64_t index) {
 std::uint64_t vector_shift(VectorKind op, int bits, std::uint64_t a, std::uint64_t amount) {
   const std::uint64_t mask = mask_of(bits);
   const bool negative = (a >> (bits - 1)) & 1;
-  // The case reader keeps the amount below the width; past it XLA's rule (all bits out, or the
-  // sign everywhere) stands in for LLVM's poison, which no case reaches.
+  // Past the width XLA's rule: all bits out, or the sign everywhere.
   if (amount >= static_cast<std::uint64_t>(bits)) {
     return op == VectorKind::kShiftRightArithmetic && negative ? mask : 0;
   }
@@ -120,7 +120,8 @@ std::uint64_t vector_shift(VectorKind op, int bits, std::uint64_t a, std::uint64
   return r;
 }
 
-VectorElement vector_binary(VectorKind op, DType dtype, std::uint64_t a, std::uint64_t b) {
+VectorElement vector_binary(VectorKind op, DType dtype, std::uint64_t a, std::uint64_t b,
+                            ComputedBy by) {
   const int bits = dtype_bits(dtype);
   const std::uint64_t mask = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
   if (op == VectorKind::kMin || op == VectorKind::kMax)
@@ -129,7 +130,10 @@ VectorElement vector_binary(VectorKind op, DType dtype, std::uint64_t a, std::ui
     const std::uint64_t r = op == VectorKind::kAnd ? a & b : op == VectorKind::kOr ? a | b : a ^ b;
     return {r & mask, false};
   }
-  if (is_shift(op)) return {vector_shift(op, bits, a & mask, b & mask), false};
+  if (is_shift(op)) {
+    const bool past = (b & mask) >= static_cast<std::uint64_t>(bits);
+    return {vector_shift(op, bits, a & mask, b & mask), past && by == ComputedBy::kHardware};
+  }
   if (!dtype_info(dtype).is_float) {
     const std::uint64_t r = op == VectorKind::kAdd ? a + b : op == VectorKind::kSub ? a - b : a * b;
     return {r & mask, false};

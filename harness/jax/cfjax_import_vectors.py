@@ -8,7 +8,8 @@ value's JSON): `get` of an SMEM allocation (`smem.at[0][...]`: {"load": {"alloc"
 of an input (`x_ref.at[idx][...]`: {"load": {"input", "index"}}); `add`, `sub`, `mul`, `min`,
 `max`, `and`, `or`, `xor` of two such values ({"add": [a, b]}, ...; `min`/`max` are
 jnp.minimum/maximum); `shift_left`, `shift_right_logical`, `shift_right_arithmetic` (`v << 3`,
-`v >> 3`, lax.shift_*) by a constant below the width (another amount is an Unknown); constants:
+`v >> 3`, `v << w`, lax.shift_*) by any value of the dtype, a constant one below the width (a
+constant past it is an Unknown); constants:
 `broadcast_in_dim` of a scalar literal (`jnp.full`, `jnp.ones_like`, `jnp.zeros_like`) and a
 scalar literal operand of a binary op (`v + 1`, `jnp.maximum(v, 0)`),
 each {"const": c}; `convert_element_type` (`v.astype(jnp.float16)`): {"convert": {"from": the
@@ -111,10 +112,11 @@ class VectorsMixin:
       out = self.vector_load(eqn, env, shape, dtype, where)
     elif name in _BINARY and len(eqn.invars) == 2:
       a, b = (self.operand(env, v, shape, dtype) for v in eqn.invars)
-      if name.startswith("shift_") and isinstance(b, Vec) and not _small_amount(b.j, dtype):
+      if name.startswith("shift_") and isinstance(b, Vec) and "const" in b.j and \
+          not _small_amount(b.j, dtype):
         out = Unknown(f"`{name}` by {json.dumps(b.j)[:80]} (a vector_store shifts by a constant "
-                      f"from 0 to the width of {dtype} less one: past it LLVM's shift is poison "
-                      "while XLA's shifts every bit out)", where)
+                      f"from 0 to the width of {dtype} less one, or by a computed amount: past "
+                      "the width LLVM's shift is poison while XLA's shifts every bit out)", where)
       elif isinstance(a, Vec) and isinstance(b, Vec) and a.shape == b.shape == shape and \
           a.dtype == b.dtype == dtype:
         out = Vec({name: [a.j, b.j]}, shape, dtype)

@@ -57,7 +57,7 @@ VectorElement element_value(const lowering::Plan& plan, const lowering::VectorSt
         break;
       case VectorKind::kConvert: {
         const VectorElement a = stack.back();
-        VectorElement r = vector_convert(n->from, n->dtype, a.bits, ConvertBy::kHardware);
+        VectorElement r = vector_convert(n->from, n->dtype, a.bits, ComputedBy::kHardware);
         r.unspecified = r.unspecified || a.unspecified;
         stack.back() = r;
         break;
@@ -66,7 +66,7 @@ VectorElement element_value(const lowering::Plan& plan, const lowering::VectorSt
         const VectorElement b = stack.back();
         stack.pop_back();
         const VectorElement a = stack.back();
-        VectorElement r = vector_binary(n->kind, n->dtype, a.bits, b.bits);
+        VectorElement r = vector_binary(n->kind, n->dtype, a.bits, b.bits, ComputedBy::kHardware);
         r.unspecified = r.unspecified || a.unspecified || b.unspecified;
         stack.back() = r;
         break;

@@ -108,15 +108,16 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
         return eval(v.args[0], e % element_count(v.broadcast_shape), d, v.broadcast_shape);
       case VectorKind::kConvert: {
         const VectorElement a = eval(v.args[0], e, v.from, sh);
-        VectorElement r =
-            vector_convert(v.from, d, a.bits, mosaic_ ? ConvertBy::kHardware : ConvertBy::kXlaCpu);
+        VectorElement r = vector_convert(v.from, d, a.bits,
+                                         mosaic_ ? ComputedBy::kHardware : ComputedBy::kXlaCpu);
         r.unspecified = r.unspecified || a.unspecified;
         return r;
       }
       default: {
         const VectorElement a = eval(v.args[0], e, d, sh);
         const VectorElement b = eval(v.args[1], e, d, sh);
-        VectorElement r = vector_binary(v.kind, d, a.bits, b.bits);
+        VectorElement r = vector_binary(v.kind, d, a.bits, b.bits,
+                                        mosaic_ ? ComputedBy::kHardware : ComputedBy::kXlaCpu);
         r.unspecified = r.unspecified || a.unspecified || b.unspecified;
         return r;
       }

@@ -104,8 +104,8 @@ TEST(VectorConvert, TheJsonFormRoundTrips) {
 }
 
 TEST(VectorConvert, EachConversionRoundsWrapsOrTruncates) {
-  const auto hw = ConvertBy::kHardware;
-  const auto xla = ConvertBy::kXlaCpu;
+  const auto hw = ComputedBy::kHardware;
+  const auto xla = ComputedBy::kXlaCpu;
   // float32 -> float16: 1 + 2^-11 is a tie, to even: 1; 65520 overflows to inf.
   EXPECT_EQ(
       vector_convert(DType::kFloat32, DType::kFloat16, bits_of(DType::kFloat32, 1 + 0x1p-11), hw)
