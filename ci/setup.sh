@@ -4,7 +4,7 @@
 # RapidCheck, Google Benchmark, mimalloc). Run as root, or with sudo available.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ clang clang-format libclang-rt-dev libgtest-dev libgmock-dev librapidcheck-dev
+packages=(cmake ninja-build g++ clang lld clang-format libclang-rt-dev libgtest-dev libgmock-dev librapidcheck-dev
           libbenchmark-dev nlohmann-json3-dev libcli11-dev libmimalloc-dev
           chromium zip unzip)  # chromium: the report's browser test; zip: .clusterfuzzlite/build.sh
 

@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::uint64_t kMaxProbeBlocks = std::uint64_t{1} << 24;
 
-std::string describe(const Diagnostic& d) {
+std::string diagnostic_text(const Diagnostic& d) {
   return d.stage + ": " + d.exception + ": " + d.message;
 }
 
@@ -163,7 +163,7 @@ void CasePipeline::probe_lowering_launch(const Case& c, const Diagnostic& predic
   if (blocks > kMaxProbeBlocks) {
     if (predicted.rule == "launch.grid_dims") {
       p.outcome = outcome(OutcomeKind::kUnavailable,
-                          "the lowering predicts a launch failure (" + describe(predicted) +
+                          "the lowering predicts a launch failure (" + diagnostic_text(predicted) +
                               ") for a grid of " + std::to_string(blocks) +
                               " blocks; the executor does not launch a grid that large to check");
       return;
@@ -178,7 +178,7 @@ void CasePipeline::probe_lowering_launch(const Case& c, const Diagnostic& predic
   }
   p.outcome = outcome(OutcomeKind::kUnavailable,
                       "the device accepts the launch that the lowering predicts it refuses (" +
-                          describe(predicted) + "); without a plan there is nothing to run");
+                          diagnostic_text(predicted) + "); without a plan there is nothing to run");
 }
 
 bool CasePipeline::place_inputs(Prepared& p, std::string& error) {

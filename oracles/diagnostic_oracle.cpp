@@ -39,7 +39,8 @@ std::string normalize_message(const std::string& message) {
 
 namespace {
 
-void add(Verdict& v, const char* kind, const std::string& what, std::string detail) {
+void add_diagnostic_mismatch(Verdict& v, const char* kind, const std::string& what,
+                             std::string detail) {
   v.mismatches.push_back(Mismatch{"diagnostic", kind, what, std::move(detail),
                                   make_signature("diagnostic", kind, what, v.executor)});
 }
@@ -105,9 +106,9 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
     return;
   }
   if (er != ar) {
-    add(v, er ? "accepted_not_rejected" : "rejected_not_accepted",
-        er ? exp_rule : (act_rule.empty() ? "unknown" : act_rule),
-        "expected " + describe(expected) + "; got " + describe(actual));
+    add_diagnostic_mismatch(v, er ? "accepted_not_rejected" : "rejected_not_accepted",
+                            er ? exp_rule : (act_rule.empty() ? "unknown" : act_rule),
+                            "expected " + describe(expected) + "; got " + describe(actual));
     return;
   }
   if (level == DiagnosticLevel::kVerdict) return;
@@ -116,37 +117,42 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
   if (matches_alternative(e, a, act_rule, level)) {
     // Another interleaving's error (Diagnostic::alternatives): as right as the canonical one.
     if (!stage_admits(e.stage, a.stage)) {
-      add(v, "stage", exp_rule, "expected stage " + e.stage + ", got " + a.stage);
+      add_diagnostic_mismatch(v, "stage", exp_rule,
+                              "expected stage " + e.stage + ", got " + a.stage);
     }
     return;
   }
   if (exp_rule.empty() && !e.message_regex.empty() && exp_rule != act_rule) {
     // A stored regex that the predicted diagnostic does not fit (complete_stored_rule).
-    add(v, "rule", exp_rule,
-        "expected " + e.exception + " with a message matching /" + e.message_regex + "/, got " +
-            describe(actual));
+    add_diagnostic_mismatch(v, "rule", exp_rule,
+                            "expected " + e.exception + " with a message matching /" +
+                                e.message_regex + "/, got " + describe(actual));
     return;
   }
   if (exp_rule != act_rule) {
-    add(v, "rule", exp_rule,
-        "expected rule " + exp_rule + or_alternatives(e) + ", got " +
-            (act_rule.empty() ? "(no rule)" : act_rule) + ": " + describe(actual));
+    add_diagnostic_mismatch(v, "rule", exp_rule,
+                            "expected rule " + exp_rule + or_alternatives(e) + ", got " +
+                                (act_rule.empty() ? "(no rule)" : act_rule) + ": " +
+                                describe(actual));
     return;
   }
   if (e.exception != a.exception) {
-    add(v, "exception", exp_rule, "expected " + e.exception + ", got " + a.exception);
+    add_diagnostic_mismatch(v, "exception", exp_rule,
+                            "expected " + e.exception + ", got " + a.exception);
     return;
   }
   if (level == DiagnosticLevel::kRule) return;
   if (!e.message_regex.empty()) {
     // assertRaisesRegex: the regex occurs in the message (re.search).
     if (!message_regex_matches(e.message_regex, a.message)) {
-      add(v, "message", exp_rule,
+      add_diagnostic_mismatch(
+          v, "message", exp_rule,
           "expected a message matching /" + e.message_regex + "/; got \"" + a.message + "\"");
       return;
     }
     if (!stage_admits(e.stage, a.stage)) {
-      add(v, "stage", exp_rule, "expected stage " + e.stage + ", got " + a.stage);
+      add_diagnostic_mismatch(v, "stage", exp_rule,
+                              "expected stage " + e.stage + ", got " + a.stage);
     }
     return;
   }
@@ -156,13 +162,13 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
   const std::string am = normalize_message(a.message);
   const bool same = contains ? am.find(em) != std::string::npos : am == em;
   if (!same) {
-    add(v, "message", exp_rule,
-        "expected message \"" + e.message + "\"" + or_alternatives(e) + "; got \"" + a.message +
-            "\"");
+    add_diagnostic_mismatch(v, "message", exp_rule,
+                            "expected message \"" + e.message + "\"" + or_alternatives(e) +
+                                "; got \"" + a.message + "\"");
     return;
   }
   if (!stage_admits(e.stage, a.stage)) {
-    add(v, "stage", exp_rule, "expected stage " + e.stage + ", got " + a.stage);
+    add_diagnostic_mismatch(v, "stage", exp_rule, "expected stage " + e.stage + ", got " + a.stage);
   }
 }
 

@@ -11,7 +11,8 @@
 namespace collfuzz {
 namespace {
 
-void add(Verdict& v, const char* kind, const std::string& what, std::string detail) {
+void add_memory_mismatch(Verdict& v, const char* kind, const std::string& what,
+                         std::string detail) {
   v.mismatches.push_back(Mismatch{"memory", kind, what, std::move(detail),
                                   make_signature("memory", kind, what, v.executor)});
 }
@@ -89,7 +90,8 @@ void memory_oracle(const Case& c, const Outcome& expected, const Outcome& actual
   for (const auto& [name, d] : diffs) {
     std::string ctas;
     for (auto r : d.ctas) ctas += (ctas.empty() ? "" : ",") + std::to_string(r);
-    add(v, "data", op_kind_for_buffer(c, name),
+    add_memory_mismatch(
+        v, "data", op_kind_for_buffer(c, name),
         d.first + "; " + std::to_string(d.bytes) + " byte(s) differ; CTAs differing: " + ctas);
   }
   for (const OutputRecord& eo : expected.outputs) {
@@ -114,9 +116,9 @@ void memory_oracle(const Case& c, const Outcome& expected, const Outcome& actual
       }
     }
     if (differing) {
-      add(v, "output", "copy_smem_to_gmem",
-          "output " + eo.name + " element " + std::to_string(first) + " differs (" +
-              std::to_string(differing) + " element(s))");
+      add_memory_mismatch(v, "output", "copy_smem_to_gmem",
+                          "output " + eo.name + " element " + std::to_string(first) + " differs (" +
+                              std::to_string(differing) + " element(s))");
     }
   }
 }

@@ -14,7 +14,7 @@ struct FloatFormat {
   int exponent = 8;
 };
 
-FloatFormat format_of(DType dtype) {
+FloatFormat float_format_of(DType dtype) {
   switch (dtype) {
     case DType::kFloat16:
       return {10, 5};
@@ -40,7 +40,7 @@ std::int64_t sign_extend(std::uint64_t v, int bits) {
 }  // namespace
 
 std::uint64_t round_to_float_bits(DType dtype, double v) {
-  const FloatFormat f = format_of(dtype);
+  const FloatFormat f = float_format_of(dtype);
   const int total = f.mantissa + f.exponent + 1;
   const std::uint64_t sign = std::signbit(v) ? std::uint64_t{1} << (total - 1) : 0;
   const std::uint64_t exp_all = ((std::uint64_t{1} << f.exponent) - 1) << f.mantissa;

@@ -9,7 +9,9 @@
 namespace collfuzz {
 namespace {
 
-std::string opt(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "-"; }
+std::string opt_or_dash(const std::optional<std::int64_t>& v) {
+  return v ? std::to_string(*v) : "-";
+}
 
 // Every string below comes from a case file or an executor: escaped for the terminal.
 std::string t(const std::string& s) { return terminal_text(s); }
@@ -89,9 +91,10 @@ std::string describe_outcome(const Outcome& o, const Case* c) {
     out += "  CTA " + std::to_string(cta.rank) + " (" + coords + ")\n";
     for (const BarrierRecord& b : cta.barriers) {
       out += "    barrier " + t(b.alloc) + "[" + std::to_string(b.index) + "]: count " +
-             opt(b.count) + ", arrivals " + opt(b.arrivals) + ", armed " + opt(b.armed) +
-             " B, received " + opt(b.received) + " B, phases " + opt(b.phases) +
-             ", open phase: pending " + opt(b.pending) + " tx " + opt(b.tx) + "\n";
+             opt_or_dash(b.count) + ", arrivals " + opt_or_dash(b.arrivals) + ", armed " +
+             opt_or_dash(b.armed) + " B, received " + opt_or_dash(b.received) + " B, phases " +
+             opt_or_dash(b.phases) + ", open phase: pending " + opt_or_dash(b.pending) + " tx " +
+             opt_or_dash(b.tx) + "\n";
     }
     for (const WaitRecord& w : cta.waits) {
       out += "    thread " + std::to_string(w.thread) + " waits on " + t(w.barrier) + " phase " +

@@ -13,6 +13,7 @@ namespace {
 
 using nlohmann::json;
 using testing::error_of;
+using testing::first_copy;
 using testing::minimal_case_json;
 
 // The minimal case with a source of shape [2, 128, 64] indexed by `index`.
@@ -21,10 +22,6 @@ json with_src_index(const json& index) {
   j["inputs"][0]["shape"] = {2, 128, 64};
   j["program"][0]["body"][0]["src"]["index"] = index;
   return j;
-}
-
-const CopyGmemToSmem& first_copy(const Case& c) {
-  return std::get<CopyGmemToSmem>(std::get<RunScoped>(c.program[0].v).body[0].v);
 }
 
 TEST(CaseFormatExtensions, WholeDimEntryIsTheWholeDimAndRoundTrips) {

@@ -10,6 +10,7 @@ namespace {
 using nlohmann::json;
 using testing::error_of;
 using testing::error_path_of;
+using testing::first_copy;
 using testing::minimal_case_json;
 
 // The minimal case's destination as f16 (128, 64), with `transforms`.
@@ -23,9 +24,6 @@ json transformed(const json& transforms) {
 }
 
 const Alloc& dst_alloc(const Case& c) { return std::get<RunScoped>(c.program[0].v).allocs[0]; }
-const CopyGmemToSmem& first_copy(const Case& c) {
-  return std::get<CopyGmemToSmem>(std::get<RunScoped>(c.program[0].v).body[0].v);
-}
 
 TEST(SmemTransformFormat, TilingThenSwizzleReadAndRoundTrip) {
   const json t = json::parse(R"([{"tiling": [8, 64]}, {"swizzle": 128}])");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -29,6 +30,11 @@ inline nlohmann::json minimal_case_json() {
 }
 
 inline Case parse(const nlohmann::json& j) { return case_from_json(j); }
+
+// The first copy of a case whose program is one run_scoped block that starts with a copy.
+inline const CopyGmemToSmem& first_copy(const Case& c) {
+  return std::get<CopyGmemToSmem>(std::get<RunScoped>(c.program[0].v).body[0].v);
+}
 
 // The parser's error for a case ("" when it parses).
 inline std::string error_of(const nlohmann::json& j) {

@@ -10,7 +10,6 @@ namespace {
 std::string outcome_to_json_for_test(const Outcome& o) { return outcome_to_json(o).dump(); }
 
 const json kMeshX2Y1 = {{"cluster", {2, 1}}, {"cluster_names", {"x", "y"}}};
-const json kAllocs = json::array({smem("dst", {128, 64}), barrier("bar")});
 
 // Element (row, col) of x, for a `cols`-wide f32 input with the iota fill.
 std::uint64_t x_at(std::int64_t row, std::int64_t col, std::int64_t cols) {

@@ -21,7 +21,7 @@ struct PlantedInterpret {
   const char* signature;    // one mismatch the mutant's prediction has against the stored outcome
 };
 
-const PlantedInterpret kPlanted[] = {
+const PlantedInterpret kPlantedInterpret[] = {
     {Mutant::kInterpretScopedCheckOrder, "interpret.scoped.cluster_axes__cluster_only_R4.json",
      "diagnostic:rule:interpret.scoped.thread_axis_required:jax-interpret"},
     {Mutant::kInterpretPredicateAccepted, "interpret.copy.predicate__unindexed_barrier.json",
@@ -67,7 +67,7 @@ TEST_P(PlantedInterpretBug, ChangesTheInterpretPrediction) {
       << ::testing::PrintToString(found);
 }
 
-INSTANTIATE_TEST_SUITE_P(Mutants, PlantedInterpretBug, ::testing::ValuesIn(kPlanted),
+INSTANTIATE_TEST_SUITE_P(Mutants, PlantedInterpretBug, ::testing::ValuesIn(kPlantedInterpret),
                          [](const ::testing::TestParamInfo<PlantedInterpret>& i) {
                            return std::string(mutant_name(i.param.mutant));
                          });
@@ -75,7 +75,7 @@ INSTANTIATE_TEST_SUITE_P(Mutants, PlantedInterpretBug, ::testing::ValuesIn(kPlan
 TEST(InterpretMutants, EveryInterpretMutantHasAPlantedBugTest) {
   for (int m = static_cast<int>(kFirstInterpretMutant); m < static_cast<int>(Mutant::kCount); ++m) {
     const auto mutant = static_cast<Mutant>(m);
-    const bool covered = std::any_of(std::begin(kPlanted), std::end(kPlanted),
+    const bool covered = std::any_of(std::begin(kPlantedInterpret), std::end(kPlantedInterpret),
                                      [&](const PlantedInterpret& p) { return p.mutant == mutant; });
     EXPECT_TRUE(covered) << mutant_name(mutant);
     EXPECT_EQ(parse_mutant(mutant_name(mutant)), mutant);
@@ -85,7 +85,7 @@ TEST(InterpretMutants, EveryInterpretMutantHasAPlantedBugTest) {
 // The interpret mutants live in the reference only: the compiler profile's prediction of a
 // corpus case is the same with each of them selected.
 TEST(InterpretMutants, LeaveTheCompilerProfileAlone) {
-  for (const PlantedInterpret& p : kPlanted) {
+  for (const PlantedInterpret& p : kPlantedInterpret) {
     nlohmann::json expect;
     const Case c =
         load_case_file(std::string(COLLFUZZ_SOURCE_DIR) + "/corpus/" + p.corpus_case, &expect);

@@ -6,7 +6,6 @@ namespace collfuzz::testing {
 namespace {
 
 const json kCluster2 = {{"cluster", {2}}, {"cluster_names", {"x"}}};
-const json kAllocs = json::array({smem("dst", {128, 64}), barrier("bar")});
 
 json scoped(json axes, json allocs, json body = json::array()) {
   json s = {{"op", "run_scoped"}, {"allocs", allocs}, {"body", body}};

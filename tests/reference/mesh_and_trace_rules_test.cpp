@@ -4,8 +4,6 @@
 namespace collfuzz::testing {
 namespace {
 
-const json kAllocs = json::array({smem("dst", {128, 64}), barrier("bar")});
-
 TEST(MeshRules, ClusterRankPrintsTheMeshRepr) {
   expect_rejected(
       make_case({{"cluster", {1, 1, 1, 2}}, {"cluster_names", {"a", "b", "c", "d"}}}, kAllocs,

@@ -34,6 +34,8 @@ inline json smem(const char* name, json shape, std::string dtype = "float32") {
 inline json barrier(const char* name, int num_arrivals = 1) {
   return {{"name", name}, {"kind", "barrier"}, {"num_arrivals", num_arrivals}};
 }
+// The allocations most rule tests use: a 128x64 float32 "dst" and one barrier "bar".
+inline const json kAllocs = json::array({smem("dst", {128, 64}), barrier("bar")});
 inline json copy(json extra = json::object()) {
   json c = {{"op", "copy_gmem_to_smem"},
             {"src", {{"input", "x"}}},

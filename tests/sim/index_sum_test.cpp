@@ -18,6 +18,7 @@ namespace {
 
 using nlohmann::json;
 using simtest::predicted_and_simulated;
+using simtest::y_at;
 
 json sum_start(std::int64_t a_mul, std::int64_t b_mul) {
   return {{"axis", "a"}, {"mul", a_mul}, {"add", 0}, {"plus", {{{"axis", "b"}, {"mul", b_mul}}}}};
@@ -45,12 +46,6 @@ json cluster_case(const json& start, const json& store_start) {
   body[0]["src"]["index"] = json::array({{{"start", start}, {"size", 16}}});
   body[2]["dst"]["index"] = json::array({{{"start", store_start}, {"size", 16}}});
   return j;
-}
-
-float y_at(const Outcome& o, std::int64_t e) {
-  float v = 0;
-  std::memcpy(&v, o.outputs.at(0).bytes.data() + e * 4, 4);
-  return v;
 }
 
 TEST(IndexSums, EachCtaOfTheClusterReadsItsOwnRows) {

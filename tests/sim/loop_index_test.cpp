@@ -18,6 +18,7 @@ namespace collfuzz {
 namespace {
 
 using nlohmann::json;
+using simtest::kWait;
 using simtest::predicted_and_simulated;
 
 // A cluster of two CTAs; x f32[48, 32] (arange), y f32[2, 48, 32]; `tile` f32[16, 32], `bar`,
@@ -55,8 +56,6 @@ json store(const json& rows) {
               {"dst", {{"output", "y"}, {"index", json::array({{{"axis", "x"}}, rows})}}}};
 }
 
-const json kWait =
-    json::parse(R"({"op": "barrier_wait", "barrier": {"alloc": "bar", "index": 0}})");
 const json kSync = json::parse(
     R"([{"op": "barrier_arrive", "barrier": {"alloc": "cbar", "index": 0}},
         {"op": "barrier_wait", "barrier": {"alloc": "cbar", "index": 0}}])");

@@ -13,6 +13,7 @@ namespace collfuzz {
 namespace {
 
 using nlohmann::json;
+using simtest::kWait;
 
 // A cluster of two CTAs; one run_scoped with dst f32[128,64] and barrier `bar` holding `body`.
 json loop_case(const json& body) {
@@ -32,8 +33,6 @@ json loop_case(const json& body) {
 const json kCopy = json::parse(
     R"({"op": "copy_gmem_to_smem", "src": {"input": "src"}, "dst": {"alloc": "dst"},
         "barrier": {"alloc": "bar", "index": 0}, "collective_axes": "x"})");
-const json kWait =
-    json::parse(R"({"op": "barrier_wait", "barrier": {"alloc": "bar", "index": 0}})");
 
 json loop(std::int64_t trips, const json& body) {
   return json{{"op", "loop"}, {"trip_count", trips}, {"body", body}};

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -141,6 +142,27 @@ inline void expect_parse_refused(const nlohmann::json& j, const std::string& fie
     EXPECT_NE(what.find(words), std::string::npos) << what;
   }
 }
+
+// The case's parse error, or "parsed".
+inline std::string parse_error(const nlohmann::json& j) {
+  try {
+    case_from_json(j);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "parsed";
+}
+
+// Element e of the first output, read as float32.
+inline float y_at(const Outcome& o, std::int64_t e) {
+  float v = 0;
+  std::memcpy(&v, o.outputs.at(0).bytes.data() + e * 4, 4);
+  return v;
+}
+
+// A wait on barrier "bar", index 0.
+inline const nlohmann::json kWait =
+    nlohmann::json::parse(R"({"op": "barrier_wait", "barrier": {"alloc": "bar", "index": 0}})");
 
 inline constexpr const char* kLane = R"({"arch": "sm_90a", "semantics": "lane"})";
 inline constexpr const char* kWarpgroup = R"({"arch": "sm_90a", "semantics": "warpgroup"})";

@@ -18,6 +18,7 @@ namespace {
 
 using nlohmann::json;
 using simtest::predicted_and_simulated;
+using simtest::y_at;
 
 json store(bool wait = false, bool commit_group = true) {
   json s = json::parse(R"({"op": "copy_smem_to_gmem", "src": {"alloc": "buf"},
@@ -67,12 +68,6 @@ std::vector<std::pair<std::int64_t, std::int64_t>> written(const Outcome& o) {
 using Ranges = std::vector<std::pair<std::int64_t, std::int64_t>>;
 constexpr std::int64_t kAll = 64 * 32;
 constexpr std::int64_t kLastTile = 48 * 32;
-
-float y_at(const Outcome& o, std::int64_t e) {
-  float v = 0;
-  std::memcpy(&v, o.outputs.at(0).bytes.data() + e * 4, 4);
-  return v;
-}
 
 Outcome run(const json& j) { return predicted_and_simulated(case_from_json(j)); }
 

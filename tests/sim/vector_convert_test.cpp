@@ -19,6 +19,7 @@ namespace collfuzz {
 namespace {
 
 using nlohmann::json;
+using simtest::parse_error;
 using simtest::predicted_and_simulated;
 
 // One CTA: x32 (float32[n/128, 128]: (i - n/2) * 0.3125 + 2^-12) and x16 (float16[n/128, 128]:
@@ -67,15 +68,6 @@ json convert_case(const json& value, const std::string& out, std::int64_t n,
 json load(const std::string& alloc) { return {{"load", {{"alloc", alloc}}}}; }
 json convert(const std::string& from, const json& value) {
   return {{"convert", {{"from", from}, {"value", value}}}};
-}
-
-std::string parse_error(const json& j) {
-  try {
-    case_from_json(j);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "parsed";
 }
 
 std::uint64_t bits_of(DType d, double v) { return exact_float_bits(d, v).value(); }

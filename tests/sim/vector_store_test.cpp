@@ -17,6 +17,7 @@ namespace collfuzz {
 namespace {
 
 using nlohmann::json;
+using simtest::parse_error;
 using simtest::predicted_and_simulated;
 using simtest::tile;
 
@@ -61,15 +62,6 @@ std::int32_t i32_at(const Outcome& o, std::size_t out, std::int64_t e) {
   std::int32_t v = 0;
   std::memcpy(&v, o.outputs.at(out).bytes.data() + e * 4, 4);
   return v;
-}
-
-std::string parse_error(const json& j) {
-  try {
-    case_from_json(j);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "parsed";
 }
 
 TEST(VectorStore, TileOpConstantOverTheCluster) {
