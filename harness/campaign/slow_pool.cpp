@@ -13,10 +13,6 @@ namespace {
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return splitmix64(h ^ (v + 0x9e37u)); }
 
-bool holds(const VectorValue& v, bool (*kind)(VectorKind)) {
-  return any_vector_node(v, [&](const VectorValue& n) { return kind(n.kind); });
-}
-
 std::uint64_t text_hash(const std::string& s) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (const char ch : s) {
@@ -60,10 +56,13 @@ void features(const Body& body, const std::optional<std::string>& thread, std::u
         bits |= std::uint64_t{1} << 43;
       if (vs->value.kind == VectorKind::kConvert) bits |= std::uint64_t{1} << 44;
       if (is_bitwise(vs->value.kind)) bits |= std::uint64_t{1} << 45;
-      if (holds(vs->value, is_shift)) bits |= std::uint64_t{1} << 46;
-      if (holds(vs->value, [](VectorKind k) { return k == VectorKind::kIota; }))
+      if (any_vector_node(vs->value, [](const VectorValue& n) { return is_shift(n.kind); }))
+        bits |= std::uint64_t{1} << 46;
+      if (any_vector_node(vs->value,
+                          [](const VectorValue& n) { return n.kind == VectorKind::kIota; }))
         bits |= std::uint64_t{1} << 47;
-      if (holds(vs->value, [](VectorKind k) { return k == VectorKind::kBroadcast; }))
+      if (any_vector_node(vs->value,
+                          [](const VectorValue& n) { return n.kind == VectorKind::kBroadcast; }))
         bits |= std::uint64_t{1} << 48;
       if (any_vector_node(vs->value, [](const VectorValue& n) {
             return is_shift(n.kind) && n.args[1].kind != VectorKind::kConst;

@@ -77,6 +77,9 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
     }
     leaves.emplace(&load, std::move(leaf));
   });
+  // Who computes the arithmetic: the GPU under the compiler's profile, XLA's CPU backend under
+  // interpret mode (their conversions and shifts differ where the result is not specified).
+  const ComputedBy by = mosaic_ ? ComputedBy::kHardware : ComputedBy::kXlaCpu;
   // `d`, `sh`: the node's dtype (the store's, or a convert's operand's below it) and shape (the
   // store's, or a broadcast's operand's below it); `e`: the element, row-major over `sh`.
   std::function<VectorElement(const VectorValue&, std::int64_t, DType, const Shape&)> eval =
@@ -108,16 +111,14 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
         return eval(v.args[0], e % element_count(v.broadcast_shape), d, v.broadcast_shape);
       case VectorKind::kConvert: {
         const VectorElement a = eval(v.args[0], e, v.from, sh);
-        VectorElement r = vector_convert(v.from, d, a.bits,
-                                         mosaic_ ? ComputedBy::kHardware : ComputedBy::kXlaCpu);
+        VectorElement r = vector_convert(v.from, d, a.bits, by);
         r.unspecified = r.unspecified || a.unspecified;
         return r;
       }
       default: {
         const VectorElement a = eval(v.args[0], e, d, sh);
         const VectorElement b = eval(v.args[1], e, d, sh);
-        VectorElement r = vector_binary(v.kind, d, a.bits, b.bits,
-                                        mosaic_ ? ComputedBy::kHardware : ComputedBy::kXlaCpu);
+        VectorElement r = vector_binary(v.kind, d, a.bits, b.bits, by);
         r.unspecified = r.unspecified || a.unspecified || b.unspecified;
         return r;
       }
