@@ -11,6 +11,12 @@ with the verdict of `collfuzz replay PATHS --executors jax-interpret` for its ca
 the replay skipped (a version mismatch; jax-lower's skip of a case it lowered counts as a pass) or
 a script the generator refused is counted apart. Exit 1
 on any disagreement or broken script. docs/python.md.
+
+--one-per-shape runs the script of one case per shape (the first in name order of the cases whose
+files use the same JSON fields, the same `op` and `kind` names and the same fields of `expect`):
+the test command's check, which leaves out scripts that differ from a checked one only in their
+numbers, since jax-interpret has just run every case. Without it, every case's script runs
+(ci/nightly-jax-versions does).
 """
 
 from __future__ import annotations
@@ -27,6 +33,36 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from work_dir import work_dir  # noqa: E402
 
 
+def case_shape(path: str) -> frozenset:
+  """The fields a case file uses (array positions dropped), its op and kind names, and the fields
+  of its expectation: two cases of one shape get scripts that differ only in their numbers."""
+  with open(path, encoding="utf-8") as f:
+    case = json.load(f)
+  shape = set()
+
+  def walk(node, where):
+    if isinstance(node, dict):
+      for k, v in node.items():
+        if where == "" and k in ("expect", "name"):
+          continue
+        shape.add(f"{where}/{k}")
+        walk(v, f"{where}/{k}")
+    elif isinstance(node, list):
+      for v in node:
+        walk(v, where + "[]")
+    elif isinstance(node, str) and where.rsplit("/", 1)[-1] in ("op", "kind"):
+      shape.add(f"{where}={node}")
+
+  walk(case, "")
+  expect = case.get("expect")
+  if isinstance(expect, dict):
+    for k, v in expect.items():
+      shape.add(f"expect/{k}")
+      if isinstance(v, dict):
+        shape.update(f"expect/{k}/{kk}" for kk in v)
+  return frozenset(shape)
+
+
 def main(argv=None) -> int:
   ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   ap.add_argument("paths", nargs="+")
@@ -40,6 +76,9 @@ def main(argv=None) -> int:
                   help="run the scripts in this many Python processes at once (each its share)")
   ap.add_argument("--jax", help="write the scripts for this JAX release (collfuzz repro --jax): "
                   "the release of --python, when the replay judges unpinned cases by it")
+  ap.add_argument("--one-per-shape", action="store_true",
+                  help="run one script per case shape (JSON fields, op and kind names, expect's "
+                  "fields) rather than every case's")
   args = ap.parse_args(argv)
   t0 = time.monotonic()
   work = work_dir(args.work, "collfuzz-repro-")
@@ -76,6 +115,18 @@ def main(argv=None) -> int:
   runnable = [e for e in index if "script" in e
               and verdicts.get(os.path.normpath(e["case"]), {}).get("status") in ("pass", "fail")
               and not hung(verdicts[os.path.normpath(e["case"])])]
+  sampled_out = 0
+  if args.one_per_shape:
+    seen = set()
+    kept = []
+    for e in sorted(runnable, key=lambda e: e["case"]):
+      key = case_shape(e["case"])
+      if key in seen:
+        sampled_out += 1
+        continue
+      seen.add(key)
+      kept.append(e)
+    runnable = kept
   # The scripts in --jobs processes, each its share (every jobs-th script), results merged.
   jobs = max(1, min(args.jobs, len(runnable)))
   procs = []
@@ -111,12 +162,15 @@ def main(argv=None) -> int:
       disagree += 1
       print(f"DISAGREE {e['case']}: {executor} {v}, script {r['status']}: {r['detail']}")
   refused = [e for e in index if "error" in e]
-  skipped = len(index) - len(refused) - len(runnable)
+  skipped = len(index) - len(refused) - len(runnable) - sampled_out
   for e in refused:
     print(f"REFUSED {e['case']}: {e['error']}")
   print(f"{agree} agree ({both_fail} of them fail both ways), {disagree} disagree, {broken} broken "
         f"scripts, {len(refused)} refused by the generator, {skipped} skipped (the replay skipped "
-        f"the case, or {executor} timed out on it); generate {t_gen - t0:.1f} s, replay {t_replay - t_gen:.1f} s, scripts "
+        f"the case, or {executor} timed out on it)"
+        + (f", {sampled_out} left out (--one-per-shape: the shape of a checked case)"
+           if args.one_per_shape else "")
+        + f"; generate {t_gen - t0:.1f} s, replay {t_replay - t_gen:.1f} s, scripts "
         f"{t_run - t_replay:.1f} s")
   return 1 if disagree or broken or not runnable else 0
 

@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 for i in 0 1; do
-  "$mutant" 3 predicate_ignored "$i/2" 300 2 "$work/runs/s$i" > /dev/null || fail "run $i"
+  "$mutant" 3 predicate_ignored "$i/2" 120 2 "$work/runs/s$i" > /dev/null || fail "run $i"
 done
 # A provenance field merge does not know (the JAX helper's versions, say) is carried untouched.
 python3 - "$work/runs/s0/summary.json" << 'PY'
