@@ -335,6 +335,7 @@ class Encoder {
     if (l.path == LoadPath::kTensor) {
       TensorMapRequest req;
       req.input = l.input;
+      if (auto why = packed_extents_unknown(l.tensor, in.dtype)) return fail(*why);
       if (auto why = tensor_map_params(l.tensor, in.dtype, req.params)) {
         return abort_at_launch(*why, op);
       }

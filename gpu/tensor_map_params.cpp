@@ -63,6 +63,24 @@ int tma_element_bytes(TmaDataType t) {
   return 1;
 }
 
+std::optional<std::string> packed_extents_unknown(const lowering::TensorBox& t, DType dtype) {
+  const int pack = packing(dtype);
+  if (pack == 1 || t.rank < 1 || t.rank > kMaxTensorRank) return std::nullopt;
+  const int minor = t.rank - 1;
+  const auto name = [&](const char* what, std::int64_t n) {
+    return std::string("a TMA copy of ") + std::to_string(8 / pack) + "-bit elements whose " +
+           what + " (" + std::to_string(n) +
+           " elements) is no whole number of bytes: Mosaic GPU's runtime only asserts it "
+           "(mosaic_gpu_init_tma_desc), so what JAX does depends on how jaxlib was built";
+  };
+  if (t.dims[minor] % pack != 0) return name("contiguous extent", t.dims[minor]);
+  if (t.box[minor] % pack != 0) return name("box along the contiguous dim", t.box[minor]);
+  for (int k = 0; k < minor; ++k) {
+    if (t.strides[k] % pack != 0) return name("stride", t.strides[k]);
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> tensor_map_params(const lowering::TensorBox& t, DType dtype,
                                              TensorMapParams& out) {
   out = TensorMapParams{};
@@ -82,12 +100,7 @@ std::optional<std::string> tensor_map_params(const lowering::TensorBox& t, DType
     const int k = rank - 1 - i;  // the plan's dims are outermost first
     std::int64_t dim = t.dims[k];
     std::int64_t box = t.box[k];
-    if (i == 0 && pack > 1) {
-      if (dim % pack != 0 || box % pack != 0) {
-        return "packed " + std::to_string(8 / pack) +
-               "-bit elements need an even extent and box along the contiguous dim (extent " +
-               std::to_string(dim) + ", box " + std::to_string(box) + ")";
-      }
+    if (i == 0 && pack > 1) {  // whole bytes: packed_extents_unknown
       dim /= pack;
       box /= pack;
     }
@@ -109,12 +122,7 @@ std::optional<std::string> tensor_map_params(const lowering::TensorBox& t, DType
     out.element_strides[i] = 1;
     if (i > 0) {
       std::int64_t stride = t.strides[k];
-      if (pack > 1) {
-        if (stride % pack != 0) {
-          return "a packed stride of " + std::to_string(stride) + " elements is not whole bytes";
-        }
-        stride /= pack;
-      }
+      if (pack > 1) stride /= pack;  // whole bytes: packed_extents_unknown
       const std::int64_t bytes = stride * elem_bytes;
       if (bytes <= 0 || bytes % 16 != 0 || bytes >= (std::int64_t{1} << 40)) {
         return "Byte strides must be divisible by 16 and less than 2**40, but got " +

@@ -45,8 +45,15 @@ static_assert(sizeof(TensorMapParams) == kTensorMapBytes);
 
 int tma_element_bytes(TmaDataType t);
 
+// What Mosaic GPU's runtime leaves to an `assert` for sub-byte elements (packed two per byte):
+// a contiguous extent, box or outer stride of no whole number of bytes. jaxlib built without
+// assertions halves them, truncating; with them it aborts. The executor does not run such a copy
+// (unavailable): which of the two JAX does is not the case's to say.
+std::optional<std::string> packed_extents_unknown(const lowering::TensorBox& box, DType dtype);
+
 // The parameters for a load of `box` from an input of `dtype`, or why they cannot be formed
 // (a violated documented constraint, worded as Mosaic's runtime words it where it checks).
+// Sub-byte extents are halved as the runtime halves them: packed_extents_unknown first.
 std::optional<std::string> tensor_map_params(const lowering::TensorBox& box, DType dtype,
                                              TensorMapParams& out);
 
