@@ -7,10 +7,6 @@
 namespace collfuzz::gpu {
 namespace {
 
-std::string describe(const Diagnostic& d) {
-  return d.stage + ": " + d.exception + ": " + d.message;
-}
-
 Admission unavailable(std::string reason) {
   Admission a;
   a.kind = Admission::Kind::kUnavailable;
@@ -38,7 +34,8 @@ Admission admit_case(const Case& c, const DeviceBackend& backend) {
       a.diagnostic = std::move(lowered.diagnostic);
       return a;
     }
-    return unavailable("the shared lowering rejects the case (" + describe(*lowered.diagnostic) +
+    return unavailable("the shared lowering rejects the case (" +
+                       stage_exception_message(*lowered.diagnostic) +
                        "): there is no plan to run on the device");
   }
   EncodeResult enc = encode_plan(lowered.plan);

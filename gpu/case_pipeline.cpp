@@ -17,10 +17,6 @@ namespace {
 
 constexpr std::uint64_t kMaxProbeBlocks = std::uint64_t{1} << 24;
 
-std::string diagnostic_text(const Diagnostic& d) {
-  return d.stage + ": " + d.exception + ": " + d.message;
-}
-
 std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
   constexpr std::uint64_t kMax = std::uint64_t{1} << 62;
   if (a == 0 || b == 0) return 0;
@@ -162,10 +158,11 @@ void CasePipeline::probe_lowering_launch(const Case& c, const Diagnostic& predic
       saturating_mul(saturating_mul(probe.grid[0], probe.grid[1]), probe.grid[2]);
   if (blocks > kMaxProbeBlocks) {
     if (predicted.rule == "launch.grid_dims") {
-      p.outcome = outcome(OutcomeKind::kUnavailable,
-                          "the lowering predicts a launch failure (" + diagnostic_text(predicted) +
-                              ") for a grid of " + std::to_string(blocks) +
-                              " blocks; the executor does not launch a grid that large to check");
+      p.outcome =
+          outcome(OutcomeKind::kUnavailable,
+                  "the lowering predicts a launch failure (" + stage_exception_message(predicted) +
+                      ") for a grid of " + std::to_string(blocks) +
+                      " blocks; the executor does not launch a grid that large to check");
       return;
     }
     probe.grid = {probe.cluster[0], probe.cluster[1], probe.cluster[2]};
@@ -176,9 +173,10 @@ void CasePipeline::probe_lowering_launch(const Case& c, const Diagnostic& predic
     p.outcome = std::move(o);
     return;
   }
-  p.outcome = outcome(OutcomeKind::kUnavailable,
-                      "the device accepts the launch that the lowering predicts it refuses (" +
-                          diagnostic_text(predicted) + "); without a plan there is nothing to run");
+  p.outcome =
+      outcome(OutcomeKind::kUnavailable,
+              "the device accepts the launch that the lowering predicts it refuses (" +
+                  stage_exception_message(predicted) + "); without a plan there is nothing to run");
 }
 
 bool CasePipeline::place_inputs(Prepared& p, std::string& error) {

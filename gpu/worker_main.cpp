@@ -170,8 +170,7 @@ int declare(const std::vector<std::string>& paths, const DeviceBackend* backend,
                                 ? "the lowering predicts a launch failure, which the device is "
                                   "asked about: "
                                 : "Mosaic GPU's runtime aborts before the launch: ") +
-                           a.diagnostic->stage + ": " + a.diagnostic->exception + ": " +
-                           a.diagnostic->message;
+                           stage_exception_message(*a.diagnostic);
         }
       }
     } catch (const std::exception& e) {

@@ -6,11 +6,6 @@
 namespace collfuzz {
 namespace {
 
-void add_byte_mismatch(Verdict& v, const char* kind, const std::string& what, std::string detail) {
-  v.mismatches.push_back(Mismatch{"bytes", kind, what, std::move(detail),
-                                  make_signature("bytes", kind, what, v.executor)});
-}
-
 const CtaRecord* find_cta(const Outcome& o, std::int64_t rank) {
   for (const auto& c : o.ctas) {
     if (c.rank == rank) return &c;
@@ -52,8 +47,8 @@ void byte_oracle(const Case& c, const Outcome& expected, const Outcome& actual, 
   const bool act_done = actual.kind == OutcomeKind::kCompleted;
   ++v.compared;
   if (exp_done != act_done) {
-    add_byte_mismatch(
-        v, exp_done ? "hang" : "unexpected_completion", "kernel",
+    add_mismatch(
+        v, "bytes", exp_done ? "hang" : "unexpected_completion", "kernel",
         std::string("expected ") + to_string(expected.kind) + ", got " + to_string(actual.kind));
   }
   for (const CtaRecord& ec : expected.ctas) {
@@ -83,43 +78,41 @@ void byte_oracle(const Case& c, const Outcome& expected, const Outcome& actual, 
       const bool received_ok = field(eb.received, ab->received);
       const bool bytes_ok = armed_ok && received_ok;
       if (!bytes_ok) {
-        add_byte_mismatch(v, byte_kind(eb, *ab), what,
-                          where(ec.rank, eb) + ": expected armed " + num(eb.armed) + " received " +
-                              num(eb.received) + ", got armed " + num(ab->armed) + " received " +
-                              num(ab->received));
+        add_mismatch(v, "bytes", byte_kind(eb, *ab), what,
+                     where(ec.rank, eb) + ": expected armed " + num(eb.armed) + " received " +
+                         num(eb.received) + ", got armed " + num(ab->armed) + " received " +
+                         num(ab->received));
       }
       if (!field(eb.count, ab->count)) {
-        add_byte_mismatch(
-            v, "count", what,
+        add_mismatch(
+            v, "bytes", "count", what,
             where(ec.rank, eb) + ": expected count " + num(eb.count) + ", got " + num(ab->count));
       }
       if (!field(eb.arrivals, ab->arrivals)) {
-        add_byte_mismatch(v, "arrivals", what,
-                          where(ec.rank, eb) + ": expected " + num(eb.arrivals) +
-                              " arrivals, got " + num(ab->arrivals));
+        add_mismatch(v, "bytes", "arrivals", what,
+                     where(ec.rank, eb) + ": expected " + num(eb.arrivals) + " arrivals, got " +
+                         num(ab->arrivals));
       }
       if (!field(eb.phases, ab->phases)) {
-        add_byte_mismatch(v, "phases", what,
-                          where(ec.rank, eb) + ": expected " + num(eb.phases) + " phases, got " +
-                              num(ab->phases));
+        add_mismatch(v, "bytes", "phases", what,
+                     where(ec.rank, eb) + ": expected " + num(eb.phases) + " phases, got " +
+                         num(ab->phases));
       }
       const bool pending_ok = field(eb.pending, ab->pending);
       const bool tx_ok = field(eb.tx, ab->tx);
       const bool state_ok = pending_ok && tx_ok;
       if (!state_ok) {
-        add_byte_mismatch(v, "final_state", what,
-                          where(ec.rank, eb) + ": expected pending " + num(eb.pending) + " tx " +
-                              num(eb.tx) + ", got pending " + num(ab->pending) + " tx " +
-                              num(ab->tx));
+        add_mismatch(v, "bytes", "final_state", what,
+                     where(ec.rank, eb) + ": expected pending " + num(eb.pending) + " tx " +
+                         num(eb.tx) + ", got pending " + num(ab->pending) + " tx " + num(ab->tx));
       }
     }
     // Bytes on a barrier the reference never touches.
     for (const BarrierRecord& ab : ac->barriers) {
       if (find_barrier(ec, ab.alloc, ab.index)) continue;
       if (ab.armed.value_or(0) != 0 || ab.received.value_or(0) != 0) {
-        add_byte_mismatch(
-            v, "wrong_barrier", op_kind_for_barrier(c, ab.alloc),
-            where(ec.rank, ab) + ": bytes on a barrier the reference does not allocate");
+        add_mismatch(v, "bytes", "wrong_barrier", op_kind_for_barrier(c, ab.alloc),
+                     where(ec.rank, ab) + ": bytes on a barrier the reference does not allocate");
       }
     }
     for (const WaitRecord& ew : ec.waits) {
@@ -131,9 +124,9 @@ void byte_oracle(const Case& c, const Outcome& expected, const Outcome& actual, 
       }
       if (!aw) {
         if (!ac->waits.empty()) {
-          add_byte_mismatch(v, "wait", ew.barrier,
-                            "CTA " + std::to_string(ec.rank) + " thread " +
-                                std::to_string(ew.thread) + ": no record of the wait at " + ew.op);
+          add_mismatch(v, "bytes", "wait", ew.barrier,
+                       "CTA " + std::to_string(ec.rank) + " thread " + std::to_string(ew.thread) +
+                           ": no record of the wait at " + ew.op);
         } else {
           ++v.unobserved;
         }
@@ -141,12 +134,12 @@ void byte_oracle(const Case& c, const Outcome& expected, const Outcome& actual, 
       }
       ++v.compared;
       if (aw->completed != ew.completed) {
-        add_byte_mismatch(v, ew.completed ? "wait_hangs" : "wait_passes",
-                          ew.barrier == "block_sync" ? "block_sync" : "barrier_wait",
-                          "CTA " + std::to_string(ec.rank) + " thread " +
-                              std::to_string(ew.thread) + " wait at " + ew.op + " on " +
-                              ew.barrier + " (phase " + std::to_string(ew.phase) + "): expected " +
-                              (ew.completed ? "to complete" : "to hang"));
+        add_mismatch(v, "bytes", ew.completed ? "wait_hangs" : "wait_passes",
+                     ew.barrier == "block_sync" ? "block_sync" : "barrier_wait",
+                     "CTA " + std::to_string(ec.rank) + " thread " + std::to_string(ew.thread) +
+                         " wait at " + ew.op + " on " + ew.barrier + " (phase " +
+                         std::to_string(ew.phase) + "): expected " +
+                         (ew.completed ? "to complete" : "to hang"));
       }
     }
   }

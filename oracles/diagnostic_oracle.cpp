@@ -21,6 +21,12 @@ std::string make_signature(const std::string& oracle, const std::string& kind,
   return oracle + ":" + kind + ":" + (what.empty() ? "-" : what) + ":" + executor;
 }
 
+void add_mismatch(Verdict& v, const char* oracle, const char* kind, const std::string& what,
+                  std::string detail) {
+  v.mismatches.push_back(Mismatch{oracle, kind, what, std::move(detail),
+                                  make_signature(oracle, kind, what, v.executor)});
+}
+
 std::string normalize_message(const std::string& message) {
   // Process-specific parts: object addresses and Python id()s of interpret-mode barriers.
   // Most messages have neither: skip the regular expressions (a campaign compares every case).
@@ -38,12 +44,6 @@ std::string normalize_message(const std::string& message) {
 }
 
 namespace {
-
-void add_diagnostic_mismatch(Verdict& v, const char* kind, const std::string& what,
-                             std::string detail) {
-  v.mismatches.push_back(Mismatch{"diagnostic", kind, what, std::move(detail),
-                                  make_signature("diagnostic", kind, what, v.executor)});
-}
 
 std::string describe(const Outcome& o) {
   if (o.kind != OutcomeKind::kRejected) return to_string(o.kind);
@@ -106,9 +106,9 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
     return;
   }
   if (er != ar) {
-    add_diagnostic_mismatch(v, er ? "accepted_not_rejected" : "rejected_not_accepted",
-                            er ? exp_rule : (act_rule.empty() ? "unknown" : act_rule),
-                            "expected " + describe(expected) + "; got " + describe(actual));
+    add_mismatch(v, "diagnostic", er ? "accepted_not_rejected" : "rejected_not_accepted",
+                 er ? exp_rule : (act_rule.empty() ? "unknown" : act_rule),
+                 "expected " + describe(expected) + "; got " + describe(actual));
     return;
   }
   if (level == DiagnosticLevel::kVerdict) return;
@@ -117,42 +117,41 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
   if (matches_alternative(e, a, act_rule, level)) {
     // Another interleaving's error (Diagnostic::alternatives): as right as the canonical one.
     if (!stage_admits(e.stage, a.stage)) {
-      add_diagnostic_mismatch(v, "stage", exp_rule,
-                              "expected stage " + e.stage + ", got " + a.stage);
+      add_mismatch(v, "diagnostic", "stage", exp_rule,
+                   "expected stage " + e.stage + ", got " + a.stage);
     }
     return;
   }
   if (exp_rule.empty() && !e.message_regex.empty() && exp_rule != act_rule) {
     // A stored regex that the predicted diagnostic does not fit (complete_stored_rule).
-    add_diagnostic_mismatch(v, "rule", exp_rule,
-                            "expected " + e.exception + " with a message matching /" +
-                                e.message_regex + "/, got " + describe(actual));
+    add_mismatch(v, "diagnostic", "rule", exp_rule,
+                 "expected " + e.exception + " with a message matching /" + e.message_regex +
+                     "/, got " + describe(actual));
     return;
   }
   if (exp_rule != act_rule) {
-    add_diagnostic_mismatch(v, "rule", exp_rule,
-                            "expected rule " + exp_rule + or_alternatives(e) + ", got " +
-                                (act_rule.empty() ? "(no rule)" : act_rule) + ": " +
-                                describe(actual));
+    add_mismatch(v, "diagnostic", "rule", exp_rule,
+                 "expected rule " + exp_rule + or_alternatives(e) + ", got " +
+                     (act_rule.empty() ? "(no rule)" : act_rule) + ": " + describe(actual));
     return;
   }
   if (e.exception != a.exception) {
-    add_diagnostic_mismatch(v, "exception", exp_rule,
-                            "expected " + e.exception + ", got " + a.exception);
+    add_mismatch(v, "diagnostic", "exception", exp_rule,
+                 "expected " + e.exception + ", got " + a.exception);
     return;
   }
   if (level == DiagnosticLevel::kRule) return;
   if (!e.message_regex.empty()) {
     // assertRaisesRegex: the regex occurs in the message (re.search).
     if (!message_regex_matches(e.message_regex, a.message)) {
-      add_diagnostic_mismatch(
-          v, "message", exp_rule,
+      add_mismatch(
+          v, "diagnostic", "message", exp_rule,
           "expected a message matching /" + e.message_regex + "/; got \"" + a.message + "\"");
       return;
     }
     if (!stage_admits(e.stage, a.stage)) {
-      add_diagnostic_mismatch(v, "stage", exp_rule,
-                              "expected stage " + e.stage + ", got " + a.stage);
+      add_mismatch(v, "diagnostic", "stage", exp_rule,
+                   "expected stage " + e.stage + ", got " + a.stage);
     }
     return;
   }
@@ -162,13 +161,14 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
   const std::string am = normalize_message(a.message);
   const bool same = contains ? am.find(em) != std::string::npos : am == em;
   if (!same) {
-    add_diagnostic_mismatch(v, "message", exp_rule,
-                            "expected message \"" + e.message + "\"" + or_alternatives(e) +
-                                "; got \"" + a.message + "\"");
+    add_mismatch(v, "diagnostic", "message", exp_rule,
+                 "expected message \"" + e.message + "\"" + or_alternatives(e) + "; got \"" +
+                     a.message + "\"");
     return;
   }
   if (!stage_admits(e.stage, a.stage)) {
-    add_diagnostic_mismatch(v, "stage", exp_rule, "expected stage " + e.stage + ", got " + a.stage);
+    add_mismatch(v, "diagnostic", "stage", exp_rule,
+                 "expected stage " + e.stage + ", got " + a.stage);
   }
 }
 

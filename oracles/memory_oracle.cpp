@@ -11,12 +11,6 @@
 namespace collfuzz {
 namespace {
 
-void add_memory_mismatch(Verdict& v, const char* kind, const std::string& what,
-                         std::string detail) {
-  v.mismatches.push_back(Mismatch{"memory", kind, what, std::move(detail),
-                                  make_signature("memory", kind, what, v.executor)});
-}
-
 std::string hex_element(std::uint64_t bits, int width) {
   std::ostringstream s;
   s << "0x" << std::hex << bits << " (" << std::dec << width << "-bit)";
@@ -90,8 +84,8 @@ void memory_oracle(const Case& c, const Outcome& expected, const Outcome& actual
   for (const auto& [name, d] : diffs) {
     std::string ctas;
     for (auto r : d.ctas) ctas += (ctas.empty() ? "" : ",") + std::to_string(r);
-    add_memory_mismatch(
-        v, "data", op_kind_for_buffer(c, name),
+    add_mismatch(
+        v, "memory", "data", op_kind_for_buffer(c, name),
         d.first + "; " + std::to_string(d.bytes) + " byte(s) differ; CTAs differing: " + ctas);
   }
   for (const OutputRecord& eo : expected.outputs) {
@@ -116,9 +110,9 @@ void memory_oracle(const Case& c, const Outcome& expected, const Outcome& actual
       }
     }
     if (differing) {
-      add_memory_mismatch(v, "output", "copy_smem_to_gmem",
-                          "output " + eo.name + " element " + std::to_string(first) + " differs (" +
-                              std::to_string(differing) + " element(s))");
+      add_mismatch(v, "memory", "output", "copy_smem_to_gmem",
+                   "output " + eo.name + " element " + std::to_string(first) + " differs (" +
+                       std::to_string(differing) + " element(s))");
     }
   }
 }
@@ -133,16 +127,12 @@ Verdict compare(const Case& c, const Outcome& expected, const Outcome& actual,
     return v;
   }
   if (actual.kind == OutcomeKind::kCrash) {
-    v.mismatches.push_back(Mismatch{"executor", "crash", "-", actual.reason,
-                                    make_signature("executor", "crash", "-", v.executor)});
+    add_mismatch(v, "executor", "crash", "-", actual.reason);
     return v;
   }
   if (actual.kind == OutcomeKind::kTimeout && expected.kind == OutcomeKind::kRejected) {
-    v.mismatches.push_back(Mismatch{"diagnostic", "accepted_not_rejected",
-                                    expected.diagnostic->rule,
-                                    "expected a diagnostic; the executor timed out",
-                                    make_signature("diagnostic", "accepted_not_rejected",
-                                                   expected.diagnostic->rule, v.executor)});
+    add_mismatch(v, "diagnostic", "accepted_not_rejected", expected.diagnostic->rule,
+                 "expected a diagnostic; the executor timed out");
     return v;
   }
   if (undefined_oracle(expected, actual, v)) return v;

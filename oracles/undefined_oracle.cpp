@@ -20,11 +20,10 @@ bool undefined_oracle(const Outcome& expected, const Outcome& actual, Verdict& v
     ++v.compared;
     if (expected.undefined->code != actual.undefined->code) {
       const std::string what = to_string(expected.undefined->code);
-      v.mismatches.push_back(Mismatch{
-          "undefined", "other_code", what,
-          "the reference predicts undefined behaviour " + describe_undefined(*expected.undefined) +
-              "; the executor met " + describe_undefined(*actual.undefined),
-          make_signature("undefined", "other_code", what, v.executor)});
+      add_mismatch(v, "undefined", "other_code", what,
+                   "the reference predicts undefined behaviour " +
+                       describe_undefined(*expected.undefined) + "; the executor met " +
+                       describe_undefined(*actual.undefined));
     }
     return true;
   }
@@ -49,11 +48,9 @@ bool undefined_oracle(const Outcome& expected, const Outcome& actual, Verdict& v
   // is wrong.
   ++v.compared;
   const std::string what = to_string(actual.undefined->code);
-  v.mismatches.push_back(Mismatch{"undefined", "behaviour", what,
-                                  std::string("the reference predicts ") +
-                                      to_string(expected.kind) + "; the executor met " +
-                                      describe_undefined(*actual.undefined),
-                                  make_signature("undefined", "behaviour", what, v.executor)});
+  add_mismatch(v, "undefined", "behaviour", what,
+               std::string("the reference predicts ") + to_string(expected.kind) +
+                   "; the executor met " + describe_undefined(*actual.undefined));
   return true;
 }
 
@@ -66,10 +63,8 @@ void undefined_where_oracle(const Outcome& stored, const Outcome& predicted, Ver
   const bool cta_differs = s.cta && s.cta != p.cta;
   if (!op_differs && !cta_differs) return;
   const std::string what = to_string(s.code);
-  v.mismatches.push_back(
-      Mismatch{"undefined", "where", what,
-               "stored " + describe_undefined(s) + "; predicted " + describe_undefined(p),
-               make_signature("undefined", "where", what, v.executor)});
+  add_mismatch(v, "undefined", "where", what,
+               "stored " + describe_undefined(s) + "; predicted " + describe_undefined(p));
 }
 
 }  // namespace collfuzz

@@ -40,4 +40,9 @@ struct Verdict {
 std::string make_signature(const std::string& oracle, const std::string& kind,
                            const std::string& what, const std::string& executor);
 
+// Records one disagreement found by `oracle` (diagnostic, bytes, memory), signed with the
+// verdict's executor.
+void add_mismatch(Verdict& v, const char* oracle, const char* kind, const std::string& what,
+                  std::string detail);
+
 }  // namespace collfuzz

@@ -56,6 +56,11 @@ struct Diagnostic {
   bool may_complete = false;
 };
 
+// "stage: Exception: message", as the GPU executor's reasons quote a diagnostic.
+inline std::string stage_exception_message(const Diagnostic& d) {
+  return d.stage + ": " + d.exception + ": " + d.message;
+}
+
 struct WaitRecord {
   std::int64_t thread = 0;  // Pallas thread (warpgroup) index
   std::string op;           // JSON path of the barrier_wait or run_scoped
