@@ -7,7 +7,8 @@
 # LABELS run-sanitized: tests whose time is mostly waiting (timeouts, sleeps, child processes and
 # JAX's Python), about as long in both builds. ci/test runs them once, in the sanitized build's
 # ctest, where they check more; its release ctest leaves them out (-LE 'slow|run-sanitized').
-# `ctest --preset release` alone still runs them.
+# `ctest --preset release` alone still runs them. (collfuzz_merge is not one: it needs the
+# mutant binary, which ci/test's sanitized build leaves out.)
 if(NOT COLLFUZZ_BUILD_TESTS)
   return()
 endif()
@@ -17,7 +18,7 @@ set(collfuzz_costly_tests
   collfuzz_slow_pool_turns collfuzz_campaign_survives_sigkill cli_fuzz_jax cli_values
   collfuzz_campaign_repro_run import_roundtrip cli_import collfuzz_report_browser case_schema)
 set(collfuzz_run_sanitized_tests
-  collfuzz_merge collfuzz_campaign_faults collfuzz_slow_pool_stall collfuzz_flaky_finding
+  collfuzz_campaign_faults collfuzz_slow_pool_stall collfuzz_flaky_finding
   collfuzz_slow_pool_turns collfuzz_campaign_survives_sigkill cli_fuzz_jax)
 foreach(t IN LISTS collfuzz_costly_tests)
   if(TEST ${t})

@@ -27,6 +27,7 @@
 #include "harness/core/errors.h"
 #include "harness/runner/baseline.h"
 #include "harness/runner/case_runner.h"
+#include "tests/support/sanitized.h"
 
 namespace collfuzz {
 namespace {
@@ -108,22 +109,11 @@ std::string mutant_text(json doc, const json::json_pointer& at, const std::strin
 // with the corpus. Seen from ci/test: 234 s of the debug ctest's 1,018 s of CPU at 2026-12-04 with
 // every other file; 345 s of 1,466 s at 2026-12-06 on a slow day; 228 s of 1,276 s with 100 files
 // (docs/performance.md, "Build time, 2026-12-06 (night)").
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define COLLFUZZ_HOSTILE_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(COLLFUZZ_HOSTILE_SANITIZED)
-#define COLLFUZZ_HOSTILE_SANITIZED 1
-#endif
-#ifdef COLLFUZZ_HOSTILE_SANITIZED
 constexpr std::size_t kSanitizedFiles = 40;
 std::size_t file_stride(std::size_t files) {
+  if (!collfuzz::testing::kSanitized) return 1;
   return std::max<std::size_t>(2, (files + kSanitizedFiles - 1) / kSanitizedFiles);
 }
-#else
-std::size_t file_stride(std::size_t) { return 1; }
-#endif
 
 struct SweepCounts {
   std::int64_t mutants = 0;
