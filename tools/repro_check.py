@@ -14,9 +14,9 @@ on any disagreement or broken script. docs/python.md.
 
 --one-per-shape runs the script of one case per shape (the first in name order of the cases whose
 files use the same JSON fields, the same `op` and `kind` names and the same fields of `expect`):
-the test command's check, which leaves out scripts that differ from a checked one only in their
-numbers, since jax-interpret has just run every case. Without it, every case's script runs
-(ci/nightly-jax-versions does).
+the test command's check, which leaves out scripts that use the same constructs as a checked one
+with other values (numbers, dtypes, names), since jax-interpret has just run every case. Without
+it, every case's script runs (ci/nightly-jax-versions does).
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ from work_dir import work_dir  # noqa: E402
 
 def case_shape(path: str) -> frozenset:
   """The fields a case file uses (array positions dropped), its op and kind names, and the fields
-  of its expectation: two cases of one shape get scripts that differ only in their numbers."""
+  of its expectation: two cases of one shape get scripts of the same constructs, with other
+  values."""
   with open(path, encoding="utf-8") as f:
     case = json.load(f)
   shape = set()
