@@ -77,7 +77,8 @@ rc::Gen<VectorBackPlan> vector_back() {
                                                        {8, VectorValueShape::kShift},
                                                        {6, VectorValueShape::kShiftByTile},
                                                        {8, VectorValueShape::kIota},
-                                                       {8, VectorValueShape::kBroadcast}})),
+                                                       {8, VectorValueShape::kBroadcast},
+                                                       {10, VectorValueShape::kBroadcastInner}})),
       rc::gen::set(&VectorBackPlan::constant, rc::gen::inRange<std::int64_t>(1, 4)),
       rc::gen::set(&VectorBackPlan::uneven, chance(30)));
 }

@@ -1,6 +1,7 @@
 #include "generators/vector_back.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "harness/core/element_value.h"
@@ -8,6 +9,30 @@
 
 namespace collfuzz::generators {
 namespace {
+
+// The first strictly increasing dims of `shape` that `operand`'s dims can go to, each of its size,
+// other than the trailing ones (a broadcast along other dims than new leading ones); nullopt
+// where there are none.
+std::optional<Shape> other_dims_of(const Shape& operand, const Shape& shape) {
+  Shape dims;
+  const auto place = [&](const auto& self, std::size_t k, std::size_t from) -> bool {
+    if (k == operand.size()) {
+      for (std::size_t i = 0; i < dims.size(); ++i) {
+        if (dims[i] != static_cast<std::int64_t>(shape.size() - dims.size() + i)) return true;
+      }
+      return false;  // the trailing ones
+    }
+    for (std::size_t d = from; d < shape.size(); ++d) {
+      if (shape[d] != operand[k]) continue;
+      dims.push_back(static_cast<std::int64_t>(d));
+      if (self(self, k + 1, d + 1)) return true;
+      dims.pop_back();
+    }
+    return false;
+  };
+  if (operand.empty() || operand.size() >= shape.size() || !place(place, 0, 0)) return std::nullopt;
+  return dims;
+}
 
 bool holds(DType d) {
   switch (d) {
@@ -178,6 +203,38 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
       rows.args.push_back(std::move(row));
       vs.value = plan.constant == 2 ? binary(VectorKind::kAdd, tile, std::move(rows))
                                     : binary(op, std::move(rows), c);
+      break;
+    }
+    case VectorValueShape::kBroadcastInner: {
+      if (tile_shape.size() < 2) {
+        vs.value = binary(VectorKind::kAdd, tile, c);
+        break;
+      }
+      Shape operand(tile_shape.begin(), tile_shape.end() - 1);
+      Shape dims;
+      for (std::size_t k = 0; k + 1 < tile_shape.size(); ++k)
+        dims.push_back(static_cast<std::int64_t>(k));
+      VectorValue x = c;
+      const Shape row_shape(tile_shape.begin() + 1, tile_shape.end());
+      if (const std::optional<Shape> row_dims = other_dims_of(row_shape, tile_shape);
+          plan.constant != 3 && row_dims) {
+        x = tile;  // tile.at[0][...] onto dims of its sizes: y[r, ..., c] = tile[0, r, ...]
+        x.smem_index.push_back(0);
+        operand = row_shape;
+        dims = *row_dims;
+      } else if (plan.constant != 3 && element_count(operand) % 128 == 0) {
+        x = VectorValue{};
+        x.kind = VectorKind::kIota;
+        x.iota_dimension = 0;
+        x.iota_vec_size = 1;
+      }
+      VectorValue b;
+      b.kind = VectorKind::kBroadcast;
+      b.broadcast_shape = operand;
+      b.broadcast_dims = dims;
+      b.args.push_back(std::move(x));
+      const VectorKind op = dtype_info(dtype).is_float ? VectorKind::kAdd : VectorKind::kXor;
+      vs.value = binary(op, tile, std::move(b));
       break;
     }
     case VectorValueShape::kShift:

@@ -54,6 +54,14 @@ enum class VectorValueShape : std::uint8_t {
                  // (constant 2) tile + that (under Lane the row's vector is shorter than the
                  // tile's: incompatible_layouts); tile + c where the tile has no rows of a
                  // multiple of 128 elements
+  kBroadcastInner,  // tile + lax.broadcast_in_dim(x, tile's shape, (0, ..., rank - 2)) (^ on
+                    // integers), x of the tile's shape less its last dim: tile.at[0][...] where
+                    // every dim is one size (a row onto the leading dims), else an iota along its
+                    // first dim where it holds a multiple of 128 elements, else (and for constant
+                    // 3) c. Along other dims than new leading ones: Lane refuses each
+                    // (lower.vector.broadcast_layout, or its load's strided_elements first),
+                    // Warpgroup the load and the iota (dialect.vector.broadcast_layout) and lowers
+                    // c; interpret mode computes them. tile + c where the tile has rank 1
 };
 
 struct VectorBackPlan {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What Mosaic GPU makes of vector broadcasts the case language does not hold yet (issue 24).
+"""What Mosaic GPU makes of vector broadcasts along other dims than new leading ones (issue 24).
 
     JAX_PLATFORMS=cpu .venv-jax/bin/python tools/jax_probe_broadcasts.py
     JAX_PLATFORMS=cpu .venv-jax-0.12.0.1/bin/python tools/jax_probe_broadcasts.py
@@ -7,7 +7,7 @@
 Lowers (for CUDA, on the CPU: nothing runs) a one-CTA kernel that copies x into an SMEM tile,
 waits, and stores each expression below (`v` the tile's value) under Lane and Warpgroup semantics,
 and prints "lowered" or the exception, its message and where JAX raised it. The findings are in
-docs/case-format.md ("Not expressible yet: broadcasts along other dims"): no expectation of a
+docs/case-format.md ("Broadcasts along other dims"): no expectation of a
 corpus case is copied from this output.
 """
 
@@ -32,6 +32,22 @@ CASES = [
     ("jnp.broadcast_to(v[:, :1], (2, 128))", (2, 128), (2, 128)),
     ("lax.broadcast_in_dim(jnp.full((128,), 3.0, jnp.float32), (128, 4), (0,))", (128, 4), (128,)),
     (f"lax.broadcast_in_dim({IOTA}, (128, 4), (0,))", (128, 4), (128,)),
+    # a splat along other dims beside a strided value (what a kernel adds a column to)
+    ("lax.broadcast_in_dim(jnp.full((128,), 3.0, jnp.float32), (128, 4), (0,)) + v",
+     (128, 4), (128, 4)),
+    ("lax.broadcast_in_dim(jnp.full((128,), 3.0, jnp.float32), (128, 4), (0,))", (128, 4), (128, 4)),
+    ("lax.broadcast_in_dim(jnp.full((2, 128), 3.0, jnp.float32), (2, 3, 128), (0, 2))",
+     (2, 3, 128), (2, 3, 128)),
+    ("lax.broadcast_in_dim(v, (2, 3, 128), (0, 2))", (2, 3, 128), (2, 128)),
+    ("lax.broadcast_in_dim(v, (2, 128, 3), (0, 1))", (2, 128, 3), (2, 128)),
+    ("lax.broadcast_in_dim(v.astype(jnp.float16).astype(jnp.float32), (128, 4), (0,))",
+     (128, 4), (128,)),
+    ("lax.broadcast_in_dim(jnp.broadcast_to(v, (2, 128)), (2, 128, 2), (0, 1))", (2, 128, 2), (128,)),
+    # operands of fewer than 128 elements (constants lower under Warpgroup, whatever the count)
+    ("lax.broadcast_in_dim(jnp.full((4,), 3.0, jnp.float32), (4, 32), (0,)) + v", (4, 32), (4, 32)),
+    ("lax.broadcast_in_dim(jnp.full((2, 4), 3.0, jnp.float32), (2, 4, 16), (0, 1)) + v",
+     (2, 4, 16), (2, 4, 16)),
+    ("lax.broadcast_in_dim(v[0], (16, 16), (0,)) + v", (16, 16), (16, 16)),
 ]
 
 

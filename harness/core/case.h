@@ -13,6 +13,7 @@
 #include "harness/core/axis_name.h"
 #include "harness/core/dtype.h"
 #include "harness/core/jax_version.h"
+#include "harness/core/limits.h"
 
 namespace collfuzz {
 
@@ -356,8 +357,9 @@ enum class VectorKind : std::uint8_t {
   //                   plgpu.Layout.WG_STRIDED(shape, vec_size=vec_size)): each element's index
   // along `dimension`, as the dtype (integers wrap, floats round to nearest even).
   kIota,
-  // jnp.broadcast_to(a, shape): args[0] of shape `broadcast_shape`, a trailing part of the
-  // node's shape (new leading dims only); element j is a's element j % a's count.
+  // lax.broadcast_in_dim(a, shape, broadcast_dims): args[0] of shape `broadcast_shape`, whose
+  // dim k is the node's dim broadcast_dims[k]. Along new leading dims (broadcast_dims the trailing
+  // ones: jnp.broadcast_to(a, shape)) element j is a's element j % a's count.
   kBroadcast,
 };
 
@@ -392,7 +394,29 @@ struct VectorValue {
   std::int64_t iota_dimension = 0;
   std::int64_t iota_vec_size = 1;
   Shape broadcast_shape;  // kBroadcast: the operand's shape
+  // kBroadcast: where the operand's dims go in the node's shape, strictly increasing; empty for
+  // the trailing ones (new leading dims only: jnp.broadcast_to, the one broadcast of a strided
+  // value that Mosaic GPU lowers).
+  Shape broadcast_dims;
 };
+
+// The element of a broadcast's operand that the node's element `e` (row-major in `shape`) reads.
+inline std::int64_t broadcast_source(const VectorValue& b, const Shape& shape, std::int64_t e) {
+  if (b.broadcast_dims.empty()) {
+    std::int64_t count = 1;
+    for (const std::int64_t d : b.broadcast_shape) count *= d;
+    return e % count;
+  }
+  std::int64_t coord[limits::kMaxRank] = {};  // the parser bounds every rank
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    coord[d] = e % shape[d];
+    e /= shape[d];
+  }
+  std::int64_t src = 0;
+  for (std::size_t k = 0; k < b.broadcast_dims.size(); ++k)
+    src = src * b.broadcast_shape[k] + coord[b.broadcast_dims[k]];
+  return src;
+}
 
 // Calls f on every load of `v` (a VectorValue or a const one), depth first.
 template <typename V, typename F>

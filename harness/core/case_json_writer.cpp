@@ -144,9 +144,13 @@ json vector_value_to_json(const VectorValue& v) {
       c["value"] = vector_value_to_json(v.args.at(0));
       return json{{"convert", c}};
     }
-    case VectorKind::kBroadcast:
-      return json{{"broadcast", json{{"shape", v.broadcast_shape},
-                                     {"value", vector_value_to_json(v.args.at(0))}}}};
+    case VectorKind::kBroadcast: {
+      json b = json::object();
+      b["shape"] = v.broadcast_shape;
+      if (!v.broadcast_dims.empty()) b["dims"] = v.broadcast_dims;
+      b["value"] = vector_value_to_json(v.args.at(0));
+      return json{{"broadcast", b}};
+    }
     case VectorKind::kIota:
       return json{{"iota", json{{"dimension", v.iota_dimension}, {"vec_size", v.iota_vec_size}}}};
   }

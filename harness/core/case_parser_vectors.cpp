@@ -103,29 +103,63 @@ void parse_iota(const json& arg, const std::string& at, const Shape& shape, DTyp
   }
 }
 
-// A broadcast's operand shape: the node's shape less one or more leading dims (Mosaic GPU
-// broadcasts a strided value along new leading dims only: is_supported_strided_layout_broadcast),
-// of a multiple of 128 elements (the strided layout's; a smaller operand is not modelled).
-Shape parse_broadcast_shape(const json& j, const std::string& at, const Shape& shape) {
-  jr::array(j, at, shape.size());
+// A broadcast's operand shape and where its dims go in the node's shape (`dims`, strictly
+// increasing; by default the trailing ones: new leading dims, jnp.broadcast_to). Each operand dim
+// equals the node's dim it goes to (a size-1 dim broadcast is not modelled), the operand has a
+// lower rank than the node, and along new leading dims a multiple of 128 elements (the strided
+// layout's; a smaller one is not modelled there). Along other dims any count: Lane refuses every
+// operand, Warpgroup every one but constants (tools/jax_probe_broadcasts.py).
+void parse_broadcast_shape(const json& arg, const std::string& at, const Shape& shape,
+                           VectorValue& v) {
+  const std::string shape_at = at + ".shape";
+  const json& j = jr::required(arg, at, "shape");
+  jr::array(j, shape_at, shape.size());
   Shape s;
   for (std::size_t k = 0; k < j.size(); ++k)
-    s.push_back(jr::integer(j[k], jr::index_path(at, k), 1, std::int64_t{1} << 31));
-  const bool trailing =
-      !s.empty() && s.size() < shape.size() &&
-      std::equal(s.begin(), s.end(), shape.end() - static_cast<std::ptrdiff_t>(s.size()));
-  if (!trailing) {
-    throw InputError(at, "a broadcast of " + py::tuple_of_ints(s) + " to " +
-                             py::tuple_of_ints(shape) +
-                             ": the case language broadcasts along new leading dims only (the "
-                             "operand's shape is the destination's less its leading dims)");
+    s.push_back(jr::integer(j[k], jr::index_path(shape_at, k), 1, std::int64_t{1} << 31));
+  if (s.empty() || s.size() >= shape.size()) {
+    throw InputError(shape_at, "a broadcast of " + py::tuple_of_ints(s) + " to " +
+                                   py::tuple_of_ints(shape) +
+                                   ": the operand has a lower rank than the value, and one dim "
+                                   "or more");
   }
-  if (element_count(s) % 128 != 0) {
-    throw InputError(at, "a broadcast of " + py::tuple_of_ints(s) +
-                             ": the operand holds a multiple of 128 elements (smaller ones are "
-                             "not modelled)");
+  Shape dims;
+  if (const json* d = jr::member(arg, "dims")) {
+    const std::string dims_at = at + ".dims";
+    jr::array(*d, dims_at, shape.size());
+    if (d->size() != s.size()) {
+      throw InputError(dims_at, "expected " + std::to_string(s.size()) +
+                                    " dims (one per dim of the operand's shape " +
+                                    py::tuple_of_ints(s) + "), got " + std::to_string(d->size()));
+    }
+    for (std::size_t k = 0; k < d->size(); ++k) {
+      const std::string k_at = jr::index_path(dims_at, k);
+      dims.push_back(jr::integer((*d)[k], k_at, 0, static_cast<std::int64_t>(shape.size()) - 1));
+      if (k > 0 && dims[k] <= dims[k - 1])
+        throw InputError(k_at, "broadcast dims are strictly increasing");
+    }
   }
-  return s;
+  bool trailing = true;
+  for (std::size_t k = 0; k < dims.size(); ++k)
+    trailing = trailing && dims[k] == static_cast<std::int64_t>(shape.size() - s.size() + k);
+  if (trailing) dims.clear();  // the default: new leading dims
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    const std::size_t to =
+        dims.empty() ? shape.size() - s.size() + k : static_cast<std::size_t>(dims[k]);
+    if (s[k] != shape[to]) {
+      throw InputError(
+          shape_at, "a broadcast of " + py::tuple_of_ints(s) + " to " + py::tuple_of_ints(shape) +
+                        ": the operand's dim " + std::to_string(k) + " is not the value's dim " +
+                        std::to_string(to) + " (a broadcast of a size-1 dim is not modelled)");
+    }
+  }
+  if (dims.empty() && element_count(s) % 128 != 0) {
+    throw InputError(shape_at, "a broadcast of " + py::tuple_of_ints(s) +
+                                   ": along new leading dims the operand holds a multiple of 128 "
+                                   "elements (smaller ones are not modelled)");
+  }
+  v.broadcast_shape = std::move(s);
+  v.broadcast_dims = std::move(dims);
 }
 
 }  // namespace
@@ -159,10 +193,11 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
     return v;
   }
   if (key == "broadcast") {
-    // {"broadcast": {"shape": S, "value": V}}: jnp.broadcast_to(V, shape), V of shape S.
-    jr::object(arg, at, {"shape", "value"});
+    // {"broadcast": {"shape": S, "dims": D, "value": V}}: lax.broadcast_in_dim(V, shape, D), V
+    // of shape S (jnp.broadcast_to(V, shape) without dims).
+    jr::object(arg, at, {"shape", "dims", "value"});
     v.kind = VectorKind::kBroadcast;
-    v.broadcast_shape = parse_broadcast_shape(jr::required(arg, at, "shape"), at + ".shape", shape);
+    parse_broadcast_shape(arg, at, shape, v);
     v.args.push_back(parse_vector_value(jr::required(arg, at, "value"), at + ".value",
                                         v.broadcast_shape, dtype, depth + 1));
     return v;

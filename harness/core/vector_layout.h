@@ -8,6 +8,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/core/pyrepr.h"
 
 namespace collfuzz {
 
@@ -26,6 +30,16 @@ inline std::int64_t strided_vec_size(int bits, std::int64_t elements) {
 inline std::int64_t splat_store_vec_size_0_11_2(int bits, std::int64_t elements) {
   const std::int64_t vec = bits > 0 ? 64 / bits : 1;
   return elements < vec * 128 ? 1 : vec;
+}
+
+// The repr of a warpgroup FragmentedArray's layout as JAX prints it in "Unsupported layout: ..."
+// (rule lower.vector.broadcast_layout): WGSplatFragLayout(shape=...) for a splat (vec 0, a value
+// of constants), else WGStridedFragLayout(shape=..., vec_size=...).
+inline std::string fragmented_layout_repr(const std::vector<std::int64_t>& shape,
+                                          std::int64_t vec) {
+  if (vec == 0) return "WGSplatFragLayout(shape=" + py::tuple_of_ints(shape) + ")";
+  return "WGStridedFragLayout(shape=" + py::tuple_of_ints(shape) +
+         ", vec_size=" + std::to_string(vec) + ")";
 }
 
 }  // namespace collfuzz

@@ -463,11 +463,15 @@ class Writer:
       return (f"plgpu.layout_cast(lax.broadcasted_iota({dtype_src(dtype)}, {shape_src(shape)}, "
               f"{dim}), plgpu.Layout.WG_STRIDED({shape_src(shape)}, vec_size={vec}))")
     if kind == "broadcast":
-      if not isinstance(arg, dict) or set(arg) != {"shape", "value"}:
-        raise Unsupported(f"{path}.broadcast: expected {{\"shape\": [...], \"value\": v}}, "
-                          f"got {arg!r}")
+      if not isinstance(arg, dict) or \
+          not {"shape", "value"} <= set(arg) <= {"shape", "dims", "value"}:
+        raise Unsupported(f"{path}.broadcast: expected {{\"shape\": [...], \"dims\": [...], "
+                          f"\"value\": v}}, got {arg!r}")
       a = self.vector_src(arg["value"], tuple(arg["shape"]), dtype, f"{path}.broadcast.value",
                           top=True)
+      if "dims" in arg:
+        dims = tuple(int(d) for d in arg["dims"])
+        return f"lax.broadcast_in_dim({a}, {shape_src(shape)}, {dims!r})"
       return f"jnp.broadcast_to({a}, {shape_src(shape)})"
     if kind == "load":
       if isinstance(arg, dict) and "alloc" in arg:

@@ -257,7 +257,7 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
   `dtype`: {"const": c} is jnp.full(shape, c, dtype); {"iota": {"dimension": d, "vec_size": v}} is
   plgpu.layout_cast(lax.broadcasted_iota(dtype, shape, d), plgpu.Layout.WG_STRIDED(shape,
   vec_size=v)); {"broadcast": {"shape": S, "value": a}} is jnp.broadcast_to(a, shape), a of shape
-  S; {"load": {"alloc": A, "index": [...]}}
+  S, and with "dims": D lax.broadcast_in_dim(a, shape, D); {"load": {"alloc": A, "index": [...]}}
   reads SMEM (`a.at[i, ...][...]`), {"load": {"input": X, "index": [...]}} GMEM
   (`x.at[idx][...]`); {"add"|"sub"|"mul"|"and"|"or"|"xor": [a, b]} is a + b, a - b, a * b,
   a & b, a | b, a ^ b; {"min"|"max": [a, b]}
@@ -276,10 +276,12 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
     return plgpu.layout_cast(lax.broadcasted_iota(dtype, shape, dim),
                              plgpu.Layout.WG_STRIDED(shape, vec_size=vec))
   if kind == "broadcast":
-    if not isinstance(arg, dict) or set(arg) != {"shape", "value"}:
-      raise CaseError(f"{path}.broadcast: expected {{\"shape\": [...], \"value\": v}}, "
-                      f"got {arg!r}")
+    if not isinstance(arg, dict) or not {"shape", "value"} <= set(arg) <= {"shape", "dims", "value"}:
+      raise CaseError(f"{path}.broadcast: expected {{\"shape\": [...], \"dims\": [...], "
+                      f"\"value\": v}}, got {arg!r}")
     a = vector_value(arg["value"], env, tuple(arg["shape"]), dtype, f"{path}.broadcast.value")
+    if "dims" in arg:
+      return lax.broadcast_in_dim(a, tuple(shape), tuple(int(d) for d in arg["dims"]))
     return jnp.broadcast_to(a, shape)
   if kind == "load":
     if not isinstance(arg, dict):

@@ -27,11 +27,13 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
       }
     }
     // The layout inference pass: a vector value that loads a ref needs a strided layout, which
-    // a count that is no multiple of 128 has none of; a tiled SMEM ref's tiling divides what it
-    // proves of each copy's GMEM slice.
+    // a count that is no multiple of 128 has none of, nor a broadcast of it along other dims than
+    // new leading ones; a tiled SMEM ref's tiling divides what it proves of each copy's GMEM
+    // slice.
     const IrVectorStore* unlaid = nullptr;
     for (const IrVectorStore& iv : ir.vector_stores) {
-      if (iv.own_layout && iv.elements % 128 != 0 && !unlaid) unlaid = &iv;
+      if (((iv.own_layout && iv.elements % 128 != 0) || iv.broadcast_unlaid) && !unlaid)
+        unlaid = &iv;
     }
     infer_copy_tilings(c, ir, unlaid);
     // dialect_lowering.lower_mgpu_dialect: the async_load / async_store rules in program order.

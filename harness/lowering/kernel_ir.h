@@ -84,6 +84,9 @@ struct IrVectorStore {
   // inference of a count that is no multiple of 128 fails on one that reads a ref; a value of
   // constants is a splat).
   bool own_layout = false;
+  // Its value broadcasts one of its own layout along dims other than new leading ones, which
+  // Warpgroup's layout inference finds no layout for (dialect.vector.broadcast_layout).
+  bool broadcast_unlaid = false;
   Shape shape;  // the stored view's
   // JAX 0.11.2's splat store of a value of constants cannot lay it out
   // (lower.vector.splat_vec_size)

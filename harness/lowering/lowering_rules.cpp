@@ -506,6 +506,12 @@ class Lowerer {
       } else if (v->kind == VectorKind::kLoadSmem || v->kind == VectorKind::kLoadInput) {
         if (elements % 128 != 0) strided_elements(op, load_memref(*v), elements);
         vec = strided_vec_size(dtype_bits(q.dtype), elements);
+      } else if (v->kind == VectorKind::kBroadcast && !v->broadcast_dims.empty()) {
+        // _broadcast_in_dim_lowering_rule: a splat or strided array along new leading dims only.
+        raise(Stage::kLower, "NotImplementedError",
+              "Unsupported layout: " +
+                  fragmented_layout_repr(v->broadcast_shape, layout.at(&v->args[0])),
+              rule_id::kVectorBroadcastLayout, op.path);
       } else if (v->kind == VectorKind::kConvert || v->kind == VectorKind::kBroadcast) {
         vec = layout.at(&v->args[0]);  // astype and broadcast_in_dim keep the registers' layout
       } else if (!v->args.empty()) {
@@ -550,6 +556,10 @@ class Lowerer {
     iv.dtype = dtype;
     iv.eight_bit = dtype_bits(dtype) == 8 && computes_arithmetic(vs.value);
     iv.own_layout = has_own_layout(vs.value);
+    iv.broadcast_unlaid = any_vector_node(vs.value, [](const VectorValue& n) {
+      return n.kind == VectorKind::kBroadcast && !n.broadcast_dims.empty() &&
+             has_own_layout(n.args[0]);
+    });
     lower_value(op, vs.value, dtype, iv);
     // Lane: _swap_lowering_rule reads the destination's old value (load_strided), then stores.
     if (lane() && iv.elements % 128 != 0) strided_elements(op, dst_memref(vs), iv.elements);

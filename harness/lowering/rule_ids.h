@@ -32,6 +32,8 @@ inline constexpr std::string_view kVectorPointwise8Bit = "lower.vector.pointwise
 inline constexpr std::string_view kVectorIncompatibleLayouts = "lower.vector.incompatible_layouts";
 inline constexpr std::string_view kVectorStridedElements = "lower.vector.strided_elements";
 inline constexpr std::string_view kLayoutInference = "dialect.vector.layout_inference";
+inline constexpr std::string_view kVectorBroadcastLayout = "lower.vector.broadcast_layout";
+inline constexpr std::string_view kDialectBroadcastLayout = "dialect.vector.broadcast_layout";
 inline constexpr std::string_view kCopyDivisibilityAssert =
     "dialect.async_copy.divisibility_assert";
 inline constexpr std::string_view kCopyProveDivisibility = "dialect.async_copy.prove_divisibility";
@@ -120,6 +122,8 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kVectorPointwise8Bit,
                                             kVectorStridedElements,
                                             kLayoutInference,
+                                            kVectorBroadcastLayout,
+                                            kDialectBroadcastLayout,
                                             kCopyDivisibilityAssert,
                                             kCopyProveDivisibility,
                                             kCopyTilingDivides,

@@ -167,8 +167,9 @@ void infer_copy_tilings(const Case& c, const KernelIr& ir, const IrVectorStore* 
     }
   }
   if (vector) {
-    raise(Stage::kDialect, "ValueError", kLayoutInferenceMessage, rule_id::kLayoutInference,
-          vector->op->path);
+    const bool count = vector->own_layout && vector->elements % 128 != 0;
+    raise(Stage::kDialect, "ValueError", kLayoutInferenceMessage,
+          count ? rule_id::kLayoutInference : rule_id::kDialectBroadcastLayout, vector->op->path);
   }
   for (const Variable& v : vars) {
     if (fails(v, nullptr)) {

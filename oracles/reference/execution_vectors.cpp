@@ -107,8 +107,9 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
         return {vector_iota(d, e / inner % sh[static_cast<std::size_t>(v.iota_dimension)]), false};
       }
       case VectorKind::kBroadcast:
-        // New leading dims: every one of them repeats the operand, row-major.
-        return eval(v.args[0], e % element_count(v.broadcast_shape), d, v.broadcast_shape);
+        // New leading dims repeat the operand, row-major; other dims read the operand at the
+        // element's coordinates along broadcast_dims.
+        return eval(v.args[0], broadcast_source(v, sh, e), d, v.broadcast_shape);
       case VectorKind::kConvert: {
         const VectorElement a = eval(v.args[0], e, v.from, sh);
         VectorElement r = vector_convert(v.from, d, a.bits, by);

@@ -20,7 +20,8 @@ namespace {
 struct LowerEvent {
   RuleId rule = RuleId::kCount;
   const VectorValue* node = nullptr;
-  Shape shape;  // the node's
+  Shape shape;         // the node's
+  std::string layout;  // lower.vector.broadcast_layout: the operand's layout repr
 };
 
 // Walks `v` (of dtype `d` and shape `shape`) in the order Python evaluates it, the jaxpr's (an
@@ -28,7 +29,9 @@ struct LowerEvent {
 // stage meets there: under Lane a load of a count that is no multiple of 128 (load_strided in
 // _get_lowering_rule), an 8-bit op that FragmentedArray._pointwise restricts, or a binary op on two
 // register layouts that differ; under both semantics an iota whose layout cast's strided layout
-// does not divide the count (lower_jaxpr_to_mosaic_gpu builds it as the iota's hint). Returns the
+// does not divide the count (lower_jaxpr_to_mosaic_gpu builds it as the iota's hint), and under
+// Lane a broadcast along dims other than new leading ones (_broadcast_in_dim_lowering_rule names
+// its operand's layout). Returns the
 // node's register vector length under Lane: a load's ref dtype's strided one, an iota's cast's, a
 // conversion's or a broadcast's operand's, a binary op's non-constant operands'; nullopt for a
 // constant (a splat takes the other operand's layout).
@@ -36,7 +39,7 @@ std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, const Shap
                                        std::optional<LowerEvent>& first) {
   const std::int64_t elements = element_count(shape);
   const auto meet = [&](RuleId rule) {
-    if (!first) first = LowerEvent{rule, &v, shape};
+    if (!first) first = LowerEvent{rule, &v, shape, {}};
   };
   switch (v.kind) {
     case VectorKind::kConst:
@@ -50,9 +53,15 @@ std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, const Shap
       return v.iota_vec_size;
     case VectorKind::kConvert:
       return lower_walk(v.args[0], v.from, shape, lane, first);
-    case VectorKind::kBroadcast:
+    case VectorKind::kBroadcast: {
       // FragmentedArray.broadcast_in_dim keeps the operand's registers, tiled (its vec_size).
-      return lower_walk(v.args[0], d, v.broadcast_shape, lane, first);
+      const auto vec = lower_walk(v.args[0], d, v.broadcast_shape, lane, first);
+      if (lane && !v.broadcast_dims.empty() && !first) {
+        first = LowerEvent{RuleId::kLowerVectorBroadcastLayout, &v, shape,
+                           fragmented_layout_repr(v.broadcast_shape, vec.value_or(0))};
+      }
+      return vec;
+    }
     default: {
       const auto a = lower_walk(v.args[0], d, shape, lane, first);
       const auto b = lower_walk(v.args[1], d, shape, lane, first);
@@ -62,6 +71,22 @@ std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, const Shap
       return a ? a : b;
     }
   }
+}
+
+// Whether `v` holds a broadcast along dims other than new leading ones.
+bool has_other_dims_broadcast(const VectorValue& v) {
+  return any_vector_node(v, [](const VectorValue& n) {
+    return n.kind == VectorKind::kBroadcast && !n.broadcast_dims.empty();
+  });
+}
+
+// Whether `v` broadcasts a value of its own layout (a load's, an iota's) along dims other than
+// new leading ones, which Warpgroup's layout inference finds no layout for.
+bool broadcasts_own_layout_along_other_dims(const VectorValue& v) {
+  return any_vector_node(v, [](const VectorValue& n) {
+    return n.kind == VectorKind::kBroadcast && !n.broadcast_dims.empty() &&
+           has_own_layout(n.args[0]);
+  });
 }
 
 // Whether `v` holds an iota anywhere.
@@ -135,6 +160,10 @@ void check_vector_layout_inference(Checker& ck) {
     const std::int64_t elements = stored_view(ck, *vs, scope).elements;
     ck.check(RuleId::kDialectLayoutInference,
              elements % 128 != 0 && first_load(vs->value) != nullptr, op.path);
+    if (has_other_dims_broadcast(vs->value)) {
+      ck.check(RuleId::kDialectBroadcastLayout, broadcasts_own_layout_along_other_dims(vs->value),
+               op.path);
+    }
   });
 }
 
@@ -169,6 +198,13 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
     lower_walk(vs.value, dtype, view.shape, ck.lane(), first);
     if (first && first->rule == RuleId::kLowerVectorStridedElements) {
       strided(load_memref(ck, *first->node, scope));
+    } else if (first && first->rule == RuleId::kLowerVectorBroadcastLayout) {
+      ck.check(
+          RuleId::kLowerVectorBroadcastLayout, true, op.path,
+          [&] {
+            return Holes{{"layout", first->layout}};
+          },
+          stage);
     } else if (first && first->rule == RuleId::kLowerVectorIotaLayout) {
       ck.check(
           RuleId::kLowerVectorIotaLayout, true, op.path,
@@ -182,6 +218,8 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
     } else {
       // Nothing met: the rules the walk checked, for `explain`.
       if (has_iota(vs.value)) ck.check(RuleId::kLowerVectorIotaLayout, false, op.path, stage);
+      if (ck.lane() && has_other_dims_broadcast(vs.value))
+        ck.check(RuleId::kLowerVectorBroadcastLayout, false, op.path, stage);
       if (ck.lane()) {
         ck.check(RuleId::kLowerVectorPointwise8Bit, false, op.path, stage);
         ck.check(RuleId::kLowerVectorIncompatibleLayouts, false, op.path, stage);

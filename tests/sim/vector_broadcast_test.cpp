@@ -3,7 +3,9 @@
 // GPU lays out for a strided value). Element j of the result is V's element j modulo V's count.
 // Under Lane the result keeps V's register layout (its vec_size), so an op with a load of the
 // whole shape is incompatible where the vector lengths differ; Warpgroup's layout inference
-// lowers it.
+// lowers it. With "dims" (lax.broadcast_in_dim along other dims): Lane refuses any operand
+// (lower.vector.broadcast_layout, naming its layout), Warpgroup one of its own layout
+// (dialect.vector.broadcast_layout) and lowers one of constants; interpret mode computes them.
 #include <cstring>
 
 #include <gtest/gtest.h>
@@ -22,6 +24,9 @@ using simtest::tile_store_case;
 json row(std::int64_t r) { return {{"load", {{"alloc", "tile"}, {"index", {r}}}}}; }
 json broadcast(const json& shape, const json& v) {
   return {{"broadcast", {{"shape", shape}, {"value", v}}}};
+}
+json broadcast_in_dim(const json& shape, const json& dims, const json& v) {
+  return {{"broadcast", {{"shape", shape}, {"dims", dims}, {"value", v}}}};
 }
 
 // tile_store_case with the tile, input and output of shape [rows, cols].
@@ -73,16 +78,89 @@ TEST(VectorBroadcast, UnderLaneTheRowKeepsItsShorterVector) {
   EXPECT_EQ(predict(k, Profile::kInterpret).outcome.kind, OutcomeKind::kCompleted);
 }
 
-TEST(VectorBroadcast, TheParserTakesNewLeadingDimsOfAMultipleOf128Only) {
+TEST(VectorBroadcast, TheParserTakesOperandsOfAMultipleOf128OntoDimsOfTheirSize) {
   const std::string at = "$.program[0].body[2].value.broadcast.shape";
   // A trailing dim broadcast (the row's dims not the trailing ones), and a 64-element operand.
   simtest::expect_parse_refused(rows_case("int32", broadcast(json{4}, row(0)), "lane", 4, 128), at,
-                                "new leading dims only");
+                                "the operand's dim 0 is not the value's dim 1");
   simtest::expect_parse_refused(rows_case("int32", broadcast(json{64}, row(0)), "lane", 4, 64), at,
                                 "a multiple of 128 elements");
   const json value = broadcast(json{128}, row(1));
   const json written = case_to_json(case_from_json(rows_case("int32", value, "warpgroup", 4, 128)));
   EXPECT_EQ(written["program"][0]["body"][2]["value"], value);
+}
+
+TEST(VectorBroadcast, TheParserChecksDimsAndWritesOnlyOtherThanTrailingOnes) {
+  const std::string at = "$.program[0].body[2].value.broadcast";
+  const json iota = {{"iota", {{"dimension", 0}, {"vec_size", 1}}}};
+  // (128, 4): the operand (128,) onto dim 0; dims not increasing, too many, of a wrong size.
+  simtest::expect_parse_refused(
+      rows_case("int32", broadcast_in_dim(json{128}, json{1}, iota), "lane", 128, 4), at + ".shape",
+      "the operand's dim 0 is not the value's dim 1");
+  simtest::expect_parse_refused(
+      rows_case("int32", broadcast_in_dim(json{128}, json{0, 1}, iota), "lane", 128, 4),
+      at + ".dims", "expected 1 dims");
+  simtest::expect_parse_refused(
+      rows_case("int32", broadcast_in_dim(json{128}, json{2}, iota), "lane", 128, 4),
+      at + ".dims[0]", "");
+  json three = rows_case("int32", broadcast_in_dim(json{2, 128}, json{1, 0}, iota), "lane", 2, 128);
+  for (json* s : {&three["inputs"][0]["shape"], &three["outputs"][0]["shape"],
+                  &three["program"][0]["allocs"][0]["shape"]})
+    *s = json{2, 128, 2};
+  simtest::expect_parse_refused(three, at + ".dims[1]", "strictly increasing");
+  // Other dims are written as read; the trailing ones as the default (no "dims").
+  const json column = broadcast_in_dim(json{128}, json{0}, iota);
+  EXPECT_EQ(case_to_json(case_from_json(
+                rows_case("int32", column, "lane", 128, 4)))["program"][0]["body"][2]["value"],
+            column);
+  EXPECT_EQ(
+      case_to_json(case_from_json(rows_case("int32", broadcast_in_dim(json{128}, json{1}, row(0)),
+                                            "lane", 4, 128)))["program"][0]["body"][2]["value"],
+      broadcast(json{128}, row(0)));
+}
+
+TEST(VectorBroadcast, InterpretModeComputesAColumnBroadcastThatTheCompilerRefuses) {
+  // int32[128, 4]: y = tile ^ broadcast_in_dim(iota(128), (128, 4), (0,)), y[r, c] = x[r, c] ^ r.
+  const json value =
+      op("xor", {{"load", {{"alloc", "tile"}}}},
+         broadcast_in_dim(json{128}, json{0}, {{"iota", {{"dimension", 0}, {"vec_size", 1}}}}));
+  for (const auto& [semantics, rule, message] :
+       {std::tuple{"lane", "lower.vector.broadcast_layout",
+                   "Unsupported layout: WGStridedFragLayout(shape=(128,), vec_size=1)"},
+        std::tuple{"warpgroup", "dialect.vector.broadcast_layout",
+                   "Failed to infer a possible set of layouts."}}) {
+    const Case k = case_from_json(rows_case("int32", value, semantics, 128, 4));
+    const Prediction mosaic = predict(k, Profile::kMosaic);
+    ASSERT_TRUE(mosaic.outcome.diagnostic.has_value()) << semantics;
+    EXPECT_EQ(mosaic.outcome.diagnostic->rule, rule);
+    EXPECT_EQ(mosaic.outcome.diagnostic->message.rfind(message, 0), 0u)
+        << mosaic.outcome.diagnostic->message;
+    const Diagnostic sim = simtest::lower_rejected(k);
+    EXPECT_EQ(sim.rule, rule);
+    EXPECT_EQ(sim.message, mosaic.outcome.diagnostic->message);
+    const Prediction interpret = predict(k, Profile::kInterpret);
+    ASSERT_EQ(interpret.outcome.kind, OutcomeKind::kCompleted) << semantics;
+    for (std::int64_t e = 0; e < 512; ++e) {
+      std::int32_t got = 0;
+      std::memcpy(&got, interpret.outcome.outputs.at(0).bytes.data() + e * 4, 4);
+      ASSERT_EQ(got, e ^ (e / 4)) << semantics << " " << e;
+    }
+  }
+}
+
+TEST(VectorBroadcast, WarpgroupLowersAConstantColumnAndLaneNamesItsSplatLayout) {
+  // float32[128, 4] = arange: y = broadcast_in_dim(3, (128, 4), (0,)) + tile = x + 3.
+  const json value = op("add", broadcast_in_dim(json{128}, json{0}, {{"const", 3}}),
+                        {{"load", {{"alloc", "tile"}}}});
+  const Outcome o =
+      predicted_and_simulated(case_from_json(rows_case("float32", value, "warpgroup", 128, 4)));
+  ASSERT_EQ(o.kind, OutcomeKind::kCompleted);
+  for (std::int64_t e = 0; e < 512; ++e) ASSERT_EQ(simtest::y_at(o, e), static_cast<float>(e + 3));
+  const Case lane = case_from_json(rows_case("float32", value, "lane", 128, 4));
+  const Prediction p = predict(lane, Profile::kMosaic);
+  ASSERT_TRUE(p.outcome.diagnostic.has_value());
+  EXPECT_EQ(p.outcome.diagnostic->message, "Unsupported layout: WGSplatFragLayout(shape=(128,))");
+  EXPECT_EQ(simtest::lower_rejected(lane).message, p.outcome.diagnostic->message);
 }
 
 }  // namespace
