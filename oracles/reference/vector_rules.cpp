@@ -185,11 +185,12 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
         },
         stage);
   };
-  const auto strided = [&](const std::string& memref) {
+  // n: the ref's element count (a load below a broadcast reads fewer than the store writes).
+  const auto strided = [&](const std::string& memref, std::int64_t n) {
     ck.check(
         RuleId::kLowerVectorStridedElements, true, op.path,
         [&] {
-          return Holes{{"memref", memref}, {"n", std::to_string(elements)}};
+          return Holes{{"memref", memref}, {"n", std::to_string(n)}};
         },
         stage);
   };
@@ -197,7 +198,7 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
     std::optional<LowerEvent> first;
     lower_walk(vs.value, dtype, view.shape, ck.lane(), first);
     if (first && first->rule == RuleId::kLowerVectorStridedElements) {
-      strided(load_memref(ck, *first->node, scope));
+      strided(load_memref(ck, *first->node, scope), element_count(first->shape));
     } else if (first && first->rule == RuleId::kLowerVectorBroadcastLayout) {
       ck.check(
           RuleId::kLowerVectorBroadcastLayout, true, op.path,
@@ -227,7 +228,7 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
     }
     if (!ck.lane()) return;  // Warpgroup: the rest in the layout inference and the dialect
     // _swap_lowering_rule reads the destination's old value (load_strided), then stores.
-    if (elements % 128 != 0) strided(dst_memref(ck, vs, scope));
+    if (elements % 128 != 0) strided(dst_memref(ck, vs, scope), elements);
     splat_vec_size();
     return;
   }
