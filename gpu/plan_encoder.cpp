@@ -328,7 +328,7 @@ class Encoder {
       d.flags |= kFlagMulticast;
       d.mask = static_cast<std::uint16_t>(l.multicast_mask);
     }
-    if (l.complete_at_rank0) {
+    if (l.complete_at_leader) {
       d.flags |= kFlagLeader;
       e_.leader_tracked = true;
     }

@@ -137,7 +137,11 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
            rule_id::kPartitionedNotCollective);
     const std::int64_t n = out.collective_size;
     if (n > 1) {
-      if (geometry.num_ctas() != 2)
+      // 0.11.2 checks the whole cluster here. 0.12.0.1 checks instead that the collective is
+      // CUDA x of size 2 ("Leader-tracked loads only supported along the x dimension ..."),
+      // which Pallas's copy.leader_tracked.last_axis_size_2 has ensured before: a 2x2 cluster
+      // partitions along x in pairs.
+      if (!req.jax.leader_on_last_axis_size_2 && geometry.num_ctas() != 2)
         fail("NotImplementedError", "Partitioned loads only supported for clusters of size 2", "");
       const auto d = static_cast<std::size_t>(dim);
       if (slice[d] % n != 0) {

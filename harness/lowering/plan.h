@@ -58,9 +58,13 @@ struct LoadOp {
   std::int64_t linear_elements = 0;  // kBulk, kCpAsync: elements actually moved (UNDEFINED clamps)
   ArraySlice logical;                // kBulk, kCpAsync: the slice, to mark out-of-bounds elements
   std::uint32_t multicast_mask = 0;  // 0: the issuing CTA only; else the 16-bit ctaMask
-  bool complete_at_rank0 = false;    // .cta_group::2: complete_tx lands on cluster rank 0's barrier
-  std::int32_t mbarrier = -1;        // receiving mbarrier (CTA-local index); -1: none (cp.async)
-  std::int32_t record = -1;          // Plan::barrier_records index of that barrier
+  // .cta_group::2 (a leader-tracked copy): complete_tx lands on the barrier of `leader`, the CTA of
+  // the issuer's pair at index 0 along the collective axis (cluster rank 0 in a 2-CTA cluster; in
+  // larger clusters, as JAX 0.12.0.1 allows, the issuer's own pair), not on each receiver's.
+  bool complete_at_leader = false;
+  std::int32_t leader = 0;
+  std::int32_t mbarrier = -1;  // receiving mbarrier (CTA-local index); -1: none (cp.async)
+  std::int32_t record = -1;    // Plan::barrier_records index of that barrier
   // kTensor: the tensor map's swizzle in bytes (0: none): each byte the box writes lands at its
   // SMEM address o ^ (((o >> 7) % (swizzle / 16)) << 4) (harness/core/smem_layout.h).
   std::int64_t swizzle = 0;

@@ -1,6 +1,7 @@
 #include "harness/lowering/plan_builder.h"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <optional>
 
@@ -349,7 +350,13 @@ class PlanBuilder {
     const std::int64_t n = shape.collective_size;
     if (n > 1) {
       const bool replicated = ic.copy->leader_tracked == LeaderTracked::kReplicated;
-      load.complete_at_rank0 = ic.leader_tracked;
+      load.complete_at_leader = ic.leader_tracked;
+      if (ic.leader_tracked) {
+        // utils.cluster_collective_mask(..., leader_tracked=True): the one bit of the issuer's
+        // pair's leader (the CTA at index 0 along the collective axis).
+        load.leader = static_cast<std::int32_t>(
+            std::countr_zero(geometry_.collective_mask(r, ic.collective, true)));
+      }
       if (!ic.leader_tracked || replicated)
         load.multicast_mask = geometry_.collective_mask(r, ic.collective, false) & 0xFFFFu;
     }

@@ -81,7 +81,8 @@ json step_json(const Plan& p, const Step& s) {
         j["linear_elements"] = l.linear_elements;
       }
       j["multicast_mask"] = l.multicast_mask;
-      j["complete_at_rank0"] = l.complete_at_rank0;
+      j["complete_at_leader"] = l.complete_at_leader;
+      if (l.complete_at_leader) j["leader"] = l.leader;
       j["mbarrier"] = l.mbarrier;
       break;
     }

@@ -303,7 +303,7 @@ class Simulation {
         write_linear(*cta.smem, gmem_[static_cast<std::size_t>(load.input)], load);
       }
       if (load.mbarrier >= 0) {
-        complete_tx(load.complete_at_rank0 ? 0 : targets[k], load.mbarrier, load.record,
+        complete_tx(load.complete_at_leader ? load.leader : targets[k], load.mbarrier, load.record,
                     load.complete_bytes);
       }
     }

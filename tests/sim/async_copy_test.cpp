@@ -137,7 +137,8 @@ TEST(AsyncCopy, PartitionedAlongRows) {
     EXPECT_EQ(coords(l), (std::vector<std::int64_t>{128 * i, 0}));
     EXPECT_EQ(l.smem_offset, 0);
     EXPECT_EQ(l.multicast_mask, 0u);
-    EXPECT_TRUE(l.complete_at_rank0);
+    EXPECT_TRUE(l.complete_at_leader);
+    EXPECT_EQ(l.leader, 0);
     EXPECT_EQ(l.complete_bytes, 32768);
   }
   // Only the leader arms, with the bytes of both CTAs: 65536 / 128 per lane.
@@ -157,6 +158,38 @@ TEST(AsyncCopy, PartitionedAlongColumns) {
   }
 }
 
+TEST(AsyncCopy, JaxTwelveLeaderTrackedCopiesCompleteOnTheirPairsLeaderInATwoByTwoCluster) {
+  // JAX 0.12.0.1 allows leader tracking along the last cluster axis ("b", CUDA x) of size 2 in a
+  // larger cluster: the pairs are ranks {0, 1} and {2, 3}, each completing on its own leader
+  // (rank 0 or 2), and PARTITIONED splits rows between the two CTAs of a pair. Found by a
+  // `collfuzz fuzz --jax 0.12.0.1` campaign (seed 42): the simulator completed every pair on
+  // rank 0, and refused PARTITIONED with 0.11.2's "clusters of size 2"; jax-ir agrees with the
+  // reference.
+  const char* mesh = R"({"cluster": [2, 2], "cluster_names": ["a", "b"]})";
+  const char* target = R"({"arch": "sm_100a", "semantics": "lane", "jax": "0.12.0.1"})";
+  struct Kind {
+    const char* leader;
+    const char* src;  // PARTITIONED: the dst's rows times the pair
+    std::int64_t rows;
+  };
+  for (const Kind& k : {Kind{R"("replicated")", "[128, 64]", 64},
+                        Kind{R"({"partitioned": 0})", "[256, 64]", 128}}) {
+    const Case c =
+        make_case(mesh, target, input(k.src),
+                  copy_program("[128, 64]", std::string(R"(, "collective_axes": "b", )") +
+                                                R"("leader_tracked": )" + k.leader));
+    const Plan p = simtest::lower_ok(c);
+    ASSERT_EQ(p.loads.size(), 4u) << k.leader;
+    for (std::int64_t r = 0; r < 4; ++r) {
+      const LoadOp& l = p.loads[static_cast<std::size_t>(r)];
+      EXPECT_TRUE(l.complete_at_leader) << k.leader;
+      EXPECT_EQ(l.leader, r / 2 * 2) << k.leader << " rank " << r;
+      EXPECT_EQ(coords(l)[0], k.rows * (r % 2)) << k.leader << " rank " << r;
+    }
+    simtest::predicted_and_simulated(c);
+  }
+}
+
 TEST(AsyncCopy, ReplicatedMulticastsHalvesAndCompletesOnTheLeader) {
   const Plan p = simtest::lower_ok(make_case(
       R"({"cluster": [2], "cluster_names": ["x"]})", R"({"arch": "sm_100a", "semantics": "lane"})",
@@ -166,7 +199,8 @@ TEST(AsyncCopy, ReplicatedMulticastsHalvesAndCompletesOnTheLeader) {
     const LoadOp& l = p.loads[static_cast<std::size_t>(i)];
     EXPECT_EQ(coords(l)[0], 64 * i);
     EXPECT_EQ(l.multicast_mask, 0b11u);
-    EXPECT_TRUE(l.complete_at_rank0);
+    EXPECT_TRUE(l.complete_at_leader);
+    EXPECT_EQ(l.leader, 0);
     EXPECT_EQ(l.complete_bytes, 16384);
   }
 }
