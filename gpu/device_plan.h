@@ -41,7 +41,8 @@ enum DevOpKind : std::uint8_t {
 enum DevStepFlags : std::uint8_t {
   kFlagPredicate = 1,  // loads: the predicate is true (false: nothing is issued)
   kFlagMulticast = 2,  // loads: .multicast::cluster with `mask`
-  kFlagLeader = 4,     // loads: .cta_group::2, complete_tx on cluster rank 0's mbarrier
+  kFlagLeader = 4,     // loads: .cta_group::2, complete_tx on the mbarrier of CTA `c` (the leader
+                       // of the issuer's pair: rank 0 of a 2-CTA cluster)
 };
 inline constexpr int kFlagRankShift = 4;  // tensor loads: the tensor rank (1..5) in bits 4..6
 COLLFUZZ_HOST_DEVICE inline constexpr std::uint8_t tensor_rank(std::uint8_t flags) {

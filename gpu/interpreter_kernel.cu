@@ -562,7 +562,7 @@ __device__ bool run_program(const Cta& k) {
           tensormap_acquire(tmap);
           if (s.flags & kFlagLeader) {
 #if defined(COLLFUZZ_HAVE_CTA_GROUP_2)
-            tma_load_pair(dst, tmap, s.coords, map_to_rank(mbar, 0),
+            tma_load_pair(dst, tmap, s.coords, map_to_rank(mbar, static_cast<std::uint32_t>(s.c)),
                           (s.flags & kFlagMulticast) != 0, s.mask, rank);
 #else
             atomicOr(k.status(), kStatusUnsupportedStep);

@@ -330,6 +330,7 @@ class Encoder {
     }
     if (l.complete_at_leader) {
       d.flags |= kFlagLeader;
+      d.c = static_cast<std::uint64_t>(l.leader);
       e_.leader_tracked = true;
     }
     if (l.path == LoadPath::kTensor) {

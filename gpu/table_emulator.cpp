@@ -237,7 +237,7 @@ class Cluster {
       const bool receives = (s.flags & kFlagMulticast) ? ((s.mask >> j) & 1u) != 0 : j == rank;
       if (!receives) continue;
       std::memcpy(ctas_[j].smem.data() + s.b, data.data(), data.size());
-      Mbarrier& m = mbar((s.flags & kFlagLeader) ? 0 : j, s.mbar);
+      Mbarrier& m = mbar((s.flags & kFlagLeader) ? static_cast<std::uint32_t>(s.c) : j, s.mbar);
       m.complete_tx(static_cast<std::int64_t>(data.size()));
     }
   }
