@@ -106,6 +106,7 @@ add_library(collfuzz_oracles STATIC
   oracles/memory_oracle.cpp
   oracles/op_kinds.cpp
   oracles/undefined_oracle.cpp
+  oracles/verdict.cpp
 )
 target_link_libraries(collfuzz_oracles PUBLIC "$<IF:${COLLFUZZ_SEAM},collfuzz_reference_mutants,collfuzz_reference>"
                                        PRIVATE collfuzz_warnings)

@@ -20,6 +20,17 @@ set(collfuzz_costly_tests
 set(collfuzz_run_sanitized_tests
   collfuzz_campaign_faults collfuzz_slow_pool_stall collfuzz_flaky_finding
   collfuzz_slow_pool_turns collfuzz_campaign_survives_sigkill cli_fuzz_jax)
+# A name that is no test in this build is a typo, unless its test is one that only some builds
+# define: collfuzz_merge and collfuzz_report_browser need the mutant variants (COLLFUZZ_MUTANTS,
+# off in ci/test's sanitized build); import_roundtrip, case_schema and collfuzz_campaign_repro_run
+# run in non-Debug builds only.
+set(collfuzz_conditional_tests collfuzz_merge collfuzz_report_browser import_roundtrip case_schema
+    collfuzz_campaign_repro_run)
+foreach(t IN LISTS collfuzz_costly_tests collfuzz_run_sanitized_tests)
+  if(NOT TEST ${t} AND NOT t IN_LIST collfuzz_conditional_tests)
+    message(FATAL_ERROR "cmake/test_schedule.cmake names ${t}, which is no test of this build")
+  endif()
+endforeach()
 foreach(t IN LISTS collfuzz_costly_tests)
   if(TEST ${t})
     set_tests_properties(${t} PROPERTIES COST 60)

@@ -16,17 +16,6 @@ std::optional<DiagnosticLevel> parse_diagnostic_level(std::string_view s) {
   return std::nullopt;
 }
 
-std::string make_signature(const std::string& oracle, const std::string& kind,
-                           const std::string& what, const std::string& executor) {
-  return oracle + ":" + kind + ":" + (what.empty() ? "-" : what) + ":" + executor;
-}
-
-void add_mismatch(Verdict& v, const char* oracle, const char* kind, const std::string& what,
-                  std::string detail) {
-  v.mismatches.push_back(Mismatch{oracle, kind, what, std::move(detail),
-                                  make_signature(oracle, kind, what, v.executor)});
-}
-
 std::string normalize_message(const std::string& message) {
   // Process-specific parts: object addresses and Python id()s of interpret-mode barriers.
   // Most messages have neither: skip the regular expressions (a campaign compares every case).
