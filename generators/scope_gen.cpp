@@ -78,7 +78,8 @@ rc::Gen<VectorBackPlan> vector_back() {
                                                        {6, VectorValueShape::kShiftByTile},
                                                        {8, VectorValueShape::kIota},
                                                        {8, VectorValueShape::kBroadcast},
-                                                       {10, VectorValueShape::kBroadcastInner}})),
+                                                       {10, VectorValueShape::kBroadcastInner},
+                                                       {8, VectorValueShape::kBroadcastOne}})),
       rc::gen::set(&VectorBackPlan::constant, rc::gen::inRange<std::int64_t>(1, 4)),
       rc::gen::set(&VectorBackPlan::uneven, chance(30)));
 }

@@ -237,6 +237,30 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
       vs.value = binary(op, tile, std::move(b));
       break;
     }
+    case VectorValueShape::kBroadcastOne: {
+      const std::size_t one = plan.constant == 2 ? tile_shape.size() - 1 : 0;
+      if (tile_shape.size() < 2 || tile_shape[one] == 1) {
+        vs.value = binary(VectorKind::kAdd, tile, c);
+        break;
+      }
+      Shape operand = tile_shape;
+      operand[one] = 1;
+      if (element_count(operand) % 128 != 0) {  // not modelled along the trailing dims
+        vs.value = binary(VectorKind::kAdd, tile, c);
+        break;
+      }
+      VectorValue x;
+      x.kind = VectorKind::kIota;
+      x.iota_dimension = static_cast<std::int64_t>(tile_shape.size()) - 1;
+      x.iota_vec_size = 1;
+      VectorValue b;
+      b.kind = VectorKind::kBroadcast;
+      b.broadcast_shape = operand;
+      b.args.push_back(std::move(x));
+      const VectorKind op = dtype_info(dtype).is_float ? VectorKind::kAdd : VectorKind::kXor;
+      vs.value = binary(op, tile, std::move(b));
+      break;
+    }
     case VectorValueShape::kShift:
       vs.value = dtype_info(dtype).is_float
                      ? binary(VectorKind::kAdd, tile, c)

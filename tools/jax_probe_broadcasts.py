@@ -48,6 +48,10 @@ CASES = [
     ("lax.broadcast_in_dim(jnp.full((2, 4), 3.0, jnp.float32), (2, 4, 16), (0, 1)) + v",
      (2, 4, 16), (2, 4, 16)),
     ("lax.broadcast_in_dim(v[0], (16, 16), (0,)) + v", (16, 16), (16, 16)),
+    # size-1 dims along the trailing dims: before the kept dims, and after one
+    ("jnp.broadcast_to(v, (2, 128))", (2, 128), (1, 128)),
+    ("jnp.broadcast_to(v, (3, 2, 128))", (3, 2, 128), (1, 2, 128)),
+    ("jnp.broadcast_to(v, (2, 3, 128))", (2, 3, 128), (2, 1, 128)),
 ]
 
 

@@ -400,21 +400,33 @@ struct VectorValue {
   Shape broadcast_dims;
 };
 
-// The element of a broadcast's operand that the node's element `e` (row-major in `shape`) reads.
+// Where a broadcast's operand dim k goes in the node's shape.
+inline std::size_t broadcast_dim(const VectorValue& b, std::size_t rank, std::size_t k) {
+  return b.broadcast_dims.empty() ? rank - b.broadcast_shape.size() + k
+                                  : static_cast<std::size_t>(b.broadcast_dims[k]);
+}
+
+// The element of a broadcast's operand that the node's element `e` (row-major in `shape`) reads:
+// along new leading dims the operand repeats (e modulo its count); otherwise its element at the
+// node element's coordinates along the dims it goes to, 0 along a dim of size 1 it broadcasts.
 inline std::int64_t broadcast_source(const VectorValue& b, const Shape& shape, std::int64_t e) {
-  if (b.broadcast_dims.empty()) {
-    std::int64_t count = 1;
-    for (const std::int64_t d : b.broadcast_shape) count *= d;
-    return e % count;
+  bool repeats = b.broadcast_dims.empty();
+  std::int64_t count = 1;
+  for (std::size_t k = 0; k < b.broadcast_shape.size(); ++k) {
+    count *= b.broadcast_shape[k];
+    repeats = repeats && b.broadcast_shape[k] == shape[broadcast_dim(b, shape.size(), k)];
   }
+  if (repeats) return e % count;
   std::int64_t coord[limits::kMaxRank] = {};  // the parser bounds every rank
   for (std::size_t d = shape.size(); d-- > 0;) {
     coord[d] = e % shape[d];
     e /= shape[d];
   }
   std::int64_t src = 0;
-  for (std::size_t k = 0; k < b.broadcast_dims.size(); ++k)
-    src = src * b.broadcast_shape[k] + coord[b.broadcast_dims[k]];
+  for (std::size_t k = 0; k < b.broadcast_shape.size(); ++k) {
+    const std::int64_t c = b.broadcast_shape[k] == 1 ? 0 : coord[broadcast_dim(b, shape.size(), k)];
+    src = src * b.broadcast_shape[k] + c;
+  }
   return src;
 }
 

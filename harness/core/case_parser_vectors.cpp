@@ -104,11 +104,12 @@ void parse_iota(const json& arg, const std::string& at, const Shape& shape, DTyp
 }
 
 // A broadcast's operand shape and where its dims go in the node's shape (`dims`, strictly
-// increasing; by default the trailing ones: new leading dims, jnp.broadcast_to). Each operand dim
-// equals the node's dim it goes to (a size-1 dim broadcast is not modelled), the operand has a
-// lower rank than the node, and along new leading dims a multiple of 128 elements (the strided
-// layout's; a smaller one is not modelled there). Along other dims any count: Lane refuses every
-// operand, Warpgroup every one but constants (tools/jax_probe_broadcasts.py).
+// increasing; by default the trailing ones: jnp.broadcast_to). Each operand dim has the size of
+// the node's dim it goes to, or 1 (a size-1 dim broadcast, lax.broadcast_in_dim's own rule); the
+// operand has a lower rank than the node, or the same with a dim of 1 broadcast; along the
+// trailing dims it holds a multiple of 128 elements (the strided layout's; a smaller one is not
+// modelled there). Along other dims any count: Lane refuses every operand, Warpgroup every one but
+// constants (tools/jax_probe_broadcasts.py).
 void parse_broadcast_shape(const json& arg, const std::string& at, const Shape& shape,
                            VectorValue& v) {
   const std::string shape_at = at + ".shape";
@@ -117,11 +118,8 @@ void parse_broadcast_shape(const json& arg, const std::string& at, const Shape& 
   Shape s;
   for (std::size_t k = 0; k < j.size(); ++k)
     s.push_back(jr::integer(j[k], jr::index_path(shape_at, k), 1, std::int64_t{1} << 31));
-  if (s.empty() || s.size() >= shape.size()) {
-    throw InputError(shape_at, "a broadcast of " + py::tuple_of_ints(s) + " to " +
-                                   py::tuple_of_ints(shape) +
-                                   ": the operand has a lower rank than the value, and one dim "
-                                   "or more");
+  if (s.empty()) {
+    throw InputError(shape_at, "a broadcast's operand has one dim or more");
   }
   Shape dims;
   if (const json* d = jr::member(arg, "dims")) {
@@ -142,20 +140,28 @@ void parse_broadcast_shape(const json& arg, const std::string& at, const Shape& 
   bool trailing = true;
   for (std::size_t k = 0; k < dims.size(); ++k)
     trailing = trailing && dims[k] == static_cast<std::int64_t>(shape.size() - s.size() + k);
-  if (trailing) dims.clear();  // the default: new leading dims
+  if (trailing) dims.clear();  // the default: the trailing dims
+  bool expands = false;
   for (std::size_t k = 0; k < s.size(); ++k) {
     const std::size_t to =
         dims.empty() ? shape.size() - s.size() + k : static_cast<std::size_t>(dims[k]);
-    if (s[k] != shape[to]) {
-      throw InputError(
-          shape_at, "a broadcast of " + py::tuple_of_ints(s) + " to " + py::tuple_of_ints(shape) +
-                        ": the operand's dim " + std::to_string(k) + " is not the value's dim " +
-                        std::to_string(to) + " (a broadcast of a size-1 dim is not modelled)");
+    if (s[k] != shape[to] && s[k] != 1) {
+      throw InputError(shape_at, "a broadcast of " + py::tuple_of_ints(s) + " to " +
+                                     py::tuple_of_ints(shape) + ": the operand's dim " +
+                                     std::to_string(k) + " is neither the value's dim " +
+                                     std::to_string(to) + " nor 1");
     }
+    expands = expands || s[k] != shape[to];
+  }
+  if (s.size() > shape.size() || (s.size() == shape.size() && !expands)) {
+    throw InputError(shape_at, "a broadcast of " + py::tuple_of_ints(s) + " to " +
+                                   py::tuple_of_ints(shape) +
+                                   ": the operand has a lower rank than the value, or the same "
+                                   "with a dim of 1 broadcast");
   }
   if (dims.empty() && element_count(s) % 128 != 0) {
     throw InputError(shape_at, "a broadcast of " + py::tuple_of_ints(s) +
-                                   ": along new leading dims the operand holds a multiple of 128 "
+                                   ": along the trailing dims the operand holds a multiple of 128 "
                                    "elements (smaller ones are not modelled)");
   }
   v.broadcast_shape = std::move(s);

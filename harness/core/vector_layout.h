@@ -32,6 +32,27 @@ inline std::int64_t splat_store_vec_size_0_11_2(int bits, std::int64_t elements)
   return elements < vec * 128 ? 1 : vec;
 }
 
+// FragmentedArray.is_supported_strided_layout_broadcast (fragmented_array.py, both releases; the
+// Lane lowering and Warpgroup's layout inference both ask it): a strided value broadcasts when its
+// dims go to the trailing ones (`trailing`) and every dim it expands (1 to more) comes before
+// every dim it keeps (more than 1). `operand` is its shape, `shape` the result's.
+inline bool strided_broadcast_supported(const std::vector<std::int64_t>& operand,
+                                        const std::vector<std::int64_t>& shape, bool trailing) {
+  if (!trailing) return false;
+  const std::size_t lead = shape.size() - operand.size();
+  std::size_t last_expanded = 0;
+  bool expanded = false;
+  std::size_t first_kept = operand.size();
+  for (std::size_t k = 0; k < operand.size(); ++k) {
+    if (operand[k] == 1 && shape[lead + k] > 1) {
+      last_expanded = k;
+      expanded = true;
+    }
+    if (operand[k] > 1 && first_kept == operand.size()) first_kept = k;
+  }
+  return !expanded || first_kept == operand.size() || last_expanded < first_kept;
+}
+
 // The repr of a warpgroup FragmentedArray's layout as JAX prints it in "Unsupported layout: ..."
 // (rule lower.vector.broadcast_layout): WGSplatFragLayout(shape=...) for a splat (vec 0, a value
 // of constants), else WGStridedFragLayout(shape=..., vec_size=...).

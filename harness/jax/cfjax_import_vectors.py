@@ -162,9 +162,9 @@ class VectorsMixin:
 
   def vector_broadcast(self, eqn, x, src_shape: tuple, shape: tuple, dtype: str, where: str):
     """`jnp.broadcast_to(x, shape)` (broadcast_in_dim along new leading dims, the operand's
-    dims the trailing ones): {"broadcast": {"shape": x's shape, "value": x}}; along other dims
-    (`lax.broadcast_in_dim(x, shape, dims)`, `x[:, None]`) with "dims" too. A broadcast of a
-    size-1 dim (`jnp.broadcast_to(x[:, None], (n, k))`'s second) is an Unknown."""
+    dims the trailing ones, size-1 dims broadcast too): {"broadcast": {"shape": x's shape,
+    "value": x}}; along other dims (`lax.broadcast_in_dim(x, shape, dims)`, `x[:, None]`) with
+    "dims" too."""
     dims = tuple(eqn.params.get("broadcast_dimensions", ()))
     n = len(src_shape)
     if n == 0 and not isinstance(x, Unknown):  # a scalar constant is the caller's
@@ -173,11 +173,13 @@ class VectorsMixin:
     if not isinstance(x, Vec):
       return x if isinstance(x, Unknown) else Unknown(
           f"`broadcast_in_dim` of {self.describe(x)}", where)
-    if not 0 < n < len(shape) or len(dims) != n or \
-        any(shape[d] != s for d, s in zip(dims, src_shape)):
+    expands = any(s != shape[d] for d, s in zip(dims, src_shape))
+    if not 0 < n <= len(shape) or (n == len(shape) and not expands) or len(dims) != n or \
+        any(shape[d] != s and s != 1 for d, s in zip(dims, src_shape)):
       return Unknown(f"`broadcast_in_dim` of {tuple(src_shape)} to {tuple(shape)} along "
-                     f"{dims} (a vector_store broadcasts to a higher rank, each operand dim "
-                     "onto a dim of its size: a size-1 dim broadcast is not modelled)", where)
+                     f"{dims} (a vector_store broadcasts to a higher rank, or the same with a "
+                     "dim of 1 broadcast, each operand dim onto a dim of its size or from 1)",
+                     where)
     leading = dims == tuple(range(len(shape) - n, len(shape)))
     if leading and math.prod(src_shape) % 128:
       return Unknown(f"`broadcast_in_dim` of {tuple(src_shape)} (a vector_store's broadcast "

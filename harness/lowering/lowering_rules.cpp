@@ -512,6 +512,11 @@ class Lowerer {
               "Unsupported layout: " +
                   fragmented_layout_repr(v->broadcast_shape, layout.at(&v->args[0])),
               rule_id::kVectorBroadcastLayout, op.path);
+      } else if (v->kind == VectorKind::kBroadcast && layout.at(&v->args[0]) != 0 &&
+                 !strided_broadcast_supported(v->broadcast_shape, q.shape, true)) {
+        // FragmentedArray.broadcast_in_dim: a size-1 dim broadcast after a kept dim.
+        raise(Stage::kLower, "NotImplementedError", "Unsupported broadcast for WGStridedFragLayout",
+              rule_id::kVectorStridedBroadcast, op.path);
       } else if (v->kind == VectorKind::kConvert || v->kind == VectorKind::kBroadcast) {
         vec = layout.at(&v->args[0]);  // astype and broadcast_in_dim keep the registers' layout
       } else if (!v->args.empty()) {
@@ -556,10 +561,17 @@ class Lowerer {
     iv.dtype = dtype;
     iv.eight_bit = dtype_bits(dtype) == 8 && computes_arithmetic(vs.value);
     iv.own_layout = has_own_layout(vs.value);
-    iv.broadcast_unlaid = any_vector_node(vs.value, [](const VectorValue& n) {
-      return n.kind == VectorKind::kBroadcast && !n.broadcast_dims.empty() &&
-             has_own_layout(n.args[0]);
-    });
+    iv.broadcast_unlaid = false;
+    {
+      std::vector<ValueEqn> eqns;
+      value_eqns(vs.value, dtype, iv.shape, eqns);
+      for (const ValueEqn& q : eqns) {
+        const VectorValue& n = *q.v;
+        if (n.kind == VectorKind::kBroadcast && has_own_layout(n.args[0]) &&
+            !strided_broadcast_supported(n.broadcast_shape, q.shape, n.broadcast_dims.empty()))
+          iv.broadcast_unlaid = true;
+      }
+    }
     lower_value(op, vs.value, dtype, iv);
     // Lane: _swap_lowering_rule reads the destination's old value (load_strided), then stores.
     if (lane() && iv.elements % 128 != 0) strided_elements(op, dst_memref(vs), iv.elements);

@@ -34,6 +34,7 @@ inline constexpr std::string_view kVectorStridedElements = "lower.vector.strided
 inline constexpr std::string_view kLayoutInference = "dialect.vector.layout_inference";
 inline constexpr std::string_view kVectorBroadcastLayout = "lower.vector.broadcast_layout";
 inline constexpr std::string_view kDialectBroadcastLayout = "dialect.vector.broadcast_layout";
+inline constexpr std::string_view kVectorStridedBroadcast = "lower.vector.strided_broadcast";
 inline constexpr std::string_view kCopyDivisibilityAssert =
     "dialect.async_copy.divisibility_assert";
 inline constexpr std::string_view kCopyProveDivisibility = "dialect.async_copy.prove_divisibility";
@@ -124,6 +125,7 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kLayoutInference,
                                             kVectorBroadcastLayout,
                                             kDialectBroadcastLayout,
+                                            kVectorStridedBroadcast,
                                             kCopyDivisibilityAssert,
                                             kCopyProveDivisibility,
                                             kCopyTilingDivides,

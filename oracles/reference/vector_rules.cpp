@@ -60,6 +60,8 @@ std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, const Shap
         first = LowerEvent{RuleId::kLowerVectorBroadcastLayout, &v, shape,
                            fragmented_layout_repr(v.broadcast_shape, vec.value_or(0))};
       }
+      if (lane && vec && !strided_broadcast_supported(v.broadcast_shape, shape, true))
+        meet(RuleId::kLowerVectorStridedBroadcast);
       return vec;
     }
     default: {
@@ -73,20 +75,29 @@ std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, const Shap
   }
 }
 
-// Whether `v` holds a broadcast along dims other than new leading ones.
+// Whether `v` holds a broadcast along dims other than new leading ones or of a size-1 dim.
 bool has_other_dims_broadcast(const VectorValue& v) {
   return any_vector_node(v, [](const VectorValue& n) {
-    return n.kind == VectorKind::kBroadcast && !n.broadcast_dims.empty();
+    if (n.kind != VectorKind::kBroadcast) return false;
+    if (!n.broadcast_dims.empty()) return true;
+    for (const std::int64_t d : n.broadcast_shape)
+      if (d == 1) return true;
+    return false;
   });
 }
 
-// Whether `v` broadcasts a value of its own layout (a load's, an iota's) along dims other than
-// new leading ones, which Warpgroup's layout inference finds no layout for.
-bool broadcasts_own_layout_along_other_dims(const VectorValue& v) {
-  return any_vector_node(v, [](const VectorValue& n) {
-    return n.kind == VectorKind::kBroadcast && !n.broadcast_dims.empty() &&
-           has_own_layout(n.args[0]);
-  });
+// Whether `v` broadcasts a value of its own layout (a load's, an iota's) in a way the strided
+// layout does not (along other dims than the trailing ones, or a size-1 dim after a kept one),
+// which Warpgroup's layout inference finds no layout for. `shape` is v's.
+bool broadcasts_own_layout_unlaid(const VectorValue& v, const Shape& shape) {
+  if (v.kind == VectorKind::kBroadcast && has_own_layout(v.args[0]) &&
+      !strided_broadcast_supported(v.broadcast_shape, shape, v.broadcast_dims.empty())) {
+    return true;
+  }
+  const Shape& below = v.kind == VectorKind::kBroadcast ? v.broadcast_shape : shape;
+  for (const VectorValue& a : v.args)
+    if (broadcasts_own_layout_unlaid(a, below)) return true;
+  return false;
 }
 
 // Whether `v` holds an iota anywhere.
@@ -161,8 +172,8 @@ void check_vector_layout_inference(Checker& ck) {
     ck.check(RuleId::kDialectLayoutInference,
              elements % 128 != 0 && first_load(vs->value) != nullptr, op.path);
     if (has_other_dims_broadcast(vs->value)) {
-      ck.check(RuleId::kDialectBroadcastLayout, broadcasts_own_layout_along_other_dims(vs->value),
-               op.path);
+      ck.check(RuleId::kDialectBroadcastLayout,
+               broadcasts_own_layout_unlaid(vs->value, stored_view(ck, *vs, scope).shape), op.path);
     }
   });
 }
@@ -219,8 +230,10 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
     } else {
       // Nothing met: the rules the walk checked, for `explain`.
       if (has_iota(vs.value)) ck.check(RuleId::kLowerVectorIotaLayout, false, op.path, stage);
-      if (ck.lane() && has_other_dims_broadcast(vs.value))
+      if (ck.lane() && has_other_dims_broadcast(vs.value)) {
         ck.check(RuleId::kLowerVectorBroadcastLayout, false, op.path, stage);
+        ck.check(RuleId::kLowerVectorStridedBroadcast, false, op.path, stage);
+      }
       if (ck.lane()) {
         ck.check(RuleId::kLowerVectorPointwise8Bit, false, op.path, stage);
         ck.check(RuleId::kLowerVectorIncompatibleLayouts, false, op.path, stage);

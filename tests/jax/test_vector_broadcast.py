@@ -1,8 +1,8 @@
 """vector_store values {"broadcast": {"shape": S, "value": v}} (JAX's `jnp.broadcast_to(v, shape)`
 along new leading dims; docs/case-format.md "vector_store") through the Python side: interpret
 mode, jax-lower and jax-ir under Lane and Warpgroup; Lane's refusal of a row broadcast added to a
-tile of a longer register vector; the repro script; `collfuzz import`, its refusal of a size-1 dim
-broadcast, and the round trip. With "dims" (lax.broadcast_in_dim along other dims): interpret mode
+tile of a longer register vector; the repro script; `collfuzz import` (a size-1 dim broadcast
+too), and the round trip. With "dims" (lax.broadcast_in_dim along other dims): interpret mode
 computes it, the compiler refuses one of a loaded value and lowers one of constants under
 Warpgroup; Lane names the operand's layout.
 
@@ -128,11 +128,20 @@ class ImportTest(unittest.TestCase):
                          "load": {"alloc": "smem", "index": [1]}}}}, {"const": 5}]})
     self.assertIsNone(round_trip_difference(broadcast_case("uint16", {"xor": [row(2), TILE]})))
 
-  def test_a_broadcast_of_a_size_one_dim_is_refused(self):
-    # `row[None, :]` is a new leading dim of 1; broadcasting that dim (1 -> 2) is not one.
-    with self.assertRaises(Exception) as e:
-      import_source(KERNEL % "jnp.broadcast_to(smem.at[0][...][None, :], (2, 128))")
-    self.assertIn("a size-1 dim broadcast is not modelled", str(e.exception))
+  def test_a_broadcast_of_a_size_one_dim(self):
+    # `row[None, :]` is a new leading dim of 1 (a broadcast along new leading dims), and
+    # broadcasting that dim (1 -> 2) one of a size-1 dim before the kept ones.
+    c = import_source(KERNEL % "jnp.broadcast_to(smem.at[0][...][None, :], (2, 128))")
+    (scope,) = c["program"]
+    self.assertEqual(scope["body"][-1]["value"],
+                     {"broadcast": {"shape": [1, 128], "value": {"broadcast": {
+                         "shape": [128], "value": {"load": {"alloc": "smem", "index": [0]}}}}}})
+    x = np.arange(256, dtype=np.int32).reshape(2, 128)
+    for mode in ("interpret", "ir"):
+      out = executor(mode).run(c)
+      self.assertEqual(out["kind"], "completed", str(out)[:2000])
+      np.testing.assert_array_equal(typed_output(out, c["outputs"][0]),
+                                    np.broadcast_to(x[0], (2, 128)))
 
   def test_broadcast_in_dim_along_other_dims_and_the_round_trip(self):
     c = import_source(KERNEL % "lax.broadcast_in_dim(jnp.full((2,), 3, jnp.int32), (2, 128), (0,)) "

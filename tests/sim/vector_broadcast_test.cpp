@@ -82,7 +82,7 @@ TEST(VectorBroadcast, TheParserTakesOperandsOfAMultipleOf128OntoDimsOfTheirSize)
   const std::string at = "$.program[0].body[2].value.broadcast.shape";
   // A trailing dim broadcast (the row's dims not the trailing ones), and a 64-element operand.
   simtest::expect_parse_refused(rows_case("int32", broadcast(json{4}, row(0)), "lane", 4, 128), at,
-                                "the operand's dim 0 is not the value's dim 1");
+                                "the operand's dim 0 is neither the value's dim 1");
   simtest::expect_parse_refused(rows_case("int32", broadcast(json{64}, row(0)), "lane", 4, 64), at,
                                 "a multiple of 128 elements");
   const json value = broadcast(json{128}, row(1));
@@ -96,7 +96,7 @@ TEST(VectorBroadcast, TheParserChecksDimsAndWritesOnlyOtherThanTrailingOnes) {
   // (128, 4): the operand (128,) onto dim 0; dims not increasing, too many, of a wrong size.
   simtest::expect_parse_refused(
       rows_case("int32", broadcast_in_dim(json{128}, json{1}, iota), "lane", 128, 4), at + ".shape",
-      "the operand's dim 0 is not the value's dim 1");
+      "the operand's dim 0 is neither the value's dim 1");
   simtest::expect_parse_refused(
       rows_case("int32", broadcast_in_dim(json{128}, json{0, 1}, iota), "lane", 128, 4),
       at + ".dims", "expected 1 dims");
@@ -161,6 +161,63 @@ TEST(VectorBroadcast, WarpgroupLowersAConstantColumnAndLaneNamesItsSplatLayout) 
   ASSERT_TRUE(p.outcome.diagnostic.has_value());
   EXPECT_EQ(p.outcome.diagnostic->message, "Unsupported layout: WGSplatFragLayout(shape=(128,))");
   EXPECT_EQ(simtest::lower_rejected(lane).message, p.outcome.diagnostic->message);
+}
+
+// tile_store_case with an input and tile of shape `from` and an output of shape `to`.
+json reshaped_case(const std::string& dtype, const json& value, const std::string& semantics,
+                   const json& from, const json& to) {
+  json j = tile_store_case(dtype, value, semantics);
+  j["inputs"][0]["shape"] = from;
+  j["program"][0]["allocs"][0]["shape"] = from;
+  j["outputs"][0]["shape"] = to;
+  return j;
+}
+
+TEST(VectorBroadcast, ASizeOneDimBroadcastsBeforeTheDimsItKeepsOnly) {
+  // float32[1, 128] = arange to (2, 128): the expanded dim comes first, so Lane tiles the
+  // registers and Warpgroup lowers it: y[r, c] = x[0, c] = c.
+  const json tile = {{"load", {{"alloc", "tile"}}}};
+  for (const char* semantics : {"lane", "warpgroup"}) {
+    const Outcome o = predicted_and_simulated(case_from_json(reshaped_case(
+        "float32", broadcast(json{1, 128}, tile), semantics, json{1, 128}, json{2, 128})));
+    ASSERT_EQ(o.kind, OutcomeKind::kCompleted) << semantics;
+    for (std::int64_t e = 0; e < 256; ++e)
+      ASSERT_EQ(simtest::y_at(o, e), static_cast<float>(e % 128)) << semantics << " " << e;
+  }
+  // float32[2, 1, 128] to (2, 3, 128): the expanded dim after a kept one. Lane refuses the
+  // strided operand, Warpgroup's layout inference finds no layout; interpret mode computes
+  // y[a, b, c] = x[a, 0, c] = 128a + c.
+  for (const auto& [semantics, rule] :
+       {std::pair{"lane", "lower.vector.strided_broadcast"},
+        std::pair{"warpgroup", "dialect.vector.broadcast_layout"}}) {
+    const Case k = case_from_json(reshaped_case("float32", broadcast(json{2, 1, 128}, tile),
+                                                semantics, json{2, 1, 128}, json{2, 3, 128}));
+    const Prediction p = predict(k, Profile::kMosaic);
+    ASSERT_TRUE(p.outcome.diagnostic.has_value()) << semantics;
+    EXPECT_EQ(p.outcome.diagnostic->rule, rule);
+    const Diagnostic sim = simtest::lower_rejected(k);
+    EXPECT_EQ(sim.rule, rule);
+    EXPECT_EQ(sim.message, p.outcome.diagnostic->message);
+    const Prediction interpret = predict(k, Profile::kInterpret);
+    ASSERT_EQ(interpret.outcome.kind, OutcomeKind::kCompleted);
+    for (std::int64_t e = 0; e < 768; ++e) {
+      float got = 0;
+      std::memcpy(&got, interpret.outcome.outputs.at(0).bytes.data() + e * 4, 4);
+      ASSERT_EQ(got, static_cast<float>(e / 384 * 128 + e % 128)) << semantics << " " << e;
+    }
+  }
+  EXPECT_EQ(predict(case_from_json(reshaped_case("float32", broadcast(json{2, 1, 128}, tile),
+                                                 "lane", json{2, 1, 128}, json{2, 3, 128})),
+                    Profile::kMosaic)
+                .outcome.diagnostic->message,
+            "Unsupported broadcast for WGStridedFragLayout");
+  // The parser: a dim of neither the value's size nor 1; the same rank with nothing broadcast.
+  simtest::expect_parse_refused(
+      reshaped_case("float32", broadcast(json{2, 128}, tile), "lane", json{2, 128}, json{3, 128}),
+      "$.program[0].body[2].value.broadcast.shape", "nor 1");
+  simtest::expect_parse_refused(
+      reshaped_case("float32", broadcast(json{2, 128}, tile), "lane", json{2, 128}, json{2, 128}),
+      "$.program[0].body[2].value.broadcast.shape", "or the same with a dim of 1 broadcast");
 }
 
 }  // namespace
