@@ -79,7 +79,7 @@ rc::Gen<VectorBackPlan> vector_back() {
                                                        {8, VectorValueShape::kIota},
                                                        {8, VectorValueShape::kBroadcast},
                                                        {10, VectorValueShape::kBroadcastInner},
-                                                       {8, VectorValueShape::kBroadcastOne}})),
+                                                       {12, VectorValueShape::kBroadcastOne}})),
       rc::gen::set(&VectorBackPlan::constant, rc::gen::inRange<std::int64_t>(1, 4)),
       rc::gen::set(&VectorBackPlan::uneven, chance(30)));
 }

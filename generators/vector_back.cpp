@@ -238,8 +238,19 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
       break;
     }
     case VectorValueShape::kBroadcastOne: {
-      const std::size_t one = plan.constant == 2 ? tile_shape.size() - 1 : 0;
-      if (tile_shape.size() < 2 || tile_shape[one] == 1) {
+      // The dim made 1: the first (constant 1), or the first after a kept dim (more than 1)
+      // that leaves a multiple of 128 elements (a strided operand, which Mosaic GPU refuses to
+      // broadcast so).
+      std::size_t one = 0;
+      if (plan.constant != 1) {
+        one = tile_shape.size();
+        for (std::size_t k = 1; k < tile_shape.size() && one == tile_shape.size(); ++k) {
+          Shape o = tile_shape;
+          o[k] = 1;
+          if (tile_shape[k] > 1 && tile_shape[k - 1] > 1 && element_count(o) % 128 == 0) one = k;
+        }
+      }
+      if (tile_shape.size() < 2 || one == tile_shape.size() || tile_shape[one] == 1) {
         vs.value = binary(VectorKind::kAdd, tile, c);
         break;
       }

@@ -63,12 +63,12 @@ enum class VectorValueShape : std::uint8_t {
                     // Warpgroup the load and the iota (dialect.vector.broadcast_layout) and lowers
                     // c; interpret mode computes them. tile + c where the tile has rank 1
   kBroadcastOne,    // tile + jnp.broadcast_to(x, tile's shape) (^ on integers), x of the tile's
-                    // shape with one dim of 1: the first (a row of 1 broadcast before the kept
-                    // dims: lowers everywhere), or (constant 2) the last (after a kept dim: Lane
-                    // refuses a strided x, lower.vector.strided_broadcast, and Warpgroup's layout
-                    // inference, dialect.vector.broadcast_layout); x an iota along the tile's last
-                    // dim. tile + c where the tile has rank 1, that dim is 1 already or x holds
-                    // no multiple of 128 elements
+                    // shape with one dim of 1: the first (constant 1; a row of 1 broadcast before
+                    // the kept dims: lowers everywhere), or the first after a kept dim that
+                    // leaves a multiple of 128 elements (Lane refuses the strided x,
+                    // lower.vector.strided_broadcast, and Warpgroup's layout inference,
+                    // dialect.vector.broadcast_layout); x an iota along the tile's last dim.
+                    // tile + c where there is no such dim or x holds no multiple of 128 elements
 };
 
 struct VectorBackPlan {
