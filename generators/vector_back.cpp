@@ -1,6 +1,7 @@
 #include "generators/vector_back.h"
 
 #include <algorithm>
+#include <bit>
 #include <optional>
 #include <utility>
 
@@ -182,6 +183,13 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
           plan.constant == 3
               ? 1
               : std::max<std::int64_t>(1, strided_vec_size(dtype_bits(dtype), elements));
+      // The case language casts to a power of two (strided_vec_size gives 3 for int8[384]; a
+      // case file with it does not parse: the emulated GPU campaign's worker said so), one that
+      // divides the count by 128.
+      iota.iota_vec_size =
+          static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(iota.iota_vec_size)));
+      while (iota.iota_vec_size > 1 && elements % (iota.iota_vec_size * 128) != 0)
+        iota.iota_vec_size /= 2;
       // Vectors that cross rows are not expressible (JAX computes their indices wrong).
       if (tile_shape.back() % iota.iota_vec_size != 0) iota.iota_vec_size = 1;
       const VectorKind op = dtype_info(dtype).is_float ? VectorKind::kAdd : VectorKind::kXor;
