@@ -487,12 +487,17 @@ class Lowerer {
   // of different layouts. An iota's layout is its layout_cast's, which the lowering builds before
   // the iota's rule under both semantics (the lookahead's hint); under Warpgroup the rest is the
   // layout inference's and the dialect lowering's (dialect_stage.cpp).
-  void lower_value(const Op& op, const VectorValue& value, DType dtype, const IrVectorStore& iv) {
+  void lower_value(const Op& op, const VectorValue& value, DType dtype, IrVectorStore& iv) {
     std::vector<ValueEqn> eqns;
     value_eqns(value, dtype, iv.shape, eqns);
     std::map<const VectorValue*, std::int64_t> layout;
     for (const ValueEqn& q : eqns) {
       const VectorValue* v = q.v;
+      // Warpgroup's layout inference (dialect_stage.cpp): a broadcast of a value of its own layout
+      // that the strided layout does not hold.
+      if (v->kind == VectorKind::kBroadcast && has_own_layout(v->args[0]) &&
+          !strided_broadcast_supported(v->broadcast_shape, q.shape, v->broadcast_dims.empty()))
+        iv.broadcast_unlaid = true;
       const std::int64_t elements = element_count(q.shape);
       std::int64_t vec = 0;
       if (v->kind == VectorKind::kIota) {
@@ -561,17 +566,6 @@ class Lowerer {
     iv.dtype = dtype;
     iv.eight_bit = dtype_bits(dtype) == 8 && computes_arithmetic(vs.value);
     iv.own_layout = has_own_layout(vs.value);
-    iv.broadcast_unlaid = false;
-    {
-      std::vector<ValueEqn> eqns;
-      value_eqns(vs.value, dtype, iv.shape, eqns);
-      for (const ValueEqn& q : eqns) {
-        const VectorValue& n = *q.v;
-        if (n.kind == VectorKind::kBroadcast && has_own_layout(n.args[0]) &&
-            !strided_broadcast_supported(n.broadcast_shape, q.shape, n.broadcast_dims.empty()))
-          iv.broadcast_unlaid = true;
-      }
-    }
     lower_value(op, vs.value, dtype, iv);
     // Lane: _swap_lowering_rule reads the destination's old value (load_strided), then stores.
     if (lane() && iv.elements % 128 != 0) strided_elements(op, dst_memref(vs), iv.elements);

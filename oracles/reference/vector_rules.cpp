@@ -60,7 +60,8 @@ std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, const Shap
         first = LowerEvent{RuleId::kLowerVectorBroadcastLayout, &v, shape,
                            fragmented_layout_repr(v.broadcast_shape, vec.value_or(0))};
       }
-      if (lane && vec && !strided_broadcast_supported(v.broadcast_shape, shape, true))
+      if (lane && vec && v.broadcast_dims.empty() &&
+          !strided_broadcast_supported(v.broadcast_shape, shape, true))
         meet(RuleId::kLowerVectorStridedBroadcast);
       return vec;
     }
