@@ -502,9 +502,9 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     for (std::int64_t i = 0; i < plan.extra_arrivals; ++i)
       issue.push_back(make_op(BarrierArrive{BarrierUse{bar, 0}}));
     per_phase = copies_on_barrier + plan.extra_arrivals;
-    // From a warp-level context (Lane semantics, outside a loop: the waits stay outside it).
-    if (plan.warp_issue != WarpIssue::kWarpgroup && target_.semantics == Semantics::kLane &&
-        plan.loop_trips == 0 && !issue.empty()) {
+    // From a warp-level context (either lowering semantics, outside a loop: the waits stay
+    // outside it).
+    if (plan.warp_issue != WarpIssue::kWarpgroup && plan.loop_trips == 0 && !issue.empty()) {
       const bool one = plan.warp_issue != WarpIssue::kEveryWarp &&
                        plan.warp_issue != WarpIssue::kEveryWarpCountedOnce;
       if (plan.warp_issue == WarpIssue::kScopedInside) issue.push_back(make_op(RunScoped{}));
@@ -603,7 +603,7 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     rs.allocs.push_back(cb);
     Body sync;
     const BarrierUse arrival{cb.name, cs.unindexed ? std::nullopt : std::optional<std::int64_t>(0)};
-    const bool warp_arrival = cs.arrive_in_warp && target_.semantics == Semantics::kLane;
+    const bool warp_arrival = cs.arrive_in_warp;
     if (cs.arrive_and_wait && !warp_arrival && cs.wait == WaitChoice::kAll) {
       sync.push_back(make_op(BarrierWait{arrival, true}));  // plgpu.barrier_arrive_and_wait
     } else {

@@ -59,14 +59,13 @@ enum class Schedule : std::uint8_t {
 };
 
 // Whether the copies and arrivals of a batch are issued from a warp-level context
-// (pl.core_map(plgpu.WarpMesh), Lane semantics only): by warp 0 alone (as a warpgroup issues
-// them), or by every warp (each issues them: 4 times the arrivals and bytes).
-// The mistakes: a warp_map nested in the warp_map, or an (empty) run_scoped inside it.
-// Who issues the copies: the warpgroup, warp 0 of a warp_map, every warp of it (num_arrivals
-// counting each warp's copies), a nested warp_map, a run_scoped inside one, or every warp with
-// num_arrivals counted as if one warp copied (JAX: "The arrival counts are wrong if called outside
-// of a single warp"; the warps' no-complete arrivals may complete the phase:
-// run.mbarrier.nocomplete_completes).
+// (pl.core_map(plgpu.WarpMesh), under either lowering semantics): by warp 0 alone (as a warpgroup
+// issues them), or by every warp (each issues them: 4 times the arrivals and bytes). The mistakes:
+// a warp_map nested in the warp_map, or an (empty) run_scoped inside it. Who issues the copies: the
+// warpgroup, warp 0 of a warp_map, every warp of it (num_arrivals counting each warp's copies), a
+// nested warp_map, a run_scoped inside one, or every warp with num_arrivals counted as if one warp
+// copied (JAX: "The arrival counts are wrong if called outside of a single warp"; the warps'
+// no-complete arrivals may complete the phase: run.mbarrier.nocomplete_completes).
 enum class WarpIssue : std::uint8_t {
   kWarpgroup,
   kOneWarp,
@@ -96,7 +95,7 @@ struct ClusterSyncPlan {
   std::int64_t num_barriers = 1;
   bool unindexed = false;       // arrive on the ref without .at[0]
   bool zero_d = false;          // num_barriers=() (JAX's default) when num_barriers is 1: a 0-d ref
-  bool arrive_in_warp = false;  // the arrival from warp 0 of a warp_map (Lane; JAX refuses it)
+  bool arrive_in_warp = false;  // the arrival from warp 0 of a warp_map (JAX refuses it)
   bool orders_tensor_core = false;
   WaitChoice wait = WaitChoice::kAll;
   // The arrival and one wait as plgpu.barrier_arrive_and_wait (JAX 0.12.0.1; 0.11.2 has no such

@@ -31,10 +31,13 @@ CASES = {
         ("PallasCallTCGen05Test", "PallasCallTCGen05WGTest"),
     "copy_gmem_to_smem_partitioned__warp_level_False_squeezed_index_True":
         ("PallasCallTCGen05Test", "PallasCallTCGen05WGTest"),
+    # warp_map under Warpgroup semantics (the mosaic_gpu dialect's warp_map op; 2026-12-07)
+    "copy_gmem_to_smem_partitioned__warp_level_True_squeezed_index_False":
+        ("PallasCallTCGen05Test", "PallasCallTCGen05WGTest"),
+    "copy_gmem_to_smem_partitioned__warp_level_True_squeezed_index_True":
+        ("PallasCallTCGen05Test", "PallasCallTCGen05WGTest"),
 }
-# Not here: the warp_level=True partitioned cases (Lane) under Warpgroup, whose warp_map the case
-# language holds under Lane only (docs/case-format.md "warp_map"), and the two raises tests (JAX
-# raises while tracing, whatever the semantics).
+# Not here: the two raises tests (JAX raises while tracing, whatever the semantics).
 PARAMS = "compiler_params=plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.{})"
 
 

@@ -93,7 +93,6 @@ WarpMap CaseParser::parse_warp_map(const json& j, const std::string& path, int d
   jr::object(j, path, {"op", "axis", "body"});
   WarpMap wm;
   wm.axis = jr::identifier(jr::required(j, path, "axis"), path + ".axis");
-  check_warp_map_target(c_.target, path);
   warp_axes_.push_back(wm.axis);
   wm.body = parse_body(jr::required(j, path, "body"), path + ".body", depth + 1);
   warp_axes_.pop_back();

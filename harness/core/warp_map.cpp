@@ -1,5 +1,7 @@
 #include "harness/core/warp_map.h"
 
+#include <algorithm>
+
 #include "harness/core/case_json.h"
 #include "harness/core/errors.h"
 
@@ -158,15 +160,6 @@ void check_indices(const Body& body, const std::string& axis,
 
 }  // namespace
 
-void check_warp_map_target(const Target& t, const std::string& path) {
-  if (t.semantics != Semantics::kLane) {
-    throw InputError(path + ".op",
-                     "warp_map is modelled under Lane semantics only (target.semantics \"lane\"); "
-                     "Warpgroup semantics lowers it to the mosaic_gpu dialect's warp_map op, "
-                     "which collfuzz does not model yet");
-  }
-}
-
 void check_in_warp_map(const std::string& kind, const std::string& path) {
   if (kind == "barrier_wait" || kind == "barrier_arrive_and_wait") {
     throw InputError(path + ".op",
@@ -185,6 +178,27 @@ void check_warp_map_body(const WarpMap& wm, const std::vector<ArraySpec>& inputs
 }
 
 bool has_warp_map(const Body& program) { return holds_warp_map(program); }
+
+namespace {
+
+bool cond_is_traced(const Cond& c) {
+  switch (c.kind) {
+    case Cond::Kind::kConst:
+      return c.traced;
+    case Cond::Kind::kAtom:
+      return true;
+    default:
+      return std::any_of(c.children.begin(), c.children.end(), cond_is_traced);
+  }
+}
+
+}  // namespace
+
+bool cond_computes_not(const Cond& cond) {
+  if (cond.kind == Cond::Kind::kNot && !cond.children.empty() && cond_is_traced(cond.children[0]))
+    return true;
+  return std::any_of(cond.children.begin(), cond.children.end(), cond_computes_not);
+}
 
 Case expand_warp_maps(const Case& c) {
   Case out = c;

@@ -6,6 +6,7 @@
 #include "harness/lowering/lowering_rules.h"
 #include "harness/lowering/rule_ids.h"
 #include "harness/lowering/tiling_inference.h"
+#include "harness/lowering/warp_context.h"
 
 namespace collfuzz::lowering {
 
@@ -38,6 +39,7 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
     infer_copy_tilings(c, ir, unlaid);
     // dialect_lowering.lower_mgpu_dialect: the async_load / async_store rules in program order.
     for (const IrOp& op : ir.ops) {
+      check_warp_arrive_dialect(op, ir, c.target.arch);
       if (op.kind == IrKind::kCopy) {
         IrCopy& ic = ir.copies[static_cast<std::size_t>(op.index)];
         ic.shape = prepare_async_copy(load_request(c, ic, Stage::kDialect), geometry);

@@ -130,7 +130,7 @@ class Lowerer {
   void lower(const TracedBody& body) {
     for (const TracedNode& n : body) {
       const Op& op = *n.op;
-      check_warp_context(op, lookup_, c_.target.arch);
+      check_warp_context(op, lookup_, c_.target);
       if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
         run_scoped(op, *rs, n.body);
       } else if (const auto* w = std::get_if<When>(&op.v)) {

@@ -296,6 +296,7 @@ void check_dialect(Checker& ck) {
   // The layout inference pass, after verification and before the dialect lowering.
   check_layout_inference(ck);
   walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
+    check_warp_context_dialect(ck, op, scope);
     if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
       CopyFacts f = copy_facts(op, *cp, ck.c, scope);
       resolve_collective(f, ck.mesh);

@@ -29,6 +29,8 @@ void check_compile_and_launch(Checker& ck);
 // (in the lowering walk, before the op's own rules), and in interpret mode's walk.
 struct Scope;
 void check_warp_context_lowering(Checker& ck, const Op& op, const Scope& scope);
+// Under Warpgroup semantics: the dialect lowering of a warp's ops (stage dialect, program order).
+void check_warp_context_dialect(Checker& ck, const Op& op, const Scope& scope);
 void check_warp_context_interpret(Checker& ck, const Op& op);
 
 // SMEM transforms (smem_transform_rules.cpp): an allocation's SwizzleTransform constructor (in

@@ -2,6 +2,7 @@
 // inside a warp_map carry Op::warp_axis, and a When marked from_warp_map stands for a warp_map.
 #include <algorithm>
 
+#include "harness/core/warp_map.h"
 #include "oracles/reference/program_walk.h"
 #include "oracles/reference/rule_families.h"
 
@@ -26,23 +27,51 @@ bool computes_multiple_of(const Op& op) {
 
 void check_warp_context_lowering(Checker& ck, const Op& op, const Scope& scope) {
   if (op.warp_axis.empty()) return;
-  // _multiple_of_lane_lowering_rule is registered for (Lane, Warpgroup) only: the index's
-  // pl.multiple_of, lowered before the copy.
-  ck.check(RuleId::kLowerWarpUnimplemented, computes_multiple_of(op), op.path, [] {
-    return Holes{{"primitive", "multiple_of"}};
+  // The lowering semantics the message names: JAX looks a rule up per (lowering semantics,
+  // primitive semantics), and the same primitives lack a Warp rule under both.
+  const std::string semantics = ck.lane() ? "Lane" : "Warpgroup";
+  // multiple_of's rules are registered for (Lane, Warpgroup) and (Warpgroup, Warpgroup) only: the
+  // index's pl.multiple_of, lowered before the copy.
+  ck.check(RuleId::kLowerWarpUnimplemented, computes_multiple_of(op), op.path, [&] {
+    return Holes{{"primitive", "multiple_of"}, {"semantics", semantics}};
   });
-  // lower_jaxpr_to_mosaic_gpu: no rule under (Lane, PrimitiveSemantics.Warp) for run_scoped, nor
-  // for mpmd_map (a warp_map inside another).
+  // The condition of a warp's pl.when, or its copy's predicate, computed after the copy's
+  // indices: under (Warpgroup, PrimitiveSemantics.Warp) there is no rule for `not`.
+  if (!ck.lane() && !op.from_warp_map) {
+    const Cond* cond = nullptr;
+    if (const auto* w = std::get_if<When>(&op.v)) cond = &w->cond;
+    if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v); cp && cp->predicate)
+      cond = &*cp->predicate;
+    ck.check(RuleId::kLowerWarpUnimplemented, cond && cond_computes_not(*cond), op.path, [&] {
+      return Holes{{"primitive", "not"}, {"semantics", semantics}};
+    });
+  }
+  // lower_jaxpr_to_mosaic_gpu: no rule under PrimitiveSemantics.Warp for run_scoped, nor for
+  // mpmd_map (a warp_map inside another), under either lowering semantics.
   const bool scoped = std::holds_alternative<RunScoped>(op.v);
   ck.check(RuleId::kLowerWarpUnimplemented, op.from_warp_map || scoped, op.path, [&] {
-    return Holes{{"primitive", scoped ? "run_scoped" : "mpmd_map"}};
+    return Holes{{"primitive", scoped ? "run_scoped" : "mpmd_map"}, {"semantics", semantics}};
   });
   if (const auto* ar = std::get_if<BarrierArrive>(&op.v)) {
     const Alloc* a = scope.allocs.at(ar->barrier.alloc);
     ck.check(RuleId::kLowerWarpClusterArrive, a->kind == AllocKind::kClusterBarrier, op.path);
-    // BarrierRef.arrive(arrival_count=4): a count needs Hopper's mbarrier.arrive.
-    ck.check(RuleId::kLowerWarpArrivePreHopper, !a->orders_tensor_core && ck.arch_major() < 9,
-             op.path);
+    // BarrierRef.arrive(arrival_count=4): a count needs Hopper's mbarrier.arrive. Under
+    // Warpgroup the dialect's ArriveOp lowering calls it (check_warp_context_dialect).
+    if (ck.lane()) {
+      ck.check(RuleId::kLowerWarpArrivePreHopper, !a->orders_tensor_core && ck.arch_major() < 9,
+               op.path);
+    }
+  }
+}
+
+void check_warp_context_dialect(Checker& ck, const Op& op, const Scope& scope) {
+  if (op.warp_axis.empty() || ck.lane()) return;
+  // _mgpu_arrive_op_lowering_rule under ThreadSubset.WARP: arrive(arrival_count=4) on each lane.
+  if (const auto* ar = std::get_if<BarrierArrive>(&op.v)) {
+    const Alloc* a = scope.allocs.at(ar->barrier.alloc);
+    ck.check(RuleId::kLowerWarpArrivePreHopper,
+             a->kind != AllocKind::kClusterBarrier && !a->orders_tensor_core && ck.arch_major() < 9,
+             op.path, Stage::kDialect);
   }
 }
 
