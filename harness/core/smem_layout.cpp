@@ -51,6 +51,57 @@ std::int64_t physical_offset(const SmemLayout& l, std::int64_t e) {
   return swizzled_offset(index * l.element_bytes, l.swizzle);
 }
 
+void physical_offsets(const SmemLayout& l, std::vector<std::int64_t>& out) {
+  std::int64_t n = 1;
+  for (std::int64_t d : l.shape) n *= d;
+  out.resize(static_cast<std::size_t>(n));
+  if (n == 0) return;
+  const std::size_t rank = l.shape.size();
+  if (l.identity() || rank == 0) {
+    for (std::int64_t e = 0; e < n; ++e) out[static_cast<std::size_t>(e)] = e * l.element_bytes;
+    return;
+  }
+  const std::size_t k = l.tiling.size();
+  // physical_offset's index is a mixed-radix number over (leading dims, tile counts, in-tile
+  // coordinates); the weight of each digit:
+  std::vector<std::int64_t> radix;  // most significant first
+  for (std::size_t d = 0; d < rank - k; ++d) radix.push_back(l.shape[d]);
+  for (std::size_t j = 0; j < k; ++j) radix.push_back(l.shape[rank - k + j] / l.tiling[j]);
+  for (std::size_t j = 0; j < k; ++j) radix.push_back(l.tiling[j]);
+  std::vector<std::int64_t> weight(radix.size(), 1);
+  for (std::size_t i = radix.size(); i-- > 1;) weight[i - 1] = weight[i] * radix[i];
+  // term[d][c]: dim d's coordinate c's share of the index.
+  std::vector<std::vector<std::int64_t>> term(rank);
+  for (std::size_t d = 0; d < rank; ++d) {
+    term[d].resize(static_cast<std::size_t>(l.shape[d]));
+    for (std::int64_t c = 0; c < l.shape[d]; ++c) {
+      std::int64_t t = 0;
+      if (d < rank - k) {
+        t = c * weight[d];
+      } else {
+        const std::size_t j = d - (rank - k);
+        t = (c / l.tiling[j]) * weight[rank - k + j] + (c % l.tiling[j]) * weight[rank + j];
+      }
+      term[d][static_cast<std::size_t>(c)] = t;
+    }
+  }
+  std::int64_t coord[limits::kMaxRank] = {};
+  const std::int64_t row = l.shape[rank - 1];
+  const std::vector<std::int64_t>& inner = term[rank - 1];
+  for (std::int64_t e = 0; e < n; e += row) {
+    std::int64_t base = 0;
+    for (std::size_t d = 0; d + 1 < rank; ++d) base += term[d][static_cast<std::size_t>(coord[d])];
+    for (std::int64_t c = 0; c < row; ++c) {
+      out[static_cast<std::size_t>(e + c)] =
+          swizzled_offset((base + inner[static_cast<std::size_t>(c)]) * l.element_bytes, l.swizzle);
+    }
+    for (std::size_t d = rank - 1; d-- > 0;) {
+      if (++coord[d] < l.shape[d]) break;
+      coord[d] = 0;
+    }
+  }
+}
+
 namespace {
 
 // Each element's bytes moved between its logical place and its physical one.
@@ -59,8 +110,10 @@ std::vector<std::uint8_t> permute(const SmemLayout& l, const std::vector<std::ui
   if (l.identity()) return bytes;
   std::vector<std::uint8_t> out(bytes.size());
   const std::int64_t n = static_cast<std::int64_t>(bytes.size()) / l.element_bytes;
-  for (std::int64_t e = 0; e < n; ++e) {
-    const auto p = static_cast<std::size_t>(physical_offset(l, e));
+  std::vector<std::int64_t> offsets;
+  physical_offsets(l, offsets);
+  for (std::int64_t e = 0; e < n && e < static_cast<std::int64_t>(offsets.size()); ++e) {
+    const auto p = static_cast<std::size_t>(offsets[static_cast<std::size_t>(e)]);
     const auto q = static_cast<std::size_t>(e * l.element_bytes);
     const std::size_t to = logical_to_physical ? p : q;
     const std::size_t from = logical_to_physical ? q : p;

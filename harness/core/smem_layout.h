@@ -42,6 +42,11 @@ inline std::int64_t swizzled_offset(std::int64_t o, std::int64_t swizzle) {
 // The physical byte offset of the first byte of logical element `e` (row-major index).
 std::int64_t physical_offset(const SmemLayout& l, std::int64_t e);
 
+// physical_offset of every element 0..n-1 of the shape (row-major), into `out` (resized). The
+// offset separates into a term per dim (a leading dim's stride, or a tiled dim's tile count and
+// place within the tile), so each row costs one table lookup per element, not a division per dim.
+void physical_offsets(const SmemLayout& l, std::vector<std::int64_t>& out);
+
 // A logical (row-major) image of the buffer, laid out physically; and back.
 std::vector<std::uint8_t> to_physical(const SmemLayout& l, const std::vector<std::uint8_t>& bytes);
 std::vector<std::uint8_t> to_logical(const SmemLayout& l, const std::vector<std::uint8_t>& bytes);

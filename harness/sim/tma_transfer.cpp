@@ -171,8 +171,11 @@ void write_store_transformed(const SharedMemory& smem, const std::uint8_t* src,
   layout.swizzle = 0;  // applied below, on the SMEM address
   layout.element_bytes = w;
   const std::int64_t swizzle = s.swizzle;
+  thread_local std::vector<std::int64_t> offsets;  // reused: the campaign's hot path
+  physical_offsets(layout, offsets);
   for (std::int64_t j = 0; j < s.elements; ++j) {
-    const std::int64_t at = swizzled_offset(s.smem_offset + physical_offset(layout, j), swizzle);
+    const std::int64_t at =
+        swizzled_offset(s.smem_offset + offsets[static_cast<std::size_t>(j)], swizzle);
     const std::int64_t local = at - s.smem_offset;
     const std::int64_t index = output_index(j);
     const auto e = static_cast<std::size_t>(index);

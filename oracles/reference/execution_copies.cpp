@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <limits>
 
 #include "oracles/reference/execution_model.h"
@@ -226,25 +227,53 @@ void Execution::write_transformed(const CopyFacts& f, View& dst, std::int64_t d_
   }
   std::int64_t lo = std::numeric_limits<std::int64_t>::max();
   std::int64_t hi = -1;
-  for (std::int64_t e = 0; e < total; ++e) {
-    std::int64_t s = s_const;
-    std::int64_t d = d_base;
-    bool in_bounds = true;
-    for (std::size_t k = 0; k < rank; ++k) {
+  if (total == 0) return;
+  if (rank == 0) {  // one element: the copy indexes every dim
+    lo = hi = place[static_cast<std::size_t>(d_base)] / width;
+    placed.push_back(Placed{lo, s_const});
+  }
+  // Row by row (an odometer over every dim but the last): each row's source and destination
+  // offsets and its bounds along the outer dims once, then the last dim's elements with its
+  // place within the tile carried along instead of a remainder per element.
+  const std::size_t last = rank > 0 ? rank - 1 : 0;
+  const std::int64_t n = rank > 0 ? region[last].second : total + 1;  // rank 0: no row below
+  const std::int64_t last_tile = tile[last];
+  const std::int64_t last_src_size = rank > 0 ? f.src->shape[src_dim[last]] : 0;
+  const std::int64_t last_src_stride = rank > 0 ? src_strides[src_dim[last]] : 0;
+  const std::int64_t last_dst_stride = rank > 0 ? dst_strides[last] : 0;
+  const int width_shift = std::countr_zero(static_cast<std::uint64_t>(width));  // 1, 2, 4 or 8
+  const bool last_base_ok = last_tile == 0 || base[last] >= 0;
+  const std::int64_t last_base_mod = last_tile > 0 ? base[last] % last_tile : 0;
+  for (std::int64_t row = 0; row < total / n; ++row) {
+    std::int64_t s_row = s_const;
+    std::int64_t d_row = d_base;
+    bool row_in_bounds = last_base_ok;
+    for (std::size_t k = 0; k < last; ++k) {
       const std::int64_t within = region[k].first + c[k];  // in the dst ref
       const std::int64_t idx = s_first[k] + c[k];
-      if (tile[k] > 0)
-        in_bounds = in_bounds && base[k] >= 0 && base[k] % tile[k] + within % tile[k] < tile[k];
-      in_bounds = in_bounds && idx >= 0 && idx < f.src->shape[src_dim[k]];
-      s += idx * src_strides[src_dim[k]];
-      d += within * dst_strides[k];
+      if (tile[k] > 0) {
+        row_in_bounds =
+            row_in_bounds && base[k] >= 0 && base[k] % tile[k] + within % tile[k] < tile[k];
+      }
+      row_in_bounds = row_in_bounds && idx >= 0 && idx < f.src->shape[src_dim[k]];
+      s_row += idx * src_strides[src_dim[k]];
+      d_row += within * dst_strides[k];
     }
-    // d: in the allocation's logical order.
-    const std::int64_t p = place[static_cast<std::size_t>(d)] / width;
-    placed.push_back(Placed{p, in_bounds ? s : -1});
-    lo = std::min(lo, p);
-    hi = std::max(hi, p);
-    for (std::size_t k = rank; k-- > 0;) {
+    const std::int64_t w0 = region[last].first;
+    std::int64_t in_tile = last_tile > 0 ? w0 % last_tile : 0;  // (w0 + e) % last_tile
+    for (std::int64_t e = 0; e < n; ++e) {
+      const std::int64_t idx = s_first[last] + e;
+      const bool in_bounds = row_in_bounds && idx >= 0 && idx < last_src_size &&
+                             (last_tile == 0 || last_base_mod + in_tile < last_tile);
+      // d: in the allocation's logical order.
+      const std::int64_t d = d_row + (w0 + e) * last_dst_stride;
+      const std::int64_t p = place[static_cast<std::size_t>(d)] >> width_shift;
+      placed.push_back(Placed{p, in_bounds ? s_row + idx * last_src_stride : -1});
+      lo = std::min(lo, p);
+      hi = std::max(hi, p);
+      if (last_tile > 0 && ++in_tile == last_tile) in_tile = 0;
+    }
+    for (std::size_t k = last; k-- > 0;) {
       if (++c[k] < region[k].second) break;
       c[k] = 0;
     }
@@ -264,17 +293,26 @@ void Execution::write_transformed(const CopyFacts& f, View& dst, std::int64_t d_
     guarded_write(*dst.mem, at, bytes, [&] {
       // Whole bytes per element (the parser refuses transforms on sub-byte dtypes), the same
       // dtype on both sides (copy.dtype_mismatch): the element's bytes as they are.
-      for (std::int64_t k = i; k < j; ++k) {
+      // Runs of consecutive sources (a tile's row, a swizzle's 16-byte chunk) in one memcpy.
+      for (std::int64_t k = i; k < j;) {
         const std::int64_t source = source_at[static_cast<std::size_t>(k)];
+        std::int64_t m = k + 1;
+        if (source >= 0) {
+          while (m < j && source_at[static_cast<std::size_t>(m)] == source + (m - k)) ++m;
+        } else {
+          while (m < j && source_at[static_cast<std::size_t>(m)] < 0) ++m;
+        }
         const auto to = static_cast<std::size_t>(dst.offset + (lo + k) * width);
+        const auto len = static_cast<std::size_t>(m - k) * w;
         if (source >= 0) {
           std::memcpy(dst.mem->bytes.data() + to, src.data() + static_cast<std::size_t>(source) * w,
-                      w);
-          std::memset(dst.mem->undef.data() + to, 0, w);
+                      len);
+          std::memset(dst.mem->undef.data() + to, 0, len);
         } else {
-          std::memset(dst.mem->bytes.data() + to, 0, w);
-          std::memset(dst.mem->undef.data() + to, undefined_oob ? 1 : 0, w);
+          std::memset(dst.mem->bytes.data() + to, 0, len);
+          std::memset(dst.mem->undef.data() + to, undefined_oob ? 1 : 0, len);
         }
+        k = m;
       }
       dst.mem->any_undef = dst.mem->any_undef || undefined_oob;
     });

@@ -70,5 +70,40 @@ TEST(SmemLayout, TransformsJaxRefusesLayNothingOut) {
   EXPECT_EQ(smem_layout(f16_alloc({16, 32}, {8, 32}, 128)).swizzle, 0);  // 64 B minor dim
 }
 
+// physical_offsets (every element at once, by per-dim terms) is physical_offset of each element,
+// over tiled and untiled ranks 1 to 4, every swizzle and element widths 1 to 8.
+TEST(SmemLayout, AllOffsetsAtOnceAreEachElementsOffset) {
+  const std::vector<std::pair<Shape, Shape>> shapes = {{{128}, {}},
+                                                       {{16, 64}, {}},
+                                                       {{16, 64}, {8, 64}},
+                                                       {{3, 16, 64}, {8, 64}},
+                                                       {{2, 3, 16, 32}, {8, 32}},
+                                                       {{32, 16}, {16}},
+                                                       {{24, 128}, {8, 128}},
+                                                       {{2, 16, 64}, {8, 16}}};
+  int checked = 0;
+  for (const auto& [shape, tiling] : shapes) {
+    for (const std::int64_t bytes : {1, 2, 4, 8}) {
+      for (const std::int64_t swizzle : {0, 32, 64, 128}) {
+        SmemLayout l;
+        l.shape = shape;
+        l.tiling = tiling;
+        l.element_bytes = bytes;
+        const std::int64_t minor = tiling.empty() ? shape.back() : tiling.back();
+        l.swizzle = minor * bytes == swizzle ? swizzle : 0;
+        std::vector<std::int64_t> all;
+        physical_offsets(l, all);
+        std::int64_t n = 1;
+        for (std::int64_t d : shape) n *= d;
+        ASSERT_EQ(static_cast<std::int64_t>(all.size()), n);
+        for (std::int64_t e = 0; e < n; ++e)
+          ASSERT_EQ(all[static_cast<std::size_t>(e)], physical_offset(l, e)) << e;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 8 * 4 * 4);
+}
+
 }  // namespace
 }  // namespace collfuzz
