@@ -19,6 +19,25 @@ bool any_effectful(const Body& body, const std::set<std::string>& local) {
   return false;
 }
 
+// What a warp_map's equation (mpmd_map over a WarpMesh) keeps of its body's effects:
+// _mpmd_map_abstract_eval drops the kernel-local ones (gpu_core.MemoryEffect: barrier arrivals,
+// commits, waits) and keeps the writes to refs it closes over (a copy's dst outside `local`).
+bool warp_writes_escape(const Body& body, const std::set<std::string>& local) {
+  for (const Op& op : body) {
+    if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v); cp && local.count(cp->dst) == 0)
+      return true;
+    if (const auto* w = std::get_if<When>(&op.v); w && python_bool(w->cond) == false) continue;
+    if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
+      std::set<std::string> inner = local;
+      for (const Alloc& a : rs->allocs) inner.insert(a.name);
+      if (warp_writes_escape(rs->body, inner)) return true;
+    } else if (const Body* nested = nested_body(op); nested && warp_writes_escape(*nested, local)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool effectful(const Op& op, const std::set<std::string>& local) {
   if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
     std::set<std::string> inner = local;
@@ -34,13 +53,14 @@ bool effectful(const Op& op, const std::set<std::string>& local) {
     return any_effectful(w->body, local);
   }
   if (const auto* lp = std::get_if<Loop>(&op.v)) return any_effectful(lp->body, local);
-  if (const auto* wm = std::get_if<WarpMap>(&op.v)) return any_effectful(wm->body, local);
+  if (const auto* wm = std::get_if<WarpMap>(&op.v)) return warp_writes_escape(wm->body, local);
   // copy_smem_to_gmem (a GMEM write), barrier ops, commits and waits (gpu_core._memory_effect).
   return true;
 }
 
 // pe.dce_jaxpr over a body at the kernel's level: effect-free ops go; cond and scan bodies are
-// pruned in turn (their DCE rules); a run_scoped or warp_map that stays is kept whole. A case's
+// pruned in turn (their DCE rules); a run_scoped that stays is kept whole, and so is a warp_map,
+// always (though its arrivals alone do not keep the run_scoped, when or loop around it). A case's
 // scratch_shapes under pallas_call are one run_scoped around the body (harness/core/
 // scratch_shapes.h), and are eliminated as one.
 bool prune(Body& body, std::vector<std::string>* removed) {
@@ -52,7 +72,8 @@ bool prune(Body& body, std::vector<std::string>* removed) {
     } else if (auto* lp = std::get_if<Loop>(&op.v)) {
       dropped = prune(lp->body, removed) || dropped;
     }
-    if (!effectful(op, {})) {
+    // A warp_map stays where it is: _mpmd_map_dce_rule keeps the equation whole.
+    if (!effectful(op, {}) && !std::holds_alternative<WarpMap>(op.v)) {
       // A statically false when is no equation at all: it stays as written (nothing runs it).
       const auto* w = std::get_if<When>(&op.v);
       if (!(w && python_bool(w->cond) == false)) {
@@ -75,7 +96,7 @@ bool prunes_anything(const Body& body) {
     const bool never_traced = w && python_bool(w->cond) == false;
     if (w && !never_traced && prunes_anything(w->body)) return true;
     if (const auto* lp = std::get_if<Loop>(&op.v); lp && prunes_anything(lp->body)) return true;
-    if (!never_traced && !effectful(op, {})) return true;
+    if (!never_traced && !effectful(op, {}) && !std::holds_alternative<WarpMap>(op.v)) return true;
   }
   return false;
 }

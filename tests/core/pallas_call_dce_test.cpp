@@ -89,5 +89,32 @@ TEST(PallasCallDce, AWhenBodyIsPrunedAndNamedWhileTheRestStays) {
   EXPECT_TRUE(removed.empty());
 }
 
+// _mpmd_map_abstract_eval drops the kernel-local gpu_core.MemoryEffect of a warp_map's barrier
+// arrivals: a scope whose warp_map only arrives goes whole; a warp_map whose copy writes SMEM
+// outside it keeps it; a warp_map at the body's level is kept (_mpmd_map_dce_rule).
+TEST(PallasCallDce, AWarpMapsArrivalsDoNotKeepItsScope) {
+  const json arrive = {{"op", "barrier_arrive"}, {"barrier", {{"alloc", "bar"}}}};
+  const json only_arrives = {{"op", "warp_map"}, {"axis", "warp"}, {"body", {arrive}}};
+  const auto dropped = pallas_call_dce(case_from_json(pallas_call(json::array({only_arrives}))));
+  ASSERT_TRUE(dropped);
+  EXPECT_TRUE(dropped->program.empty());
+  // A copy into the scope's own SMEM: discharged by the scope, dropped with it.
+  const json copies = {{"op", "warp_map"}, {"axis", "warp"}, {"body", {kCopy, arrive}}};
+  const auto also_dropped = pallas_call_dce(case_from_json(pallas_call(json::array({copies}))));
+  ASSERT_TRUE(also_dropped);
+  EXPECT_TRUE(also_dropped->program.empty());
+  // The same warp_map inside an inner scope that allocates nothing: the copy writes the outer
+  // scope's SMEM from inside the warp_map, an effect of the inner scope, which the outer one
+  // discharges; the outer scope's own barrier_wait keeps it whole.
+  const json wait = {{"op", "barrier_wait"}, {"barrier", {{"alloc", "bar"}}}};
+  EXPECT_FALSE(pallas_call_dce(case_from_json(pallas_call(json::array({only_arrives, wait})))));
+  // At the kernel's level (no scope around it) the warp_map stays.
+  json top = pallas_call(json::array({only_arrives}));
+  top["program"] = json::array({{{"op", "run_scoped"},
+                                 {"allocs", top["program"][0]["allocs"]},
+                                 {"body", json::array({only_arrives, wait})}}});
+  EXPECT_FALSE(pallas_call_dce(case_from_json(top)));
+}
+
 }  // namespace
 }  // namespace collfuzz
