@@ -10,39 +10,22 @@ namespace collfuzz {
 namespace {
 
 // Whether an op keeps an effect past the run_scopeds that allocate the names in `local`: a write
-// to a ref outside them, or a memory effect.
-bool effectful(const Op& op, const std::set<std::string>& local);
+// to a ref outside them, or a memory effect. `in_warp`: inside a warp_map, whose equation
+// (mpmd_map over a WarpMesh) drops the kernel-local gpu_core.MemoryEffect of barrier arrivals,
+// commits and waits (_mpmd_map_abstract_eval) and keeps the writes to refs it closes over.
+bool effectful(const Op& op, const std::set<std::string>& local, bool in_warp = false);
 
-bool any_effectful(const Body& body, const std::set<std::string>& local) {
+bool any_effectful(const Body& body, const std::set<std::string>& local, bool in_warp) {
   for (const Op& op : body)
-    if (effectful(op, local)) return true;
+    if (effectful(op, local, in_warp)) return true;
   return false;
 }
 
-// What a warp_map's equation (mpmd_map over a WarpMesh) keeps of its body's effects:
-// _mpmd_map_abstract_eval drops the kernel-local ones (gpu_core.MemoryEffect: barrier arrivals,
-// commits, waits) and keeps the writes to refs it closes over (a copy's dst outside `local`).
-bool warp_writes_escape(const Body& body, const std::set<std::string>& local) {
-  for (const Op& op : body) {
-    if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v); cp && local.count(cp->dst) == 0)
-      return true;
-    if (const auto* w = std::get_if<When>(&op.v); w && python_bool(w->cond) == false) continue;
-    if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
-      std::set<std::string> inner = local;
-      for (const Alloc& a : rs->allocs) inner.insert(a.name);
-      if (warp_writes_escape(rs->body, inner)) return true;
-    } else if (const Body* nested = nested_body(op); nested && warp_writes_escape(*nested, local)) {
-      return true;
-    }
-  }
-  return false;
-}
-
-bool effectful(const Op& op, const std::set<std::string>& local) {
+bool effectful(const Op& op, const std::set<std::string>& local, bool in_warp) {
   if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
     std::set<std::string> inner = local;
     for (const Alloc& a : rs->allocs) inner.insert(a.name);
-    return any_effectful(rs->body, inner);
+    return any_effectful(rs->body, inner, in_warp);
   }
   if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) return local.count(cp->dst) == 0;
   if (const auto* vs = std::get_if<VectorStore>(&op.v)) {
@@ -50,12 +33,13 @@ bool effectful(const Op& op, const std::set<std::string>& local) {
   }
   if (const auto* w = std::get_if<When>(&op.v)) {
     if (python_bool(w->cond) == false) return false;  // never traced
-    return any_effectful(w->body, local);
+    return any_effectful(w->body, local, in_warp);
   }
-  if (const auto* lp = std::get_if<Loop>(&op.v)) return any_effectful(lp->body, local);
-  if (const auto* wm = std::get_if<WarpMap>(&op.v)) return warp_writes_escape(wm->body, local);
-  // copy_smem_to_gmem (a GMEM write), barrier ops, commits and waits (gpu_core._memory_effect).
-  return true;
+  if (const auto* lp = std::get_if<Loop>(&op.v)) return any_effectful(lp->body, local, in_warp);
+  if (const auto* wm = std::get_if<WarpMap>(&op.v)) return any_effectful(wm->body, local, true);
+  if (std::holds_alternative<CopySmemToGmem>(op.v)) return true;  // a GMEM write
+  // Barrier ops, commits and waits: gpu_core._memory_effect, which a warp_map drops.
+  return !in_warp;
 }
 
 // pe.dce_jaxpr over a body at the kernel's level: effect-free ops go; cond and scan bodies are
