@@ -73,6 +73,9 @@ if(COLLFUZZ_BUILD_TESTS)
   add_test(NAME collfuzz_slow_pool_stall
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/slow_pool_stall_test.sh $<TARGET_FILE:collfuzz>
                    ${CMAKE_SOURCE_DIR})
+  add_test(NAME collfuzz_slow_pool_death
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/slow_pool_death_test.sh $<TARGET_FILE:collfuzz>
+                   ${CMAKE_SOURCE_DIR})
   add_test(NAME collfuzz_slow_pool_turns
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/generators/slow_pool_turns_test.sh $<TARGET_FILE:collfuzz>
                    ${CMAKE_SOURCE_DIR})

@@ -363,6 +363,9 @@ int Campaign::run(std::ostream& out, bool terminal) {
         if (!p.killed_at_stop) {
           ++crashes;
           ++slow_crashes;
+          // Which case it was on, for the summary (slow-deaths.tsv).
+          record_slow_worker_death(dir.out(), o, *queue, w - o.jobs,
+                                   board->slots[w].current_index.load(), status);
         }
         if (!board->stop.load()) {
           spawn(w, WorkerState{});

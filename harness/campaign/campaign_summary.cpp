@@ -295,6 +295,17 @@ std::string slow_pool_markdown(const nlohmann::json& s) {
         p.value("skipped", nlohmann::json(0)).dump() + " skipped on a busy slot, " +
         p.value("not_offered", nlohmann::json(0)).dump() +
         " not offered (the queue was half full: not even classified).\n";
+  // The slow workers that died, each with the case it was on (slow-deaths.tsv).
+  const std::string s_seed = s.contains("seed") ? s["seed"].dump() : std::string("SEED");
+  for (const auto& d : p.value("worker_deaths", nlohmann::json::array())) {
+    const std::string c = d.value("case", std::string());
+    const std::string e = d.value("executor", std::string());
+    md += "\nSlow worker " + d.value("worker", std::string()) + " died (" +
+          d.value("how", std::string()) + ") on case " + c +
+          (e == "-" ? std::string(" between runs") : " running " + e) +
+          ": rerun it with `collfuzz gen --seed " + s_seed + " --first " + c +
+          " --count 1 > case.json`.\n";
+  }
   // Why the slow executors marked cases unavailable (for jax-ir: the ops and PTX it does not
   // model).
   const auto reasons = p.value("unavailable_reasons", nlohmann::json::array());

@@ -1,5 +1,6 @@
 #include "harness/campaign/slow_worker.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,6 +29,28 @@ std::filesystem::path unavailable_log(const std::filesystem::path& out, std::int
 
 std::filesystem::path stall_log(const std::filesystem::path& out, std::int64_t worker) {
   return out / ("slow-stalls-" + std::to_string(worker) + ".tsv");
+}
+
+std::filesystem::path slow_death_log(const std::filesystem::path& out) {
+  return out / "slow-deaths.tsv";
+}
+
+void record_slow_worker_death(const std::filesystem::path& out, const CampaignOptions& o,
+                              SlowQueue& queue, std::int64_t s, std::uint64_t slot_index,
+                              int status) {
+  if (s < 0 || s >= static_cast<std::int64_t>(kSlowMaxJobs)) return;
+  SlowWorkerStats& st = queue.workers[s];
+  const std::vector<std::string> names = slow_executor_names(o);
+  const std::int32_t k = st.busy_executor.load() - 1;
+  const bool running = k >= 0 && static_cast<std::size_t>(k) < names.size();
+  const std::uint64_t index = running ? st.busy_index.load() : slot_index;
+  const std::string how = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                          : WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
+                                              : "status " + std::to_string(status);
+  std::ofstream log(slow_death_log(out), std::ios::app);
+  log << s << '\t' << index << '\t' << (running ? names[static_cast<std::size_t>(k)] : "-") << '\t'
+      << how << '\n';
+  st.busy_executor.store(0);  // the replacement starts idle
 }
 
 bool uses_slow_pool(const CampaignOptions& o) {
@@ -363,6 +386,28 @@ std::string write_slow_pool_report(const std::filesystem::path& out, const Campa
     for (const auto& [n, key] : sorted) {
       j["unavailable_reasons"].push_back(
           {{"executor", key.first}, {"reason", key.second}, {"runs", -n}});
+    }
+  }
+  // The slow workers that died, each with the case it was on (slow_death_log): rerun it with
+  // `collfuzz gen --seed SEED --first INDEX --count 1`.
+  {
+    std::ifstream in(slow_death_log(out));
+    std::string line;
+    while (std::getline(in, line)) {
+      std::vector<std::string> f;
+      for (std::size_t at = 0;;) {
+        const std::size_t tab = line.find('\t', at);
+        f.push_back(line.substr(at, tab == std::string::npos ? std::string::npos : tab - at));
+        if (tab == std::string::npos) break;
+        at = tab + 1;
+      }
+      if (f.size() != 4) continue;
+      j["worker_deaths"].push_back(
+          {{"worker", f[0]}, {"case", f[1]}, {"executor", f[2]}, {"how", f[3]}});
+      lines << "  slow worker " << f[0] << " died (" << f[3] << ") on case " << f[1]
+            << (f[2] == "-" ? std::string(" between runs") : " running " + f[2])
+            << "; rerun it: collfuzz gen --seed " << o.seed << " --first " << f[1]
+            << " --count 1\n";
     }
   }
   write_file_atomically(out / "slow-pool.json", j.dump(2) + "\n");

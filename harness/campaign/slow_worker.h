@@ -52,6 +52,16 @@ std::filesystem::path unavailable_log(const std::filesystem::path& out, std::int
 // OUT/slow-stalls-N.tsv: slow worker N's runs of kStallSeconds or more, one
 // "executor<TAB>case index<TAB>seconds<TAB>outcome kind<TAB>reason" line each.
 std::filesystem::path stall_log(const std::filesystem::path& out, std::int64_t worker);
+// OUT/slow-deaths.tsv: the slow workers that died (not stopped by the campaign), one
+// "worker<TAB>case index<TAB>executor it was running ('-' between runs)<TAB>how it ended" line
+// each, appended by the supervisor before it starts the replacement.
+std::filesystem::path slow_death_log(const std::filesystem::path& out);
+// Appends slow worker `s`'s death to slow_death_log: the case it was on (its board slot's, or
+// the run's in flight) and the executor running it, then marks the worker idle for its
+// replacement. `status`: the waitpid status.
+void record_slow_worker_death(const std::filesystem::path& out, const CampaignOptions& o,
+                              SlowQueue& queue, std::int64_t s, std::uint64_t slot_index,
+                              int status);
 
 int run_slow_worker(const CampaignOptions& o, std::int64_t s,
                     const std::optional<std::chrono::steady_clock::time_point>& deadline,

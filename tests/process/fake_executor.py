@@ -17,6 +17,9 @@ $FAKE_EXECUTOR_MODE says:
   flip       answers like `reject` on odd request ids and like `ok` on even ones: a
              nondeterministic executor as the campaign sees it (the same case rerun gets another
              answer), for the flaky-finding test
+  kill-parent  like ok, but on request 1 kills its parent (the worker process that runs it) with
+             SIGKILL, once: the first fake to get there creates $FAKE_ONCE_FILE, later ones answer
+             (the slow-worker death test)
 With $FAKE_PIDS_DIR set, it starts a `sleep` child (in its own process group) and writes
 "<its pid> <the sleep's pid>" to $FAKE_PIDS_DIR/<its pid>, so that tests can tell whether the
 group of an executor that was killed is gone.
@@ -71,6 +74,14 @@ for line in sys.stdin:
         except BrokenPipeError:
             sys.exit(0)
         continue
+    if rid == 1 and mode == "kill-parent":
+        try:
+            fd = os.open(os.environ["FAKE_ONCE_FILE"], os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            os.close(fd)
+            os.kill(os.getppid(), 9)
+            time.sleep(1000)
+        except FileExistsError:
+            pass
     if rid == 1 and mode == "slow":
         time.sleep(1000)
     if mode == "paced":
