@@ -37,6 +37,10 @@ target_link_libraries(collfuzz_reference_tests PRIVATE collfuzz_core collfuzz_or
 # The corpus replayed by the CLI, as a user runs it: every stored expectation holds.
 add_test(NAME corpus_replay_reference COMMAND collfuzz replay corpus/ --executors reference
          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+# corpus-slow/: cases whose JAX runs take tens of seconds (ci/nightly-jax-versions replays them on
+# JAX); the reference and the simulator here.
+add_test(NAME corpus_slow_replay_reference COMMAND collfuzz replay corpus-slow/ --executors reference,sim
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 # jax-ir (docs/ir-executor.md) on each modelled JAX release: planted edits of the lowered module
 # flagged by the oracles, unknown ops named, 0.12.0.1's predicate=False deadlock. Skipped (77)
 # without the release's venv.
@@ -95,7 +99,7 @@ set_tests_properties(jax_tests_import_0.12.0.1 PROPERTIES SKIP_RETURN_CODE 77 TI
 # The case schema (schema/case.schema.json) holds every corpus case and 400 generated ones, so
 # that it stays the format's machine-readable form as constructs land.
 add_test(NAME case_schema
-         COMMAND bash -c "test -x .venv-validate/bin/python || exit 77; .venv-validate/bin/python tools/validate_case_schema.py corpus corpus-jax-probes && $<TARGET_FILE:collfuzz> gen --count 400 --seed 7 | .venv-validate/bin/python tools/validate_case_schema.py -"
+         COMMAND bash -c "test -x .venv-validate/bin/python || exit 77; .venv-validate/bin/python tools/validate_case_schema.py corpus corpus-slow corpus-jax-probes && $<TARGET_FILE:collfuzz> gen --count 400 --seed 7 | .venv-validate/bin/python tools/validate_case_schema.py -"
          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 set_tests_properties(case_schema PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 # Kernels as engineers write them (corpus/kernels/py/): the same check, on both JAX releases,

@@ -77,6 +77,7 @@ rc::Gen<VectorBackPlan> vector_back() {
                                                        {8, VectorValueShape::kShift},
                                                        {6, VectorValueShape::kShiftByTile},
                                                        {8, VectorValueShape::kIota},
+                                                       {5, VectorValueShape::kIotaUncast},
                                                        {8, VectorValueShape::kBroadcast},
                                                        {10, VectorValueShape::kBroadcastInner},
                                                        {12, VectorValueShape::kBroadcastOne}})),

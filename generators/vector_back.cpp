@@ -196,6 +196,23 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
       vs.value = plan.constant == 2 ? binary(op, iota, tile) : binary(op, tile, iota);
       break;
     }
+    case VectorValueShape::kIotaUncast: {
+      // The iota with no layout cast: Lane refuses it (lower.vector.iota_uncast), Warpgroup lays
+      // it out as a load (dialect.vector.layout_inference where its count is no multiple of 128).
+      VectorValue iota;
+      iota.kind = VectorKind::kIota;
+      iota.iota_dimension = plan.constant % static_cast<std::int64_t>(tile_shape.size());
+      iota.iota_vec_size = std::max<std::int64_t>(1, strided_vec_size(dtype_bits(dtype), elements));
+      iota.iota_layout_cast = false;
+      // The layout Warpgroup infers must not cross rows (not expressible): cast it to 1 then.
+      if (tile_shape.back() % iota.iota_vec_size != 0) {
+        iota.iota_vec_size = 1;
+        iota.iota_layout_cast = true;
+      }
+      const VectorKind op = dtype_info(dtype).is_float ? VectorKind::kAdd : VectorKind::kXor;
+      vs.value = plan.constant == 2 ? binary(op, iota, tile) : binary(op, tile, iota);
+      break;
+    }
     case VectorValueShape::kBroadcast: {
       const Shape row_shape(tile_shape.begin() + 1, tile_shape.end());
       const VectorKind op = dtype_info(dtype).is_float ? VectorKind::kAdd : VectorKind::kXor;

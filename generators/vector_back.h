@@ -50,6 +50,9 @@ enum class VectorValueShape : std::uint8_t {
                  // the dtype, or (constant 3) of vec_size 1: under Lane another layout than the
                  // tile's where the tile's vector is longer (incompatible_layouts), and a count of
                  // no multiple of 128 (lower.vector.iota_layout)
+  kIotaUncast,   // tile + iota or (constant 2) iota ^ tile, the iota with no layout cast: Lane
+                 // refuses it (lower.vector.iota_uncast); Warpgroup lays it out as a load
+                 // (dialect.vector.layout_inference for a count of no multiple of 128)
   kBroadcast,    // jnp.broadcast_to(tile.at[0][...], tile's shape) + c (^ c on integers), or
                  // (constant 2) tile + that (under Lane the row's vector is shorter than the
                  // tile's: incompatible_layouts); tile + c where the tile has no rows of a

@@ -42,15 +42,20 @@ std::string describe(const Outcome& o) {
          (d.rule.empty() ? "" : " [" + d.rule + "]");
 }
 
-std::string or_alternatives(const Diagnostic& e) {
+std::string or_alternatives(const Outcome& expected) {
+  const Diagnostic& e = *expected.diagnostic;
   if (e.alternatives.empty()) return "";
+  if (expected.profile != Profile::kInterpret)
+    return " (or one of its " + std::to_string(e.alternatives.size()) +
+           " alternatives: the layout search running out of fuel)";
   return " (or one of the " + std::to_string(e.alternatives.size()) +
          " other interleavings' errors)";
 }
 
-// Whether `a` is one of the diagnostics `e` lists as another interleaving's (Diagnostic::
-// alternatives): the same exception and rule (as named or matched), and, at kMessage or for an
-// alternative without a rule, the same message with its process-specific parts masked.
+// Whether `a` is one of the diagnostics `e` lists as alternatives (Diagnostic::alternatives:
+// another interleaving's, or the layout search's running out of fuel): the same exception and rule
+// (as named or matched), and, at kMessage or for an alternative without a rule, the same message
+// with its process-specific parts masked.
 bool matches_alternative(const Diagnostic& e, const Diagnostic& a, const std::string& act_rule,
                          DiagnosticLevel level) {
   if (e.alternatives.empty()) return false;
@@ -104,7 +109,7 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
   const Diagnostic& e = *expected.diagnostic;
   const Diagnostic& a = *actual.diagnostic;
   if (matches_alternative(e, a, act_rule, level)) {
-    // Another interleaving's error (Diagnostic::alternatives): as right as the canonical one.
+    // An alternative (Diagnostic::alternatives): as right as the canonical error.
     if (!stage_admits(e.stage, a.stage)) {
       add_mismatch(v, "diagnostic", "stage", exp_rule,
                    "expected stage " + e.stage + ", got " + a.stage);
@@ -120,7 +125,7 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
   }
   if (exp_rule != act_rule) {
     add_mismatch(v, "diagnostic", "rule", exp_rule,
-                 "expected rule " + exp_rule + or_alternatives(e) + ", got " +
+                 "expected rule " + exp_rule + or_alternatives(expected) + ", got " +
                      (act_rule.empty() ? "(no rule)" : act_rule) + ": " + describe(actual));
     return;
   }
@@ -151,7 +156,7 @@ void diagnostic_oracle(const Outcome& expected, const Outcome& actual, Diagnosti
   const bool same = contains ? am.find(em) != std::string::npos : am == em;
   if (!same) {
     add_mismatch(v, "diagnostic", "message", exp_rule,
-                 "expected message \"" + e.message + "\"" + or_alternatives(e) + "; got \"" +
+                 "expected message \"" + e.message + "\"" + or_alternatives(expected) + "; got \"" +
                      a.message + "\"");
     return;
   }

@@ -393,6 +393,10 @@ struct VectorValue {
   // strided layout it is cast to (JAX raises where 128 * vec_size does not divide the count).
   std::int64_t iota_dimension = 0;
   std::int64_t iota_vec_size = 1;
+  // kIota: false for an iota written without the layout cast ({"layout_cast": false}): Lane
+  // refuses it (lower.vector.iota_uncast), Warpgroup's layout inference lays it out as it lays
+  // out a load (a multiple of 128 elements; iota_vec_size then holds the strided layout's).
+  bool iota_layout_cast = true;
   Shape broadcast_shape;  // kBroadcast: the operand's shape
   // kBroadcast: where the operand's dims go in the node's shape, strictly increasing; empty for
   // the trailing ones (new leading dims only: jnp.broadcast_to, the one broadcast of a strided

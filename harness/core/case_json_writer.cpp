@@ -152,6 +152,8 @@ json vector_value_to_json(const VectorValue& v) {
       return json{{"broadcast", b}};
     }
     case VectorKind::kIota:
+      if (!v.iota_layout_cast)
+        return json{{"iota", json{{"dimension", v.iota_dimension}, {"layout_cast", false}}}};
       return json{{"iota", json{{"dimension", v.iota_dimension}, {"vec_size", v.iota_vec_size}}}};
   }
   return json{};

@@ -59,9 +59,12 @@ void check_shift_amount(const VectorValue& amount, const std::string& at, DType 
 // `vec_size` says otherwise). `vec_size`: a power of two up to 64 // bits (what one register vector
 // of the strided layout holds); default the strided layout's for the dtype and count (1 where the
 // count is no multiple of 128: JAX then raises, rule lower.vector.iota_layout).
+//
+// {"iota": {"dimension": d, "layout_cast": false}}: lax.broadcasted_iota(dtype, shape, d) as it
+// is, with no cast (Lane's lowering refuses it; Warpgroup's layout inference lays it out).
 void parse_iota(const json& arg, const std::string& at, const Shape& shape, DType dtype,
                 VectorValue& v) {
-  jr::object(arg, at, {"dimension", "vec_size"});
+  jr::object(arg, at, {"dimension", "vec_size", "layout_cast"});
   const std::string dim_at = at + ".dimension";
   v.iota_dimension = jr::integer(jr::required(arg, at, "dimension"), dim_at, -1024, 1024);
   if (v.iota_dimension < 0 || v.iota_dimension >= static_cast<std::int64_t>(shape.size())) {
@@ -72,6 +75,19 @@ void parse_iota(const json& arg, const std::string& at, const Shape& shape, DTyp
   }
   const int bits = dtype_bits(dtype);
   const std::int64_t max_vec = 64 / bits;
+  if (const json* cast = jr::member(arg, "layout_cast")) {
+    v.iota_layout_cast = jr::boolean(*cast, at + ".layout_cast");
+    if (v.iota_layout_cast) {
+      throw InputError(at + ".layout_cast",
+                       "true is the default (the iota cast to a strided layout): leave it out, "
+                       "or write false for an iota with no layout cast");
+    }
+    if (jr::member(arg, "vec_size")) {
+      throw InputError(at + ".vec_size",
+                       "an iota with \"layout_cast\": false has no vec_size (its layout is "
+                       "JAX's to infer)");
+    }
+  }
   if (const json* vec = jr::member(arg, "vec_size")) {
     const std::string vec_at = at + ".vec_size";
     v.iota_vec_size = jr::integer(*vec, vec_at, -1024, 1024);
@@ -92,14 +108,19 @@ void parse_iota(const json& arg, const std::string& at, const Shape& shape, DTyp
   // next row (the minor dimension no multiple of vec_size) the iota's values are wrong: a JAX bug
   // (ci/known-jax-bugs.json, iota_strided_vector_crosses_rows), not expressible.
   if (shape.back() % v.iota_vec_size != 0) {
-    throw InputError(at + ".vec_size",
-                     "an iota of shape " + py::tuple_of_ints(shape) + " cast to vec_size " +
-                         std::to_string(v.iota_vec_size) +
-                         ": its register vectors cross rows of the minor dimension, where JAX's "
-                         "FragmentedArray.foreach computes wrong indices (known JAX bug "
-                         "iota_strided_vector_crosses_rows, ci/known-jax-bugs.json); give a "
-                         "vec_size that divides " +
-                         std::to_string(shape.back()) + " (not expressible otherwise)");
+    throw InputError(
+        at + (v.iota_layout_cast ? ".vec_size" : ".layout_cast"),
+        "an iota of shape " + py::tuple_of_ints(shape) +
+            (v.iota_layout_cast ? " cast to vec_size "
+                                : " with no layout cast (the strided layout Warpgroup "
+                                  "infers has vec_size ") +
+            std::to_string(v.iota_vec_size) + (v.iota_layout_cast ? "" : ")") +
+            ": its register vectors cross rows of the minor dimension, where JAX's "
+            "FragmentedArray.foreach computes wrong indices (known JAX bug "
+            "iota_strided_vector_crosses_rows, ci/known-jax-bugs.json)" +
+            (v.iota_layout_cast ? "; give a vec_size that divides " + std::to_string(shape.back()) +
+                                      " (not expressible otherwise)"
+                                : std::string(": not expressible")));
   }
 }
 

@@ -27,8 +27,10 @@ enum class OutcomeKind : std::uint8_t {
 const char* to_string(OutcomeKind k);
 std::optional<OutcomeKind> parse_outcome_kind(std::string_view s);
 
-// Another run-time error that an interleaving of interpret mode's threads other than the
-// reference's canonical schedule raises first (oracles/reference/interleavings.h).
+// Another error the program may raise instead of the canonical one: what an interleaving of
+// interpret mode's threads other than the reference's canonical schedule raises first
+// (oracles/reference/interleavings.h), or the compiler's layout search running out of fuel before
+// it proves its system unsatisfiable (oracles/reference/layout_inference_rules.cpp).
 struct DiagnosticAlternative {
   std::string rule;
   std::string exception;
@@ -47,8 +49,9 @@ struct Diagnostic {
   // message (message_regex.h); `message` is then empty.
   std::string message_regex = {};
   // The same stage's other diagnostics that the program may raise instead, depending on how its
-  // threads interleave (a racy use of a barrier in interpret mode): the diagnostic oracle accepts
-  // any of them. The reference fills them in; a stored expectation lists them only by hand.
+  // threads interleave (a racy use of a barrier in interpret mode) or on how far the layout
+  // search gets: the diagnostic oracle accepts any of them. The reference fills them in; a stored
+  // expectation lists other interleavings' by hand (freeze keeps the layout search's).
   std::vector<DiagnosticAlternative> alternatives = {};
   // Some interleaving raises no error at all and the kernel completes (every thread of a racy
   // barrier use keeps up): the diagnostic oracle also accepts a completed run, whose bytes and

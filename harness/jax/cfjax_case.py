@@ -97,16 +97,22 @@ VECTOR_BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
                  "shift_right_arithmetic": _shift_right_arithmetic}
 
 
-def iota_params(arg: Any, shape: tuple, dtype_bits: int, path: str) -> tuple[int, int]:
+def iota_params(arg: Any, shape: tuple, dtype_bits: int, path: str) -> tuple[int, int | None]:
   """A vector value's {"iota": {"dimension": d, "vec_size": v}} (docs/case-format.md
   "vector_store") -> (d, v): `plgpu.layout_cast(lax.broadcasted_iota(dtype, shape, d),
   plgpu.Layout.WG_STRIDED(shape, vec_size=v))`; `vec_size` absent is the strided layout's of the
   dtype and count (WGStridedFragLayout.from_shaped_type: min(64 // bits, n // 128), halved until
-  128 * v divides n; 1 where n is no multiple of 128)."""
-  if not isinstance(arg, dict) or not set(arg) <= {"dimension", "vec_size"} or \
-      not isinstance(arg.get("dimension"), int) or not 0 <= arg["dimension"] < len(shape):
+  128 * v divides n; 1 where n is no multiple of 128). {"dimension": d, "layout_cast": false}
+  -> (d, None): `lax.broadcasted_iota(dtype, shape, d)` with no cast."""
+  if not isinstance(arg, dict) or not set(arg) <= {"dimension", "vec_size", "layout_cast"} or \
+      not isinstance(arg.get("dimension"), int) or not 0 <= arg["dimension"] < len(shape) or \
+      arg.get("layout_cast", True) is not True and \
+      (arg["layout_cast"] is not False or "vec_size" in arg):
     raise CaseError(f"{path}.iota: expected {{\"dimension\": 0..{len(shape) - 1}, "
-                    f"\"vec_size\": v}}, got {arg!r}")
+                    f"\"vec_size\": v}} or {{\"dimension\": d, \"layout_cast\": false}}, "
+                    f"got {arg!r}")
+  if arg.get("layout_cast", True) is False:
+    return arg["dimension"], None
   if "vec_size" in arg:
     return arg["dimension"], int(arg["vec_size"])
   n = math.prod(shape)

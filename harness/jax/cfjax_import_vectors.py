@@ -22,7 +22,8 @@ store refuses, naming it and its line; so is a load whose vector is used by anot
 `broadcast_in_dim` of a vector along new leading dims (`jnp.broadcast_to(v, (k, *v.shape))`):
 {"broadcast": {"shape": v's shape, "value": v}}.
 `iota` (`lax.broadcasted_iota`) with `plgpu.layout_cast(..., plgpu.Layout.WG_STRIDED(shape,
-vec_size=v))` right after it: {"iota": {"dimension": d, "vec_size": v}} (an iota without it, or a
+vec_size=v))` right after it: {"iota": {"dimension": d, "vec_size": v}}; with none,
+{"iota": {"dimension": d, "layout_cast": false}} (an iota whose vectors would cross rows, or a
 cast to another layout, is an Unknown).
 Scalar (0-d) equations are left to IndexMixin.scalar_eqn.
 """
@@ -33,7 +34,8 @@ import json
 import math
 import re
 
-from cfjax_case import CONVERT_DTYPES, VECTOR_BINARY, converted_const, iota_crosses_rows
+from cfjax_case import (CONVERT_DTYPES, VECTOR_BINARY, converted_const, iota_crosses_rows,
+                        iota_params)
 from cfjax_import_values import Ref, Unknown, user_line
 
 _BINARY = tuple(VECTOR_BINARY)  # the case format's binary ops, each lax.<name>_p
@@ -141,12 +143,20 @@ class VectorsMixin:
       else:
         out = self.vector_broadcast(eqn, c, src_shape, shape, dtype, where)
     elif name == "iota":
-      # Lane's iota lowers only with a layout cast right after it (its lowering rule's hint);
-      # the case language casts every iota so: the cast makes the value (below).
+      # Lane's iota lowers only with a layout cast right after it (its lowering rule's hint):
+      # a cast right after it makes the value (below); without one it is the bare iota,
+      # {"layout_cast": false} (Lane refuses it, Warpgroup's layout inference lays it out).
       self.iotas[eqn.outvars[0]] = (eqn, eqn.params["dimension"])
-      out = Unknown("`iota` with no `plgpu.layout_cast(..., plgpu.Layout.WG_STRIDED(shape, "
-                    "vec_size=v))` right after it (under Lane JAX raises 'Failed to infer the "
-                    "output layout of the iota'; a vector_store's iota is cast so)", where)
+      dim = int(eqn.params["dimension"])
+      _, vec = iota_params({"dimension": dim}, shape, int(re.search(r"\d+$", dtype).group()),
+                           where)
+      if iota_crosses_rows(shape, vec):
+        out = Unknown(f"an iota of shape {tuple(shape)} with no layout cast: the strided layout "
+                      f"Warpgroup infers for it (vec_size {vec}) crosses rows of the minor "
+                      "dimension, where JAX's FragmentedArray.foreach computes wrong indices "
+                      "(known JAX bug iota_strided_vector_crosses_rows)", where)
+      else:
+        out = Vec({"iota": {"dimension": dim, "layout_cast": False}}, shape, dtype)
     elif name == "layout_cast" and len(eqn.invars) == 1:
       out = self.iota_cast(eqn, shape, dtype, where)
     elif name == "convert_element_type" and len(eqn.invars) == 1:

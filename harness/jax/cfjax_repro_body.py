@@ -460,6 +460,8 @@ class Writer:
         dim, vec = iota_params(arg, shape, int(re.search(r"\d+$", dtype).group()), path)
       except CaseError as e:
         raise Unsupported(str(e)) from e
+      if vec is None:  # {"layout_cast": false}
+        return f"lax.broadcasted_iota({dtype_src(dtype)}, {shape_src(shape)}, {dim})"
       return (f"plgpu.layout_cast(lax.broadcasted_iota({dtype_src(dtype)}, {shape_src(shape)}, "
               f"{dim}), plgpu.Layout.WG_STRIDED({shape_src(shape)}, vec_size={vec}))")
     if kind == "broadcast":

@@ -42,7 +42,13 @@ def unwrap(exc: BaseException) -> tuple[str, str]:
     name = type(e).__name__
     if name not in ("XlaRuntimeError", "JaxRuntimeError", "RuntimeError"):
       return name, str(e)
-    e = e.__cause__ or e.__context__
+    cause = e.__cause__ or e.__context__
+    # JAX's traceback filtering chains a JaxStackTraceBeforeTransformation (the user's source
+    # line) as the cause of the exception a rule raised: that exception is the original (a
+    # RuntimeError such as _iota_lowering's), not a wrapper.
+    if cause is not None and type(cause).__name__ == "JaxStackTraceBeforeTransformation":
+      return name, str(e)
+    e = cause
   # An exception from inside a callback reaches Python as XlaRuntimeError("INTERNAL: ...") whose
   # text ends with the original traceback; take its last "Name: message" line.
   text = str(exc)

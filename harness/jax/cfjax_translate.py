@@ -256,7 +256,7 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
   """A vector_store's value (docs/case-format.md "vector_store") -> a traced array of `shape` and
   `dtype`: {"const": c} is jnp.full(shape, c, dtype); {"iota": {"dimension": d, "vec_size": v}} is
   plgpu.layout_cast(lax.broadcasted_iota(dtype, shape, d), plgpu.Layout.WG_STRIDED(shape,
-  vec_size=v)); {"broadcast": {"shape": S, "value": a}} is jnp.broadcast_to(a, shape), a of shape
+  vec_size=v)), with "layout_cast": false the bare iota; {"broadcast": {"shape": S, "value": a}} is jnp.broadcast_to(a, shape), a of shape
   S, and with "dims": D lax.broadcast_in_dim(a, shape, D); {"load": {"alloc": A, "index": [...]}}
   reads SMEM (`a.at[i, ...][...]`), {"load": {"input": X, "index": [...]}} GMEM
   (`x.at[idx][...]`); {"add"|"sub"|"mul"|"and"|"or"|"xor": [a, b]} is a + b, a - b, a * b,
@@ -271,8 +271,11 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
   if kind == "const":
     return jnp.full(shape, const_number(arg, dtype, path), dtype)
   if kind == "iota":
-    # Lane's iota lowers only with a layout cast right after it (its lowering rule's hint).
+    # Lane's iota lowers only with a layout cast right after it (its lowering rule's hint);
+    # {"layout_cast": false} leaves it out.
     dim, vec = iota_params(arg, shape, jnp.dtype(dtype).itemsize * 8, path)
+    if vec is None:
+      return lax.broadcasted_iota(dtype, shape, dim)
     return plgpu.layout_cast(lax.broadcasted_iota(dtype, shape, dim),
                              plgpu.Layout.WG_STRIDED(shape, vec_size=vec))
   if kind == "broadcast":

@@ -33,7 +33,8 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
     // slice.
     const IrVectorStore* unlaid = nullptr;
     for (const IrVectorStore& iv : ir.vector_stores) {
-      if (((iv.own_layout && iv.elements % 128 != 0) || iv.broadcast_unlaid) && !unlaid)
+      if (((iv.own_layout && iv.elements % 128 != 0) || iv.broadcast_unlaid || iv.iota_unlaid) &&
+          !unlaid)
         unlaid = &iv;
     }
     infer_copy_tilings(c, ir, unlaid);

@@ -87,6 +87,10 @@ struct IrVectorStore {
   // Its value broadcasts one of its own layout along dims other than new leading ones, which
   // Warpgroup's layout inference finds no layout for (dialect.vector.broadcast_layout).
   bool broadcast_unlaid = false;
+  // Its value holds an iota with no layout cast whose own count is no multiple of 128, which
+  // Warpgroup's layout inference lays out as a load and finds no layout for
+  // (dialect.vector.layout_inference).
+  bool iota_unlaid = false;
   Shape shape;  // the stored view's
   // JAX 0.11.2's splat store of a value of constants cannot lay it out
   // (lower.vector.splat_vec_size)

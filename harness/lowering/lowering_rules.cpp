@@ -500,7 +500,17 @@ class Lowerer {
         iv.broadcast_unlaid = true;
       const std::int64_t elements = element_count(q.shape);
       std::int64_t vec = 0;
-      if (v->kind == VectorKind::kIota) {
+      if (v->kind == VectorKind::kIota && !v->iota_layout_cast) {
+        // _iota_lowering: Lane has no output layout hint; Warpgroup's is the layout inference's.
+        if (lane()) {
+          raise(Stage::kLower, "RuntimeError",
+                "Failed to infer the output layout of the iota. Please apply plgpu.layout_cast "
+                "to its output right after its creation.",
+                rule_id::kIotaUncast, op.path);
+        }
+        if (elements % 128 != 0) iv.iota_unlaid = true;
+        continue;
+      } else if (v->kind == VectorKind::kIota) {
         vec = v->iota_vec_size;
         if (elements % (128 * vec) != 0) {
           raise(Stage::kLower, "ValueError", strided_layout_error(q.shape, vec),

@@ -42,6 +42,7 @@ inline constexpr std::string_view kCopyTilingDivides = "dialect.async_copy.tilin
 inline constexpr std::string_view kSplatStoreCount = "dialect.vector.splat_store_count";
 inline constexpr std::string_view kSplatVecSize = "lower.vector.splat_vec_size";
 inline constexpr std::string_view kIotaLayout = "lower.vector.iota_layout";
+inline constexpr std::string_view kIotaUncast = "lower.vector.iota_uncast";
 inline constexpr std::string_view kEstimateClusterAxis = "estimate.cluster_barrier.unknown_axis";
 inline constexpr std::string_view kEstimateSemaphore = "estimate.semaphore.scope";
 inline constexpr std::string_view kEstimateGmem = "estimate.gmem.unsupported";
@@ -132,6 +133,7 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kSplatStoreCount,
                                             kSplatVecSize,
                                             kIotaLayout,
+                                            kIotaUncast,
                                             kEstimateClusterAxis,
                                             kEstimateSemaphore,
                                             kEstimateGmem,

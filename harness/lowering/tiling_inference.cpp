@@ -167,7 +167,7 @@ void infer_copy_tilings(const Case& c, const KernelIr& ir, const IrVectorStore* 
     }
   }
   if (vector) {
-    const bool count = vector->own_layout && vector->elements % 128 != 0;
+    const bool count = (vector->own_layout && vector->elements % 128 != 0) || vector->iota_unlaid;
     raise(Stage::kDialect, "ValueError", kLayoutInferenceMessage,
           count ? rule_id::kLayoutInference : rule_id::kDialectBroadcastLayout, vector->op->path);
   }

@@ -17,9 +17,9 @@ nlohmann::json expectation_of(const Outcome& o) {
   nlohmann::json j = outcome_to_json(o, /*with_bytes=*/true);
   j.erase("executor");
   j.erase("info");
-  // The canonical schedule's error only: a stored expectation compares the reference's exact
-  // message (docs/corpus.md); a racy case lists other interleavings' errors by hand.
-  if (j.contains("diagnostic")) j["diagnostic"].erase("alternatives");
+  // predict() leaves other interleavings' errors out (a racy case lists them by hand,
+  // docs/corpus.md); the alternatives it gives (the layout search's running out of fuel) are
+  // kept: JAX may raise them instead.
   return j;
 }
 

@@ -52,11 +52,14 @@ std::string describe_outcome(const Outcome& o, const Case* c) {
     out += "  " + t(d.exception) + " at stage " + t(d.stage) +
            (d.rule.empty() ? "" : " [" + t(d.rule) + "]") + (d.op.empty() ? "" : " in " + t(d.op)) +
            "\n    " + lines(d.message) + "\n";
-    // Other interleavings' errors (Diagnostic::alternatives), a few of them.
+    // Other errors it may raise (Diagnostic::alternatives), a few of them: other interleavings'
+    // in interpret mode, the layout search's running out of fuel for the compiler.
     constexpr std::size_t kShown = 4;
-    if (!d.alternatives.empty()) {
+    if (!d.alternatives.empty() && o.profile == Profile::kInterpret) {
       out += "  or, under other interleavings of its threads, one of " +
              std::to_string(d.alternatives.size()) + " other errors:\n";
+    } else if (!d.alternatives.empty()) {
+      out += "  or, where JAX's layout search runs out of fuel before it proves that:\n";
     }
     for (std::size_t i = 0; i < d.alternatives.size() && i < kShown; ++i) {
       const DiagnosticAlternative& a = d.alternatives[i];

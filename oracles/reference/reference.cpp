@@ -60,6 +60,7 @@ Prediction predict(const Case& original, Profile profile, bool explain) {
     p.outcome.profile = profile;
     p.outcome.executor = "reference";
     p.outcome.diagnostic = r.diagnostic;
+    if (profile != Profile::kInterpret) ref::admit_layout_search_exhaustion(*p.outcome.diagnostic);
   } catch (const ref::UndefinedRun& u) {
     p.outcome = ref::undefined_outcome(u, profile);
   }

@@ -58,5 +58,9 @@ void check_vector_layout_inference(Checker& ck);
 // The whole layout inference pass (layout_inference_rules.cpp): a TMA copy's proven GMEM slice
 // against its tiled SMEM ref, its diagnosis, then the generic message (vector values included).
 void check_layout_inference(Checker& ck);
+// A diagnostic of the layout inference's unsatisfiable system (the rules it raises after
+// find_assignments_for's search ends without a solution) also admits the search's running out of
+// fuel first (layout_inference_rules.cpp). Anything else is left as is.
+void admit_layout_search_exhaustion(Diagnostic& d);
 
 }  // namespace collfuzz::ref

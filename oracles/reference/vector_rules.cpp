@@ -49,7 +49,12 @@ std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, const Shap
       if (lane && elements % 128 != 0) meet(RuleId::kLowerVectorStridedElements);
       return strided_vec_size(dtype_bits(d), elements);
     case VectorKind::kIota:
-      if (elements % (128 * v.iota_vec_size) != 0) meet(RuleId::kLowerVectorIotaLayout);
+      if (!v.iota_layout_cast) {
+        // _iota_lowering (Lane) has no layout hint; Warpgroup's is the layout inference's.
+        if (lane) meet(RuleId::kLowerVectorIotaUncast);
+      } else if (elements % (128 * v.iota_vec_size) != 0) {
+        meet(RuleId::kLowerVectorIotaLayout);
+      }
       return v.iota_vec_size;
     case VectorKind::kConvert:
       return lower_walk(v.args[0], v.from, shape, lane, first);
@@ -98,6 +103,16 @@ bool broadcasts_own_layout_unlaid(const VectorValue& v, const Shape& shape) {
   const Shape& below = v.kind == VectorKind::kBroadcast ? v.broadcast_shape : shape;
   for (const VectorValue& a : v.args)
     if (broadcasts_own_layout_unlaid(a, below)) return true;
+  return false;
+}
+
+// Whether `v` (of shape `shape`) holds an iota with no layout cast whose own count is no multiple
+// of 128: Warpgroup's layout inference lays it out as a load (strided), and finds no layout.
+bool uncast_iota_unlaid(const VectorValue& v, const Shape& shape) {
+  if (v.kind == VectorKind::kIota) return !v.iota_layout_cast && element_count(shape) % 128 != 0;
+  const Shape& below = v.kind == VectorKind::kBroadcast ? v.broadcast_shape : shape;
+  for (const VectorValue& a : v.args)
+    if (uncast_iota_unlaid(a, below)) return true;
   return false;
 }
 
@@ -169,9 +184,11 @@ void check_vector_layout_inference(Checker& ck) {
   walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
     const auto* vs = std::get_if<VectorStore>(&op.v);
     if (!vs) return;
-    const std::int64_t elements = stored_view(ck, *vs, scope).elements;
+    const StoredView view = stored_view(ck, *vs, scope);
     ck.check(RuleId::kDialectLayoutInference,
-             elements % 128 != 0 && first_load(vs->value) != nullptr, op.path);
+             (view.elements % 128 != 0 && first_load(vs->value) != nullptr) ||
+                 uncast_iota_unlaid(vs->value, view.shape),
+             op.path);
     if (has_other_dims_broadcast(vs->value)) {
       ck.check(RuleId::kDialectBroadcastLayout,
                broadcasts_own_layout_unlaid(vs->value, stored_view(ck, *vs, scope).shape), op.path);

@@ -99,6 +99,47 @@ class RunTest(unittest.TestCase):
     np.testing.assert_array_equal(typed_output(out, c["outputs"][0]), np.arange(64))
 
 
+class UncastTest(unittest.TestCase):
+  """{"iota": {"dimension": d, "layout_cast": false}}: `lax.broadcasted_iota` with no cast. Lane
+  refuses it at stage lower (_iota_lowering has no layout hint); Warpgroup's layout inference lays
+  it out as a load: 256 elements lower (jax-ir gives the indices), 64 find no layout (stage
+  dialect); interpret mode computes both."""
+
+  def case(self, n, semantics, profile="mosaic"):
+    return {"format": 1, "name": "bare_iota", "mesh": {},
+            "target": {"arch": "sm_90a", "semantics": semantics, "profile": profile},
+            "inputs": [], "outputs": [{"name": "a", "shape": [2, n], "dtype": "int32"}],
+            "program": [{"op": "vector_store", "dst": {"output": "a"},
+                         "value": {"iota": {"dimension": 0, "layout_cast": False}}}]}
+
+  def test_lane_refuses_it_and_warpgroup_lowers_a_multiple_of_128(self):
+    check_rejected(self, self.case(128, "lane"), (("lane", "lower"),), "RuntimeError",
+                   "Failed to infer the output layout of the iota. Please apply "
+                   "plgpu.layout_cast to its output right after its creation.")
+    want = np.stack([np.zeros(128, np.int32), np.ones(128, np.int32)])
+    out = executor("ir").run(self.case(128, "warpgroup"))
+    self.assertEqual(out["kind"], "completed", json.dumps(out)[:2000])
+    np.testing.assert_array_equal(typed_output(out, {"dtype": "int32", "shape": [2, 128]}), want)
+    out = executor("interpret").run(self.case(128, "lane", "interpret"))
+    self.assertEqual(out["kind"], "completed", json.dumps(out)[:2000])
+    np.testing.assert_array_equal(typed_output(out, {"dtype": "int32", "shape": [2, 128]}), want)
+
+  def test_warpgroup_finds_no_layout_for_64_elements(self):
+    check_rejected(self, self.case(32, "warpgroup"), (("warpgroup", "dialect"),), "ValueError",
+                   "Failed to infer a possible set of layouts. This should only happen if "
+                   "user-provided layout casts are unsatisfiable. To dump the constraint system "
+                   "for debugging, use `MOSAIC_GPU_DUMP_CONSTRAINT_SYSTEM=1`.")
+
+  def test_repro_and_import_keep_it_bare(self):
+    self.assertEqual(store_lines(self.case(128, "warpgroup", "interpret")),
+                     ["a[...] = lax.broadcasted_iota(jnp.int32, (2, 128), 0)  # $.program[0]"])
+    c = import_source(VECTOR_STORE_KERNEL % "smem[...] ^ lax.broadcasted_iota(jnp.int32, (128,), 0)")
+    self.assertEqual(c["program"][0]["body"][-1]["value"],
+                     {"xor": [{"load": {"alloc": "smem"}},
+                              {"iota": {"dimension": 0, "layout_cast": False}}]})
+    self.assertIsNone(round_trip_difference(self.case(128, "warpgroup", "interpret")))
+
+
 class ReproTest(unittest.TestCase):
 
   def test_the_store_lines(self):
@@ -125,10 +166,8 @@ class ImportTest(unittest.TestCase):
       with self.subTest(dtype=dtype):
         self.assertIsNone(round_trip_difference(c))
 
-  def test_an_iota_without_its_cast_or_cast_to_another_layout_is_refused(self):
+  def test_an_iota_cast_to_another_layout_is_refused(self):
     for expr, words in (
-        ("smem[...] + lax.broadcasted_iota(jnp.int32, (128,), 0)",
-         "`iota` with no `plgpu.layout_cast"),
         ("plgpu.layout_cast(lax.broadcasted_iota(jnp.int32, (128,), 0), plgpu.Layout.WG_SPLAT)",
          "a vector_store casts an iota to plgpu.Layout.WG_STRIDED"),
         ("smem[...] + plgpu.layout_cast(lax.broadcasted_iota(jnp.int32, (128,), 0), "

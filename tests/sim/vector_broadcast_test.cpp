@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/core/case_json.h"
+#include "oracles/oracles.h"
 #include "tests/sim/sim_test_util.h"
 
 namespace collfuzz {
@@ -146,6 +147,41 @@ TEST(VectorBroadcast, InterpretModeComputesAColumnBroadcastThatTheCompilerRefuse
       ASSERT_EQ(got, e ^ (e / 4)) << semantics << " " << e;
     }
   }
+}
+
+TEST(VectorBroadcast, TheLayoutSearchRunningOutOfFuelIsAnAlternativeOfItsUnsatisfiableSystem) {
+  // Warpgroup's unsatisfiable system: JAX's backtracking search may run out of its 100,000 tries
+  // first (found by a campaign of JAX 0.12.0.1 on a larger kernel). The compiler's prediction
+  // admits that message, at the same stage, and no other; the interpret profile has no search.
+  const json value =
+      op("xor", {{"load", {{"alloc", "tile"}}}},
+         broadcast_in_dim(json{128}, json{0}, {{"iota", {{"dimension", 0}, {"vec_size", 1}}}}));
+  const Case k = case_from_json(rows_case("int32", value, "warpgroup", 128, 4));
+  const Outcome expected = predict(k, Profile::kMosaic).outcome;
+  ASSERT_TRUE(expected.diagnostic.has_value());
+  ASSERT_EQ(expected.diagnostic->alternatives.size(), 1u);
+  const std::string fuel =
+      "Layout inference failed to find a solution. Consider adding layout annotations to your "
+      "program to guide the search.";
+  EXPECT_EQ(expected.diagnostic->alternatives[0].message, fuel);
+  Outcome actual;
+  actual.kind = OutcomeKind::kRejected;
+  actual.profile = Profile::kMosaic;
+  actual.diagnostic = Diagnostic{"dialect", "ValueError", fuel, "", ""};
+  Verdict ok;
+  diagnostic_oracle(expected, actual, DiagnosticLevel::kMessage, ok);
+  EXPECT_TRUE(ok.mismatches.empty());
+  actual.diagnostic->message = "Layout inference failed.";
+  Verdict other;
+  diagnostic_oracle(expected, actual, DiagnosticLevel::kMessage, other);
+  EXPECT_EQ(other.mismatches.size(), 1u);
+  actual.diagnostic = Diagnostic{"lower", "ValueError", fuel, "", ""};
+  Verdict stage;
+  diagnostic_oracle(expected, actual, DiagnosticLevel::kMessage, stage);
+  EXPECT_EQ(stage.mismatches.size(), 1u);
+  // Lane has no layout search; a satisfiable Warpgroup kernel is predicted to complete.
+  EXPECT_TRUE(predict(case_from_json(rows_case("int32", value, "lane", 128, 4)), Profile::kMosaic)
+                  .outcome.diagnostic->alternatives.empty());
 }
 
 TEST(VectorBroadcast, WarpgroupLowersAConstantColumnAndLaneNamesItsSplatLayout) {

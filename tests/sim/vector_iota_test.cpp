@@ -149,5 +149,67 @@ TEST(VectorIota, TheParserNamesABadDimensionOrVectorLength) {
   EXPECT_EQ(written["program"][0]["body"][2]["value"], iota(0, 2));
 }
 
+json bare_iota(std::int64_t dim) {
+  return {{"iota", {{"dimension", dim}, {"layout_cast", false}}}};
+}
+
+TEST(VectorIota, LaneRefusesAnIotaWithNoLayoutCastAtItsPlaceInTheJaxpr) {
+  // _iota_lowering has no output layout hint, whatever the shape (int32[2, 128], 128 too).
+  const std::string message =
+      "Failed to infer the output layout of the iota. Please apply plgpu.layout_cast to its "
+      "output right after its creation.";
+  for (const json& shape : {json{2, 128}, json{128}}) {
+    expect_rule(shaped(tile_store_case("int32", op("add", tile(), bare_iota(0)), "lane"), shape),
+                "lower.vector.iota_uncast", "lower", message);
+  }
+  // 64 elements: the left operand's rule comes first (the tile's strided load, or the iota's).
+  expect_rule(shaped(tile_store_case("int32", op("add", tile(), bare_iota(0)), "lane"), json{64}),
+              "lower.vector.strided_elements", "lower");
+  expect_rule(shaped(tile_store_case("int32", op("add", bare_iota(0), tile()), "lane"), json{64}),
+              "lower.vector.iota_uncast", "lower", message);
+}
+
+TEST(VectorIota, WarpgroupLaysOutAnIotaWithNoCastAsALoad) {
+  // int32[2, 128]: y = iota(0) ^ tile = (128r + c) ^ r, on the reference and the simulator.
+  const Outcome o = predicted_and_simulated(case_from_json(shaped(
+      tile_store_case("int32", op("xor", bare_iota(0), tile()), "warpgroup"), json{2, 128})));
+  ASSERT_EQ(o.kind, OutcomeKind::kCompleted);
+  for (std::int64_t r = 0; r < 2; ++r) {
+    for (std::int64_t c = 0; c < 128; ++c) {
+      std::int32_t got = 0;
+      std::memcpy(&got, o.outputs.at(0).bytes.data() + (r * 128 + c) * 4, 4);
+      ASSERT_EQ(got, (128 * r + c) ^ r) << r << "," << c;
+    }
+  }
+  // 64 and 192 elements: no strided layout (the layout inference's generic message, stage
+  // dialect); the iota's own count counts, stored alone or with a load.
+  for (const json& shape : {json{64}, json{3, 64}}) {
+    expect_rule(shaped(tile_store_case("int32", bare_iota(0), "warpgroup"), shape),
+                "dialect.vector.layout_inference", "dialect",
+                "Failed to infer a possible set of layouts. This should only happen if "
+                "user-provided layout casts are unsatisfiable. To dump the constraint system for "
+                "debugging, use `MOSAIC_GPU_DUMP_CONSTRAINT_SYSTEM=1`.");
+  }
+}
+
+TEST(VectorIota, TheParserReadsAndWritesAnIotaWithNoLayoutCast) {
+  const std::string at = "$.program[0].body[2].value.iota";
+  const json written =
+      case_to_json(case_from_json(tile_store_case("int16", bare_iota(0), "warpgroup")));
+  EXPECT_EQ(written["program"][0]["body"][2]["value"], bare_iota(0));
+  expect_refused(json{{"iota", {{"dimension", 0}, {"layout_cast", true}}}}, at + ".layout_cast",
+                 "leave it out");
+  expect_refused(json{{"iota", {{"dimension", 0}, {"layout_cast", false}, {"vec_size", 1}}}},
+                 at + ".vec_size", "has no vec_size");
+  expect_refused(json{{"iota", {{"dimension", 0}, {"layout_cast", 0}}}}, at + ".layout_cast", "");
+  // The strided layout Warpgroup would infer (int16[128, 2]: vec_size 2 of 256 elements)
+  // holds; uint8[256, 1] (vec_size 2) crosses rows.
+  EXPECT_NO_THROW(
+      case_from_json(shaped(tile_store_case("int16", bare_iota(0), "warpgroup"), json{128, 2})));
+  simtest::expect_parse_refused(
+      shaped(tile_store_case("uint8", bare_iota(0), "warpgroup"), json{256, 1}),
+      at + ".layout_cast", "iota_strided_vector_crosses_rows");
+}
+
 }  // namespace
 }  // namespace collfuzz
