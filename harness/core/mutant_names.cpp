@@ -26,6 +26,7 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Mutant::kCount)>
     "commit_smem_dropped",
     "wait_phase_not_flipped",
     "swizzle_load_ignored",
+    "iota_uncast_accepted",
     "interpret_scoped_check_order",
     "interpret_predicate_accepted",
     "interpret_axes_thread_first",

@@ -500,7 +500,8 @@ class Lowerer {
         iv.broadcast_unlaid = true;
       const std::int64_t elements = element_count(q.shape);
       std::int64_t vec = 0;
-      if (v->kind == VectorKind::kIota && !v->iota_layout_cast) {
+      if (v->kind == VectorKind::kIota && !v->iota_layout_cast &&
+          !(lane() && mutant_active(Mutant::kIotaUncastAccepted))) {
         // _iota_lowering: Lane has no output layout hint; Warpgroup's is the layout inference's.
         if (lane()) {
           raise(Stage::kLower, "RuntimeError",

@@ -106,6 +106,14 @@ const std::string kStoreReuse =
       {"op": "wait_smem_to_gmem", "n": 0, "wait_read_only": true}]}]}])";
 
 // A tile + 1 vector-stored into SMEM, then TMA-stored (its commit_smem fences the vector store).
+// y = tile + lax.broadcasted_iota(jnp.int32, (256,), 0) with no layout cast (int32[256]).
+const std::string kTilePlusBareIota =
+    R"([{"op": "run_scoped", "allocs": [{"name": "tile", "kind": "smem", "shape": [256], "dtype": "int32"},
+      {"name": "bar", "kind": "barrier"}],
+    "body": [{"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "tile"}, "barrier": {"alloc": "bar"}},
+             {"op": "barrier_wait", "barrier": {"alloc": "bar"}},
+             {"op": "vector_store", "dst": {"output": "y"},
+              "value": {"add": [{"load": {"alloc": "tile"}}, {"iota": {"dimension": 0, "layout_cast": false}}]}}]}])";
 const std::string kVectorThenStore =
     R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [128, 64], "dtype": "float32"},
       {"name": "bar", "kind": "barrier"}],
@@ -177,6 +185,11 @@ const Planted kPlanted[] = {
     // The load lands unswizzled while the store reads swizzled: the SMEM bytes and the output.
     {Mutant::kSwizzleLoadIgnored, "{}", kLane, kXSwizzled, kSwizzledRoundTrip.c_str(),
      "memory:data:copy:sim", kYSwizzled},
+    // Lane takes the bare iota for one cast to the strided layout: the kernel completes.
+    {Mutant::kIotaUncastAccepted, "{}", kLane,
+     R"([{"name": "x", "shape": [256], "dtype": "int32"}])", kTilePlusBareIota.c_str(),
+     "diagnostic:accepted_not_rejected:lower.vector.iota_uncast:sim",
+     R"([{"name": "y", "shape": [256], "dtype": "int32"}])"},
 };
 
 std::vector<std::string> signatures(const Case& c) {
