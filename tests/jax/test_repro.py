@@ -140,6 +140,41 @@ class GeneratorTest(unittest.TestCase):
     e = JaxRuntimeError("INTERNAL: ...\nValueError: Barrier deallocated with 1 arrivals pending.\n")
     self.assertEqual(ns["raised"](e), ("ValueError", "Barrier deallocated with 1 arrivals pending."))
 
+  def test_raised_stops_at_the_exception_jax_annotates_with_its_stack_trace(self):
+    # A lowering rule's RuntimeError whose cause is JAX's JaxStackTraceBeforeTransformation (the
+    # user's source line) is the original, not a wrapper (the bare iota under Lane).
+    ns = {}
+    exec(cfjax_repro._RAISED, {"re": __import__("re")}, ns)  # pylint: disable=exec-used,protected-access
+
+    class JaxStackTraceBeforeTransformation(Exception):
+      pass
+
+    e = RuntimeError("Failed to infer the output layout of the iota.")
+    e.__cause__ = JaxStackTraceBeforeTransformation("the source line")
+    self.assertEqual(ns["raised"](e), ("RuntimeError", "Failed to infer the output layout of the iota."))
+
+  def test_a_rejected_script_accepts_the_predictions_alternatives(self):
+    # The layout search's running out of fuel (docs/rules.md): the script accepts either message,
+    # at the expected step, and nothing else.
+    fuel = ("Layout inference failed to find a solution. Consider adding layout annotations to "
+            "your program to guide the search.")
+    exp = {"kind": "rejected", "diagnostic": {
+        "stage": "dialect", "exception": "ValueError", "rule": "dialect.vector.layout_inference",
+        "message": "Failed to infer a possible set of layouts.",
+        "alternatives": [{"exception": "ValueError", "message": fuel}]}}
+    src = cfjax_repro.generate(request(COPY, exp, mode="lower"))
+    self.assertIn("ALTERNATIVES = [('ValueError', " + repr(fuel) + ")]", src)
+    start = src.index("EXPECTED_EXCEPTION = ")
+    ns = {}
+    exec(cfjax_repro._RAISED, {"re": __import__("re")}, ns)  # pylint: disable=exec-used,protected-access
+    exec(src[start:src.index("\n\n\n", src.index("def check_raised"))], ns)  # pylint: disable=exec-used
+    ns["check_raised"](ValueError(fuel), "lower")
+    ns["check_raised"](ValueError("Failed to infer a possible set of layouts."), "lower")
+    with self.assertRaises(AssertionError):
+      ns["check_raised"](ValueError("another message"), "lower")
+    with self.assertRaises(AssertionError):
+      ns["check_raised"](ValueError(fuel), "trace")
+
   def test_protocol_answers_errors_as_json(self):
     lines = [json.dumps(request([{"op": "nope"}], {"kind": "completed", "outputs": []})),
              json.dumps(request(COPY, {"kind": "timeout"}))]
