@@ -175,36 +175,32 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
                      : binary(VectorKind::kOr, binary(VectorKind::kXor, tile, c),
                               binary(VectorKind::kAnd, tile, c));
       break;
-    case VectorValueShape::kIota: {
+    case VectorValueShape::kIota:
+    case VectorValueShape::kIotaUncast: {
+      // kIota: the iota cast to the strided layout of the dtype, or (constant 3) of vec_size 1.
+      // kIotaUncast: no cast (Lane refuses it, lower.vector.iota_uncast; Warpgroup lays it out
+      // as a load, dialect.vector.layout_inference where its count is no multiple of 128), its
+      // vec_size the strided layout's that the parser gives it.
+      const bool uncast = plan.value == VectorValueShape::kIotaUncast;
       VectorValue iota;
       iota.kind = VectorKind::kIota;
       iota.iota_dimension = plan.constant % static_cast<std::int64_t>(tile_shape.size());
+      iota.iota_layout_cast = !uncast;
       iota.iota_vec_size =
-          plan.constant == 3
+          plan.constant == 3 && !uncast
               ? 1
               : std::max<std::int64_t>(1, strided_vec_size(dtype_bits(dtype), elements));
-      // The case language casts to a power of two (strided_vec_size gives 3 for int8[384]; a
-      // case file with it does not parse: the emulated GPU campaign's worker said so), one that
-      // divides the count by 128.
-      iota.iota_vec_size =
-          static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(iota.iota_vec_size)));
-      while (iota.iota_vec_size > 1 && elements % (iota.iota_vec_size * 128) != 0)
-        iota.iota_vec_size /= 2;
-      // Vectors that cross rows are not expressible (JAX computes their indices wrong).
-      if (tile_shape.back() % iota.iota_vec_size != 0) iota.iota_vec_size = 1;
-      const VectorKind op = dtype_info(dtype).is_float ? VectorKind::kAdd : VectorKind::kXor;
-      vs.value = plan.constant == 2 ? binary(op, iota, tile) : binary(op, tile, iota);
-      break;
-    }
-    case VectorValueShape::kIotaUncast: {
-      // The iota with no layout cast: Lane refuses it (lower.vector.iota_uncast), Warpgroup lays
-      // it out as a load (dialect.vector.layout_inference where its count is no multiple of 128).
-      VectorValue iota;
-      iota.kind = VectorKind::kIota;
-      iota.iota_dimension = plan.constant % static_cast<std::int64_t>(tile_shape.size());
-      iota.iota_vec_size = std::max<std::int64_t>(1, strided_vec_size(dtype_bits(dtype), elements));
-      iota.iota_layout_cast = false;
-      // The layout Warpgroup infers must not cross rows (not expressible): cast it to 1 then.
+      if (!uncast) {
+        // The case language casts to a power of two (strided_vec_size gives 3 for int8[384]; a
+        // case file with it does not parse: the emulated GPU campaign's worker said so), one
+        // that divides the count by 128.
+        iota.iota_vec_size = static_cast<std::int64_t>(
+            std::bit_floor(static_cast<std::uint64_t>(iota.iota_vec_size)));
+        while (iota.iota_vec_size > 1 && elements % (iota.iota_vec_size * 128) != 0)
+          iota.iota_vec_size /= 2;
+      }
+      // Vectors that cross rows are not expressible (JAX computes their indices wrong): a cast
+      // to vec_size 1 then.
       if (tile_shape.back() % iota.iota_vec_size != 0) {
         iota.iota_vec_size = 1;
         iota.iota_layout_cast = true;

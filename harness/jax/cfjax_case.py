@@ -106,8 +106,7 @@ def iota_params(arg: Any, shape: tuple, dtype_bits: int, path: str) -> tuple[int
   -> (d, None): `lax.broadcasted_iota(dtype, shape, d)` with no cast."""
   if not isinstance(arg, dict) or not set(arg) <= {"dimension", "vec_size", "layout_cast"} or \
       not isinstance(arg.get("dimension"), int) or not 0 <= arg["dimension"] < len(shape) or \
-      arg.get("layout_cast", True) is not True and \
-      (arg["layout_cast"] is not False or "vec_size" in arg):
+      "layout_cast" in arg and (arg["layout_cast"] is not False or "vec_size" in arg):
     raise CaseError(f"{path}.iota: expected {{\"dimension\": 0..{len(shape) - 1}, "
                     f"\"vec_size\": v}} or {{\"dimension\": d, \"layout_cast\": false}}, "
                     f"got {arg!r}")

@@ -92,28 +92,33 @@ bool has_other_dims_broadcast(const VectorValue& v) {
   });
 }
 
+// any_vector_node with each node's shape: `holds(node, its shape)`, `v` of shape `shape` (a
+// broadcast's operand has the broadcast's operand shape, every other operand its node's).
+template <typename F>
+bool any_shaped_node(const VectorValue& v, const Shape& shape, const F& holds) {
+  if (holds(v, shape)) return true;
+  const Shape& below = v.kind == VectorKind::kBroadcast ? v.broadcast_shape : shape;
+  for (const VectorValue& a : v.args)
+    if (any_shaped_node(a, below, holds)) return true;
+  return false;
+}
+
 // Whether `v` broadcasts a value of its own layout (a load's, an iota's) in a way the strided
 // layout does not (along other dims than the trailing ones, or a size-1 dim after a kept one),
 // which Warpgroup's layout inference finds no layout for. `shape` is v's.
 bool broadcasts_own_layout_unlaid(const VectorValue& v, const Shape& shape) {
-  if (v.kind == VectorKind::kBroadcast && has_own_layout(v.args[0]) &&
-      !strided_broadcast_supported(v.broadcast_shape, shape, v.broadcast_dims.empty())) {
-    return true;
-  }
-  const Shape& below = v.kind == VectorKind::kBroadcast ? v.broadcast_shape : shape;
-  for (const VectorValue& a : v.args)
-    if (broadcasts_own_layout_unlaid(a, below)) return true;
-  return false;
+  return any_shaped_node(v, shape, [](const VectorValue& n, const Shape& n_shape) {
+    return n.kind == VectorKind::kBroadcast && has_own_layout(n.args[0]) &&
+           !strided_broadcast_supported(n.broadcast_shape, n_shape, n.broadcast_dims.empty());
+  });
 }
 
 // Whether `v` (of shape `shape`) holds an iota with no layout cast whose own count is no multiple
 // of 128: Warpgroup's layout inference lays it out as a load (strided), and finds no layout.
 bool uncast_iota_unlaid(const VectorValue& v, const Shape& shape) {
-  if (v.kind == VectorKind::kIota) return !v.iota_layout_cast && element_count(shape) % 128 != 0;
-  const Shape& below = v.kind == VectorKind::kBroadcast ? v.broadcast_shape : shape;
-  for (const VectorValue& a : v.args)
-    if (uncast_iota_unlaid(a, below)) return true;
-  return false;
+  return any_shaped_node(v, shape, [](const VectorValue& n, const Shape& n_shape) {
+    return n.kind == VectorKind::kIota && !n.iota_layout_cast && element_count(n_shape) % 128 != 0;
+  });
 }
 
 // Whether `v` holds an iota anywhere.
@@ -190,8 +195,8 @@ void check_vector_layout_inference(Checker& ck) {
                  uncast_iota_unlaid(vs->value, view.shape),
              op.path);
     if (has_other_dims_broadcast(vs->value)) {
-      ck.check(RuleId::kDialectBroadcastLayout,
-               broadcasts_own_layout_unlaid(vs->value, stored_view(ck, *vs, scope).shape), op.path);
+      ck.check(RuleId::kDialectBroadcastLayout, broadcasts_own_layout_unlaid(vs->value, view.shape),
+               op.path);
     }
   });
 }
