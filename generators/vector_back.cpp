@@ -170,10 +170,13 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
       break;
     }
     case VectorValueShape::kBitwise:
-      vs.value = dtype_info(dtype).is_float
-                     ? binary(VectorKind::kAdd, tile, c)
-                     : binary(VectorKind::kOr, binary(VectorKind::kXor, tile, c),
-                              binary(VectorKind::kAnd, tile, c));
+      // Constant 3 goes left of the xor (`c ^ tile`): under Lane an 8-bit bitwise op whose
+      // left operand is a splat is refused (lower.vector.pointwise_8bit), `tile ^ c` is not.
+      vs.value = dtype_info(dtype).is_float ? binary(VectorKind::kAdd, tile, c)
+                 : plan.constant == 3 ? binary(VectorKind::kOr, binary(VectorKind::kXor, c, tile),
+                                               binary(VectorKind::kAnd, tile, c))
+                                      : binary(VectorKind::kOr, binary(VectorKind::kXor, tile, c),
+                                               binary(VectorKind::kAnd, tile, c));
       break;
     case VectorValueShape::kIota:
     case VectorValueShape::kIotaUncast: {

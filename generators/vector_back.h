@@ -36,8 +36,9 @@ enum class VectorValueShape : std::uint8_t {
   kRoundTrip,    // tile.astype(U).astype(dtype): through a narrower or wider dtype U (not 8-bit)
   kMixedWidth,   // w[...].astype(dtype) + tile: w an input of the tile's shape and another width
                  // (under Lane, where the two register layouts differ: incompatible_layouts)
-  kBitwise,      // (tile ^ c) | (tile & c): integer tiles, 8-bit ones included (Mosaic GPU allows
-                 // bitwise ops on them); a float tile gets tile + c
+  kBitwise,      // (tile ^ c) | (tile & c), or (constant 3) (c ^ tile) | (tile & c): integer
+                 // tiles, 8-bit ones included (Mosaic GPU allows bitwise ops on them, but not
+                 // under Lane with the splat on the left); a float tile gets tile + c
   kShift,        // lax.shift_right_arithmetic(tile << c, c) ^ lax.shift_right_logical(tile, c):
                  // integer tiles (8-bit ones meet lower.vector.pointwise_8bit); a float tile
                  // gets tile + c

@@ -536,12 +536,14 @@ class Lowerer {
       } else if (v->kind == VectorKind::kConvert || v->kind == VectorKind::kBroadcast) {
         vec = layout.at(&v->args[0]);  // astype and broadcast_in_dim keep the registers' layout
       } else if (!v->args.empty()) {
-        if (dtype_bits(q.dtype) == 8 && !is_bitwise(v->kind)) {
+        const std::int64_t a = layout.at(&v->args[0]);
+        const std::int64_t b = layout.at(&v->args[1]);
+        // A splat's _pointwise hands a bitwise op to its non-splat operand's without
+        // restrict_bitwidth=False, which then refuses 8 bits as arithmetic.
+        if (dtype_bits(q.dtype) == 8 && (!is_bitwise(v->kind) || (a == 0 && b != 0))) {
           raise(Stage::kLower, "NotImplementedError", kPointwise8BitMessage,
                 rule_id::kVectorPointwise8Bit, op.path);
         }
-        const std::int64_t a = layout.at(&v->args[0]);
-        const std::int64_t b = layout.at(&v->args[1]);
         if (a != 0 && b != 0 && a != b) {
           raise(Stage::kLower, "ValueError", "Incompatible FragmentedArray layouts",
                 rule_id::kVectorIncompatibleLayouts, op.path);

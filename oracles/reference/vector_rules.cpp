@@ -73,7 +73,10 @@ std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, const Shap
     default: {
       const auto a = lower_walk(v.args[0], d, shape, lane, first);
       const auto b = lower_walk(v.args[1], d, shape, lane, first);
-      if (lane && dtype_bits(d) == 8 && !is_bitwise(v.kind))
+      // _pointwise(restrict_bitwidth=False) of a bitwise op whose left operand is a splat hands
+      // the op to its right operand's _pointwise without that argument: on 8 bits it raises too
+      // (`jnp.full(s, c) ^ x` does, `x ^ c` does not; both releases).
+      if (lane && dtype_bits(d) == 8 && (!is_bitwise(v.kind) || (!a && b)))
         meet(RuleId::kLowerVectorPointwise8Bit);
       if (lane && a && b && *a != *b) meet(RuleId::kLowerVectorIncompatibleLayouts);
       return a ? a : b;
