@@ -652,7 +652,7 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
           case_.inputs.push_back(*partner);
         }
         apply_vector_back(ops, *plan.vector_back, wb, first.dtype, tile,
-                          partner ? &*partner : nullptr);
+                          partner ? &*partner : nullptr, indexed_loop.has_value());
       }
       return ops;
     };

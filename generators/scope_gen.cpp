@@ -80,7 +80,8 @@ rc::Gen<VectorBackPlan> vector_back() {
                                                        {5, VectorValueShape::kIotaUncast},
                                                        {8, VectorValueShape::kBroadcast},
                                                        {10, VectorValueShape::kBroadcastInner},
-                                                       {12, VectorValueShape::kBroadcastOne}})),
+                                                       {12, VectorValueShape::kBroadcastOne},
+                                                       {10, VectorValueShape::kCarried}})),
       rc::gen::set(&VectorBackPlan::constant, rc::gen::inRange<std::int64_t>(1, 4)),
       rc::gen::set(&VectorBackPlan::uneven, chance(30)));
 }

@@ -112,7 +112,8 @@ DType round_trip_dtype(DType d, std::int64_t pick) {
 }  // namespace
 
 void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGmem& store,
-                       DType dtype, const Shape& tile_shape, const ArraySpec* partner) {
+                       DType dtype, const Shape& tile_shape, const ArraySpec* partner,
+                       bool in_loop) {
   const std::int64_t elements = element_count(tile_shape);
   if (!holds(dtype) || elements < 2 || (elements % 128 != 0 && !plan.uneven) || store.predicate ||
       store.reduction_op) {
@@ -128,6 +129,14 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
   tile.smem_slot = store.src_slot;
   const VectorValue c = constant(dtype, plan.constant);
   VectorStore vs;
+  // kCarried: the loop that computes the value, placed right before the vector store.
+  Op carry_loop;
+  carry_loop.v = CommitSmem{};  // none until kCarried makes it a loop
+  const auto place = [&](std::size_t at, Op store_op) {
+    ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(at), std::move(store_op));
+    if (std::holds_alternative<Loop>(carry_loop.v))
+      ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(at), std::move(carry_loop));
+  };
   vs.dst = store.dst;
   vs.dst_index = store.dst_index;
   switch (plan.value) {
@@ -296,6 +305,29 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
       vs.value = binary(op, tile, std::move(b));
       break;
     }
+    case VectorValueShape::kCarried: {
+      const VectorKind op = dtype_bits(dtype) == 8 ? VectorKind::kXor : VectorKind::kAdd;
+      if (in_loop || elements % 128 != 0) {
+        vs.value = binary(op, tile, c);
+        break;
+      }
+      Loop loop;
+      loop.trip_count = plan.constant + 1;
+      Loop::Carry carry;
+      carry.name = "acc_" + store.dst;
+      carry.dtype = dtype;
+      carry.shape = tile_shape;
+      carry.init = plan.constant == 2 ? c : tile;
+      VectorValue acc;
+      acc.kind = VectorKind::kCarry;
+      acc.ref = carry.name;
+      acc.carry_own_layout = true;  // the tile it adds makes it strided
+      carry.next = binary(op, acc, tile);
+      loop.carry = std::move(carry);
+      carry_loop.v = std::move(loop);
+      vs.value = std::move(acc);
+      break;
+    }
     case VectorValueShape::kShift:
       vs.value = dtype_info(dtype).is_float
                      ? binary(VectorKind::kAdd, tile, c)
@@ -327,6 +359,7 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (!std::holds_alternative<CopySmemToGmem>(ops[i].v)) continue;
       Body before;
+      if (std::holds_alternative<Loop>(carry_loop.v)) before.push_back(std::move(carry_loop));
       Op op;
       op.v = std::move(vs);
       before.push_back(std::move(op));
@@ -348,12 +381,13 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
   Op op;
   op.v = std::move(vs);
   if (plan.kind == VectorBackKind::kAfter) {
-    ops.push_back(std::move(op));
+    place(ops.size(), std::move(op));
     return;
   }
-  for (Op& o : ops) {
-    if (std::holds_alternative<CopySmemToGmem>(o.v)) {
-      o = std::move(op);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (std::holds_alternative<CopySmemToGmem>(ops[i].v)) {
+      ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(i));
+      place(i, std::move(op));
       return;
     }
   }

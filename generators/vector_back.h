@@ -73,6 +73,10 @@ enum class VectorValueShape : std::uint8_t {
                     // lower.vector.strided_broadcast, and Warpgroup's layout inference,
                     // dialect.vector.broadcast_layout); x an iota along the tile's last dim.
                     // tile + c where there is no such dim or x holds no multiple of 128 elements
+  kCarried,         // acc = lax.fori_loop(0, c + 1, lambda i, acc: acc + tile, init) (acc ^ tile on
+             // 8 bits), init the tile or (constant 2) c, then the store of acc: under Lane a splat
+             // init meets lower.loop.carry_layout; tile + c inside a loop (loops do not nest) or
+             // for a tile of no multiple of 128 elements
 };
 
 struct VectorBackPlan {
@@ -89,8 +93,10 @@ struct VectorBackPlan {
 // output of `dtype` whose stored tile has the shape `tile`. Leaves them alone where a vector
 // store cannot hold the tile (a dtype or an element count docs/case-format.md does not model) or
 // the store has a predicate or a reducing twin.
+// `in_loop`: the ops are in a loop's body (kCarried adds a loop, and loops do not nest).
 void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGmem& store,
-                       DType dtype, const Shape& tile, const ArraySpec* partner = nullptr);
+                       DType dtype, const Shape& tile, const ArraySpec* partner = nullptr,
+                       bool in_loop = false);
 
 // kMixedWidth: the dtype of the partner input for a tile of `dtype` (another width), or nullopt
 // where there is none (8-bit dtypes).

@@ -152,7 +152,8 @@ def canonical(case: dict) -> dict:
   nested all/any flattened and one-element all/any unwrapped; `scratch_shapes` read as the
   run_scoped it is; loop indices renamed l0.. in order of appearance (in GMEM entries and in the
   slots of SMEM and barrier indices, `mod` kept), an unused one dropped (`collfuzz import` writes
-  a loop's `index` only when its body uses it)."""
+  a loop's `index` only when its body or its carry uses it); loop carries renamed c0.. in order
+  of appearance."""
   case = without_scratch_shapes(copy.deepcopy(case))
   ren: dict[str, str] = {}
   shapes: dict[str, list] = {}
@@ -191,6 +192,7 @@ def canonical(case: dict) -> dict:
   counter = [0]
   loops: dict[str, str] = {}  # the index names of the enclosing loops -> l0, l1, ...
   loop_names: list[str] = []
+  carries: dict[str, str] = {}  # loop-carried values -> c0, c1, ... in order of appearance
 
   def alloc(a: dict) -> dict:
     nm = f"a{counter[0]}"
@@ -252,6 +254,8 @@ def canonical(case: dict) -> dict:
       return {"load": {"input": src, "index": _index(a.get("index"), shapes.get(src, []), loops)}}
     if k in VECTOR_BINARY and isinstance(a, list):
       return {k: [vvalue(x, dtype) for x in a]}
+    if k == "carry":
+      return {"carry": carries.get(a, a)}
     return v
 
   def body(ops: list) -> list:
@@ -309,9 +313,17 @@ def canonical(case: dict) -> dict:
       elif kind == "loop":
         r = {"op": kind, "trip_count": op["trip_count"]}
         saved = dict(loops)
-        if op.get("index") is not None and _uses_loop(op.get("body", []), op["index"]):
+        cy = op.get("carry")
+        if op.get("index") is not None and _uses_loop([op.get("body", []), cy or {}], op["index"]):
           r["index"] = loops[op["index"]] = f"l{len(loop_names)}"
           loop_names.append(op["index"])
+        if cy:
+          # A carry renamed c0, c1, ... (repro may spell it carry_NAME); init read before it.
+          init = vvalue(cy.get("init"), cy.get("dtype"))
+          carries[cy["name"]] = f"c{len(carries)}"
+          r["carry"] = {"name": carries[cy["name"]], "dtype": cy.get("dtype"),
+                        "shape": cy.get("shape"), "init": init,
+                        "next": vvalue(cy.get("next"), cy.get("dtype"))}
         r["body"] = body(op.get("body", []))
         loops.clear()
         loops.update(saved)

@@ -67,6 +67,18 @@ std::set<std::string> referenced_names(Case& c) {
     }
     if (auto* a = std::get_if<BarrierArrive>(&op.v)) names.insert(a->barrier.alloc);
     if (auto* w = std::get_if<BarrierWait>(&op.v)) names.insert(w->barrier.alloc);
+    // A vector value's loads, a vector store's destination and a loop carry's loads.
+    const auto loads = [&](const VectorValue& v) {
+      for_each_vector_load(v, [&](const VectorValue& load) { names.insert(load.ref); });
+    };
+    if (auto* vs = std::get_if<VectorStore>(&op.v)) {
+      names.insert(vs->dst);
+      loads(vs->value);
+    }
+    if (auto* l = std::get_if<Loop>(&op.v); l && l->carry) {
+      loads(l->carry->init);
+      loads(l->carry->next);
+    }
   });
   return names;
 }
@@ -102,6 +114,8 @@ std::vector<Case> unwrap_whens(const Case& c) {
       std::get<Loop>(parent_body(fewer, a)[a.back()].v).trip_count = l->trip_count / 2;
       out.push_back(std::move(fewer));
     }
+    // A loop that carries a value stays a loop (its result is read after it).
+    if (const auto* l = std::get_if<Loop>(&op.v); l && l->carry) continue;
     Body inner = std::move(*nested_body(op));
     // A loop unwrapped runs its first trip: its index is 0 there.
     if (const auto* l = std::get_if<Loop>(&op.v); l && !l->index.empty())

@@ -361,6 +361,9 @@ enum class VectorKind : std::uint8_t {
   // dim k is the node's dim broadcast_dims[k]. Along new leading dims (broadcast_dims the trailing
   // ones: jnp.broadcast_to(a, shape)) element j is a's element j % a's count.
   kBroadcast,
+  // The value a loop carries (`ref` its name): inside the loop's body and its `next`, the trip's
+  // incoming value; after the loop, its result (docs/case-format.md, "Loop-carried values").
+  kCarry,
 };
 
 // Whether `k` is one of the bitwise ops, which Mosaic GPU allows on 8-bit integers
@@ -381,6 +384,7 @@ struct VectorValue {
   std::uint64_t bits = 0;  // kConst: the constant's bit pattern in the dtype
   double number = 0;       // kConst: the constant as the case writes it
   // kLoadSmem: `alloc.at[index...][...]` (leading integer indices, a loop slot for entry 0).
+  // kLoadInput: the input; kCarry: the carry's name.
   std::string ref;
   std::vector<std::int64_t> smem_index;
   std::optional<DynStart> smem_slot = std::nullopt;
@@ -402,6 +406,9 @@ struct VectorValue {
   // the trailing ones (new leading dims only: jnp.broadcast_to, the one broadcast of a strided
   // value that Mosaic GPU lowers).
   Shape broadcast_dims;
+  // kCarry: whether the carried value has a register layout of its own (its init or its next
+  // loads a ref or holds an iota), which a value of constants only does not (a splat).
+  bool carry_own_layout = false;
 };
 
 // Where a broadcast's operand dim k goes in the node's shape.
@@ -493,6 +500,16 @@ struct Loop {
   // The name of the loop's index (`lambda i, carry`), which dynamic index entries in the body may
   // use (`{"loop": name}`); empty when the case does not name it.
   std::string index;
+  // `acc = lax.fori_loop(0, n, body, init)` with `body` returning `next`: the one vector value the
+  // loop carries, or none (docs/case-format.md, "Loop-carried values").
+  struct Carry {
+    std::string name;
+    DType dtype = DType::kFloat32;
+    Shape shape;       // a multiple of 128 elements
+    VectorValue init;  // evaluated when the thread reaches the loop
+    VectorValue next;  // evaluated at the end of each trip, after the body's ops
+  };
+  std::optional<Carry> carry = std::nullopt;
 };
 
 // `pl.core_map(plgpu.WarpMesh(axis_name=axis))(body)`: the body runs on each of the 4 warps of

@@ -151,6 +151,8 @@ json vector_value_to_json(const VectorValue& v) {
       b["value"] = vector_value_to_json(v.args.at(0));
       return json{{"broadcast", b}};
     }
+    case VectorKind::kCarry:
+      return json{{"carry", v.ref}};
     case VectorKind::kIota:
       if (!v.iota_layout_cast)
         return json{{"iota", json{{"dimension", v.iota_dimension}, {"layout_cast", false}}}};
@@ -229,6 +231,13 @@ json op_to_json(const Op& op) {
         } else if constexpr (std::is_same_v<T, Loop>) {
           json l{{"op", "loop"}, {"trip_count", v.trip_count}, {"body", body_to_json(v.body)}};
           if (!v.index.empty()) l["index"] = v.index;
+          if (v.carry) {
+            l["carry"] = json{{"name", v.carry->name},
+                              {"dtype", std::string(dtype_name(v.carry->dtype))},
+                              {"shape", v.carry->shape},
+                              {"init", vector_value_to_json(v.carry->init)},
+                              {"next", vector_value_to_json(v.carry->next)}};
+          }
           return l;
         } else if constexpr (std::is_same_v<T, WarpMap>) {
           return json{{"op", "warp_map"}, {"axis", v.axis}, {"body", body_to_json(v.body)}};

@@ -37,6 +37,16 @@ class CaseParser {
   std::string loop_index_;
   std::int64_t loop_trips_ = 0;
   std::vector<std::string> warp_axes_;  // the axes of the warp_maps around the op being parsed
+  // The loop-carried values a {"carry": name} node may read here, innermost last: a loop's own in
+  // its body and next, and in the ops after it in the enclosing body (parse_body drops them at its
+  // end).
+  struct CarryInScope {
+    std::string name;
+    Shape shape;
+    DType dtype = DType::kFloat32;
+    bool own_layout = false;
+  };
+  std::vector<CarryInScope> carries_;
   static constexpr std::int64_t kMaxTripCount = 256;
   static constexpr std::int64_t kMaxWaitGroups = 1 << 20;  // wait_smem_to_gmem's |n|
   static constexpr std::int64_t kMaxLoopSteps = 1024;
@@ -65,6 +75,10 @@ class CaseParser {
   WarpMap parse_warp_map(const json& j, const std::string& path, int depth);
 
   Loop parse_loop(const json& j, const std::string& path, int depth);
+  // A loop's `carry` (case_parser_vectors.cpp): its name, dtype, shape and init; next is read by
+  // parse_carry_next once the carry is in scope.
+  Loop::Carry parse_carry(const json& j, const std::string& path);
+  void parse_carry_next(const json& j, const std::string& path, Loop::Carry& carry);
 
   RunScoped parse_run_scoped(const json& j, const std::string& path, int depth);
 

@@ -20,6 +20,7 @@ Body CaseParser::parse_body(const json& j, const std::string& path, int depth) {
   }
   jr::array(j, path, static_cast<std::size_t>(limits::kMaxOps));
   Body body;
+  const std::size_t carries_before = carries_.size();  // a loop's result lives to the body's end
   for (std::size_t i = 0; i < j.size(); ++i) {
     if (++op_count_ > limits::kMaxOps) {
       throw InputError(jr::index_path(path, i),
@@ -27,6 +28,7 @@ Body CaseParser::parse_body(const json& j, const std::string& path, int depth) {
     }
     body.push_back(parse_op(j[i], jr::index_path(path, i), depth));
   }
+  carries_.resize(carries_before);
   return body;
 }
 
@@ -101,7 +103,7 @@ WarpMap CaseParser::parse_warp_map(const json& j, const std::string& path, int d
 }
 
 Loop CaseParser::parse_loop(const json& j, const std::string& path, int depth) {
-  jr::object(j, path, {"op", "trip_count", "body", "index"});
+  jr::object(j, path, {"op", "trip_count", "body", "index", "carry"});
   if (in_loop_) {
     throw InputError(path + ".op",
                      "loops do not nest (a loop's body holds copies, waits, "
@@ -115,6 +117,16 @@ Loop CaseParser::parse_loop(const json& j, const std::string& path, int depth) {
   in_loop_ = true;
   loop_index_ = l.index;
   loop_trips_ = l.trip_count;
+  // The carry's init is read outside the loop (it may not read the loop's index or its own
+  // carry); its next inside, after it is in scope.
+  if (const json* cj = jr::member(j, "carry")) {
+    in_loop_ = false;
+    loop_index_.clear();
+    l.carry = parse_carry(*cj, path + ".carry");
+    in_loop_ = true;
+    loop_index_ = l.index;
+    parse_carry_next(*cj, path + ".carry", *l.carry);
+  }
   l.body = parse_body(jr::required(j, path, "body"), path + ".body", depth + 1);
   in_loop_ = false;
   loop_index_.clear();

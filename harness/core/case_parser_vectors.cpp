@@ -200,8 +200,8 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
   if (!j.is_object() || j.size() != 1) {
     throw InputError(
         path,
-        "expected a vector value: an object with one of const, load, iota, broadcast, add, "
-        "sub, mul, min, max, and, or, xor, shift_left, shift_right_logical, "
+        "expected a vector value: an object with one of const, load, carry, iota, broadcast, "
+        "add, sub, mul, min, max, and, or, xor, shift_left, shift_right_logical, "
         "shift_right_arithmetic, convert");
   }
   VectorValue v;
@@ -212,6 +212,26 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
     v.kind = VectorKind::kConst;
     v.bits = value_bits(arg, at, dtype);
     v.number = arg.get<double>();
+    return v;
+  }
+  if (key == "carry") {
+    // {"carry": name}: a loop's carried value in scope here, of the node's shape and dtype.
+    v.kind = VectorKind::kCarry;
+    v.ref = jr::identifier(arg, at);
+    const auto c = std::find_if(carries_.rbegin(), carries_.rend(),
+                                [&](const CarryInScope& k) { return k.name == v.ref; });
+    if (c == carries_.rend()) {
+      throw InputError(at, "no loop-carried value \"" + v.ref +
+                               "\" is in scope here (a loop's carry is read in its body and "
+                               "next, and after the loop in the same body)");
+    }
+    if (c->shape != shape || c->dtype != dtype) {
+      throw InputError(at, "the carry \"" + v.ref + "\" is " + std::string(dtype_name(c->dtype)) +
+                               py::tuple_of_ints(c->shape) + ", not " +
+                               std::string(dtype_name(dtype)) + py::tuple_of_ints(shape) +
+                               ", the value's there");
+    }
+    v.carry_own_layout = c->own_layout;
     return v;
   }
   if (key == "iota") {
@@ -325,6 +345,54 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
               "\"; expected const, load, iota, broadcast, add, sub, mul, min, max, and, or, "
               "xor, shift_left, shift_right_logical, shift_right_arithmetic or "
               "convert");
+}
+
+Loop::Carry CaseParser::parse_carry(const json& j, const std::string& path) {
+  jr::object(j, path, {"name", "dtype", "shape", "init", "next"});
+  if (!warp_axes_.empty()) {
+    throw InputError(path, "a loop inside a warp_map carries no value (a carry is a warpgroup's)");
+  }
+  Loop::Carry carry;
+  carry.name = jr::identifier(jr::required(j, path, "name"), path + ".name");
+  claim_name(carry.name, path + ".name");
+  carry.dtype = parse_dtype_field(jr::required(j, path, "dtype"), path + ".dtype");
+  if (!vector_dtype(carry.dtype)) {
+    throw InputError(path + ".dtype", "a carried value of dtype " +
+                                          std::string(dtype_name(carry.dtype)) +
+                                          " is not modelled (the vector store's dtypes are)");
+  }
+  carry.shape = parse_shape(jr::required(j, path, "shape"), path + ".shape", 1);
+  if (element_count(carry.shape) % 128 != 0) {
+    throw InputError(path + ".shape",
+                     "a carried value of " + std::to_string(element_count(carry.shape)) +
+                         " elements: the case language carries a multiple of 128 (JAX's strided "
+                         "layout for a warpgroup; other counts are not modelled)");
+  }
+  carry.init = parse_vector_value(jr::required(j, path, "init"), path + ".init", carry.shape,
+                                  carry.dtype, 0);
+  return carry;
+}
+
+namespace {
+
+// Gives every {"carry": name} node of `v` the carried value's own-layout flag.
+void set_carry_own_layout(VectorValue& v, const std::string& name, bool own) {
+  if (v.kind == VectorKind::kCarry && v.ref == name) v.carry_own_layout = own;
+  for (VectorValue& a : v.args) set_carry_own_layout(a, name, own);
+}
+
+}  // namespace
+
+void CaseParser::parse_carry_next(const json& j, const std::string& path, Loop::Carry& carry) {
+  // The carry has a layout of its own when its init or its next does (Warpgroup's layout
+  // inference gives all three one layout); its own nodes in next read it as init's first.
+  carries_.push_back(
+      CarryInScope{carry.name, carry.shape, carry.dtype, has_own_layout(carry.init)});
+  carry.next = parse_vector_value(jr::required(j, path, "next"), path + ".next", carry.shape,
+                                  carry.dtype, 0);
+  const bool own = has_own_layout(carry.init) || has_own_layout(carry.next);
+  carries_.back().own_layout = own;
+  set_carry_own_layout(carry.next, carry.name, own);
 }
 
 VectorStore CaseParser::parse_vector_store(const json& j, const std::string& path) {

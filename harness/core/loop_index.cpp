@@ -40,6 +40,13 @@ void for_each_read(B& body, const FIndex& f_index, const FSlot& f_slot) {
       f_slot(ar->barrier.slot, *ar->barrier.index);
     if (auto* wt = std::get_if<BarrierWait>(&op.v); wt && wt->barrier.index)
       f_slot(wt->barrier.slot, *wt->barrier.index);
+    if (auto* l = std::get_if<Loop>(&op.v); l && l->carry) {
+      for_each_vector_load(l->carry->next, [&](auto& load) {
+        if (load.kind == VectorKind::kLoadInput) f_index(load.gmem_index);
+        if (load.kind == VectorKind::kLoadSmem && !load.smem_index.empty())
+          f_slot(load.smem_slot, load.smem_index[0]);
+      });
+    }
     if (auto* inner = nested_body(op)) for_each_read(*inner, f_index, f_slot);
   }
 }

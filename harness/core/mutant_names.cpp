@@ -27,6 +27,7 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Mutant::kCount)>
     "wait_phase_not_flipped",
     "swizzle_load_ignored",
     "iota_uncast_accepted",
+    "carry_next_ignored",
     "interpret_scoped_check_order",
     "interpret_predicate_accepted",
     "interpret_axes_thread_first",

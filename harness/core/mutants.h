@@ -36,6 +36,7 @@ enum class Mutant : std::uint8_t {
   kWaitPhaseNotFlipped,  // a barrier_wait leaves the thread's phase bit: every wait is on parity 0
   kSwizzleLoadIgnored,   // a swizzled TMA load writes its box unswizzled (stores still swizzle)
   kIotaUncastAccepted,   // Lane lowers an iota with no layout cast as if cast to the strided one
+  kCarryNextIgnored,     // a loop carry's next updates nothing: the carry keeps its init
   // The reference's interpret profile (found by real JAX interpret mode, jax-interpret):
   kInterpretScopedCheckOrder,        // run_scoped: thread_axis_required checked before cluster_axes
   kInterpretPredicateAccepted,       // interpret.copy.predicate never fires

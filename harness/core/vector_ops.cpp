@@ -38,7 +38,7 @@ bool computes_arithmetic(const VectorValue& v) {
 bool has_own_layout(const VectorValue& v) {
   return any_vector_node(v, [](const VectorValue& n) {
     return n.kind == VectorKind::kLoadSmem || n.kind == VectorKind::kLoadInput ||
-           n.kind == VectorKind::kIota;
+           n.kind == VectorKind::kIota || (n.kind == VectorKind::kCarry && n.carry_own_layout);
   });
 }
 

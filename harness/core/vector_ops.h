@@ -28,8 +28,9 @@ std::optional<std::string_view> binary_vector_op_name(VectorKind k);
 // a conversion is no arithmetic.
 bool computes_arithmetic(const VectorValue& v);
 
-// Whether `v` has a register layout of its own: it loads a ref or holds an iota (cast to a
-// strided layout). A value of constants only is a splat (WGSplatFragLayout) instead.
+// Whether `v` has a register layout of its own: it loads a ref, holds an iota (cast to a
+// strided layout) or reads a carried value that has one. A value of constants only is a splat
+// (WGSplatFragLayout) instead.
 bool has_own_layout(const VectorValue& v);
 
 }  // namespace collfuzz

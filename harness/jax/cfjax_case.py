@@ -395,6 +395,49 @@ def loop_key(name: str) -> tuple:
   return ("loop", name)
 
 
+def carry_key(name: str) -> tuple:
+  """The key of a loop-carried value among a translation's refs and loop indices (a tuple: no
+  ref name is one): inside the loop's body and its `next`, the trip's incoming carry (the body
+  function's argument); in the ops after the loop (the same body and those nested in it), the
+  loop's result."""
+  return ("carry", name)
+
+
+# A loop's `carry` object (docs/case-format.md "Loop-carried values").
+CARRY_FIELDS = ("name", "dtype", "shape", "init", "next")
+
+
+def loop_carry(op: dict, path: str = "$") -> dict | None:
+  """A loop's `carry` (None: absent or null, a loop that carries nothing): an object of exactly
+  CARRY_FIELDS, `name` an identifier, `dtype` a name, `shape` a list of positive integers, `init`
+  and `next` vector values (checked where they are read). Anything else is a CaseError naming
+  the field."""
+  c = op.get("carry")
+  if c is None:
+    return None
+  p = f"{path}.carry"
+  if not isinstance(c, dict) or set(c) != set(CARRY_FIELDS):
+    raise CaseError(f"{p}: expected {{\"name\", \"dtype\", \"shape\", \"init\", \"next\"}}, "
+                    f"got {c!r}")
+  if not isinstance(c["name"], str) or not c["name"].isidentifier():
+    raise CaseError(f"{p}.name: expected an identifier, got {c['name']!r}")
+  if not isinstance(c["dtype"], str):
+    raise CaseError(f"{p}.dtype: expected a dtype name, got {c['dtype']!r}")
+  shape = c["shape"]
+  if not isinstance(shape, list) or not shape or not all(
+      isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
+    raise CaseError(f"{p}.shape: expected a list of positive integers, got {shape!r}")
+  return c
+
+
+def carry_leaf(arg: Any, path: str) -> str:
+  """A vector value's {"carry": name} -> the name (a CaseError naming the node for anything but
+  a string)."""
+  if not isinstance(arg, str):
+    raise CaseError(f"{path}.carry: expected the name of a loop's carry, got {arg!r}")
+  return arg
+
+
 def rem(v: int, k: int) -> int:
   """lax.rem(v, k): the remainder truncated toward zero (its sign is v's), not Python's %."""
   r = abs(v) % k
@@ -561,12 +604,19 @@ def grid_reducible(raw: dict) -> bool:
 
 
 def _without_loop_names(j):
-  """The program without the names of loop indices (a loop's `index`, a dynamic entry's `loop`):
-  they name no mesh axis, so a grid axis of the same name is not used by them."""
+  """The program without the names of loop indices (a loop's `index`, a dynamic entry's `loop`)
+  and of loop-carried values (a carry's `name`, a `{"carry": name}` leaf): they name no mesh
+  axis, so a grid axis of the same name is not used by them."""
   if isinstance(j, list):
     return [_without_loop_names(x) for x in j]
   if isinstance(j, dict):
     is_loop = j.get("op") == "loop"
-    return {k: _without_loop_names(v) for k, v in j.items()
-            if k != "loop" and not (is_loop and k == "index")}
+    out = {}
+    for k, v in j.items():
+      if k == "loop" or (is_loop and k == "index") or (k == "carry" and isinstance(v, str)):
+        continue
+      if is_loop and k == "carry" and isinstance(v, dict):
+        v = {ck: cv for ck, cv in v.items() if ck != "name"}
+      out[k] = _without_loop_names(v)
+    return out
   return j

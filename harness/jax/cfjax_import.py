@@ -19,7 +19,8 @@ it and the `wait_smem_to_gmem(0)` right after it), any other `commit_smem` (an o
 vector_store, its value made of `get` loads of SMEM and inputs, constants, add/sub/mul/min/max
 and `convert_element_type` (astype)), `commit_group` (`plgpu.commit_smem_to_gmem_group()`), any
 other `wait_smem_to_gmem`, `barrier_arrive`, `barrier_wait`, `barrier_arrive_and_wait` (0.12.0.1),
-`cond` from `pl.when`, `scan` from a `lax.fori_loop` with a static trip count, and the scalar
+`cond` from `pl.when`, `scan` from a `lax.fori_loop` with a static trip count (an array it
+carries besides its index: the loop's `carry`), and the scalar
 arithmetic of `lax.axis_index(...) * m + a` and comparisons that indices and conditions are made
 of. Anything else is refused with the primitive's name and the user's source line (the equation's
 source_info), exit code 2.
@@ -43,7 +44,8 @@ primitive -> handler); each primitive family is a module of its own, a mixin of 
                               its value's loads (get), constants, add/sub/mul/min/max and
                               convert_element_type (astype: {"convert": ...})
     cfjax_import_barriers.py  barrier_arrive, barrier_wait, a barrier's use
-    cfjax_import_control.py   pl.when (cond), lax.fori_loop (scan), warp_map, inlined calls, while
+    cfjax_import_control.py   pl.when (cond), lax.fori_loop (scan; its carried array), warp_map,
+                              inlined calls, while
     cfjax_import_kernel.py    the kernel call: mesh, target, inputs/outputs, fills -> the case
 """
 

@@ -10,13 +10,25 @@ A fori_loop's index (the scan's first carry, counted `i + 1` by the body) is bou
 or a barrier's index, `(i * m + a) % k`), the loop gets `"index": NAME`, NAME
 fresh ("i", then "i0", "i1", ...), and the entries `{"loop": NAME, ...}`; a loop whose body does not
 use it has no `index` (so loops that never read it import as before). A lower bound L is folded
-into each entry's `add`. A condition on the index is refused (conditions use lax.axis_index only);
-the other carries stay Unknown (a case's loop carries no values).
+into each entry's `add`. A condition on the index is refused (conditions use lax.axis_index only).
+A fori_loop that carries, besides its index, one array (an accumulator: `acc =
+lax.fori_loop(0, n, body, init)`) gets a `carry` (docs/case-format.md "Loop-carried values"):
+named after the body's parameter (else `acc`, `acc1`, ...), its dtype and shape the array's,
+`init` the vector value feeding the scan's carry, `next` the one the body returns; the carry in
+the body and the scan's result after the loop are `{"carry": NAME}` vector values. Anything else
+a scan carries (several values, a scalar) stays Unknown, and so do its results: an op using one
+is refused, naming it.
 """
 
 from __future__ import annotations
 
+import math
+
 from cfjax_import_values import Axis, Cond, ImporterBase, Unknown, user_line
+from cfjax_import_vectors import Vec
+
+# Why a case's loop carries nothing else (an Unknown's words).
+_ONE_CARRY = "a case's loop carries at most one array, of rank 1 or more, besides its index"
 
 
 class ControlMixin:
@@ -49,7 +61,9 @@ class ControlMixin:
     the first carry is the index when the body's first carry output is `i + 1` and its initial
     value (fori_loop's lower bound L) a static integer; it is bound to the loop index `NAME + L`
     (NAME a fresh name, "i", "i0", ...; the case's index runs 0..n-1), and the loop op gets
-    `"index": NAME` when its body uses it. The other carries stay Unknown."""
+    `"index": NAME` when its body (or its carry's `init` or `next`) uses it. With the index
+    counted and one more carry, an array: the loop's `carry` (loop_carry, carry_next). The other
+    carries, and the scan's results but a carry's, stay Unknown."""
     p = eqn.params
     if p.get("reverse"):
       self.refuse(eqn, "a reversed scan")
@@ -64,13 +78,25 @@ class ControlMixin:
     sub = dict(env)
     sub.update(zip(body_jaxpr.constvars, consts))
     where = user_line(eqn, self.user_file)
+    counts = n_carry >= 1 and self.counts_trips(body_jaxpr, body_jaxpr.invars[n_consts])
+    first = n_consts + (1 if counts else 0)  # the carries past the index
+    carried = [_aval(v) for v in body_jaxpr.invars[first:n_consts + n_carry]]
+    desc = ", ".join(f"{d}{list(s)}" for s, d in carried)
+    other = Unknown(f"a value of a lax.fori_loop that carries {desc} besides its index "
+                    f"({_ONE_CARRY})" if counts else
+                    f"a value a scan carries ({desc}) that counts no lax.fori_loop index by one "
+                    f"({_ONE_CARRY})", where)
     for k, (iv, ov) in enumerate(zip(body_jaxpr.invars, eqn.invars)):
-      if k < n_consts:
-        sub[iv] = self.value(env, ov)
-      else:
-        sub[iv] = Unknown("the loop's carry (a case's loop carries no values)", where)
+      sub[iv] = self.value(env, ov) if k < n_consts else other
+    for o in eqn.outvars:
+      env[o] = other
     name = None
-    if n_carry >= 1 and self.counts_trips(body_jaxpr, body_jaxpr.invars[n_consts]):
+    carry = None
+    if counts and len(carried) == 1 and carried[0][0]:
+      carry = self.loop_carry(eqn, env, sub, body_jaxpr, n_consts)
+      env[eqn.outvars[0]] = Unknown("the last index of a lax.fori_loop (after a case's loop, "
+                                    "only its carried array is read)", where)
+    if counts:
       lower = self.value(env, eqn.invars[n_consts])
       if isinstance(lower, bool) or not isinstance(lower, int):
         sub[body_jaxpr.invars[n_consts]] = Unknown(
@@ -80,12 +106,64 @@ class ControlMixin:
         sub[body_jaxpr.invars[n_consts]] = Axis(name, 1, lower, loop=True)
     ops = self.walk(body_jaxpr, sub)
     op = {"op": "loop", "trip_count": int(p["length"])}
-    if name is not None and _uses_loop(ops, name):
+    if carry is not None:
+      carry["next"] = self.carry_next(eqn, sub, body_jaxpr.outvars[1], carry)
+    if name is not None and _uses_loop([ops, carry], name):
       op["index"] = name
     elif name is not None:
       self.used_names.discard(name)
+    if carry is not None:
+      op["carry"] = carry
+      env[eqn.outvars[1]] = Vec({"carry": carry["name"]}, carry["shape"], carry["dtype"])
     op["body"] = ops
     return op
+
+  def loop_carry(self, eqn, env: dict, sub: dict, body_jaxpr, n_consts: int) -> dict:
+    """The loop's `carry` for a fori_loop carrying one array besides its index: its name (the
+    body's parameter's where it is a free identifier, else `acc`, `acc1`, ...), dtype, shape
+    and `init` (the vector value feeding the scan's carry, read in `env`: it may not read the
+    carry); the body's parameter bound in `sub` to {"carry": NAME}."""
+    iv = body_jaxpr.invars[n_consts + 1]
+    shape, dtype = _aval(iv)
+    if math.prod(shape) % 128:
+      self.refuse(eqn, f"a lax.fori_loop carrying {dtype}{list(shape)}: a loop's carry holds a "
+                  "multiple of 128 elements (JAX's strided layout for a warpgroup; other counts "
+                  "are not modelled)")
+    init = self.operand(env, eqn.invars[n_consts + 1], shape, dtype)
+    if not isinstance(init, Vec) or init.shape != shape or init.dtype != dtype:
+      self.refuse(eqn, f"a lax.fori_loop whose carried {dtype}{list(shape)} starts from a value "
+                  f"the importer does not follow: {self.describe(init)} (a loop's carry starts "
+                  "from a vector value, as a vector_store's)")
+    names = list(getattr(getattr(body_jaxpr, "debug_info", None), "arg_names", None) or [])
+    wanted = names[n_consts + 1] if n_consts + 1 < len(names) else None
+    name = self.carry_name(wanted)
+    sub[iv] = Vec({"carry": name}, shape, dtype)
+    return {"name": name, "dtype": dtype, "shape": list(shape), "init": init.j}
+
+  def carry_name(self, wanted) -> str:
+    """`wanted` where it is an identifier no other name of the case has; else the first free of
+    `acc`, `acc1`, `acc2`, ..."""
+    if isinstance(wanted, str) and wanted.isidentifier() and wanted not in self.used_names \
+        and len(wanted) <= 64:
+      self.used_names.add(wanted)
+      return wanted
+    k = 0
+    while (f"acc{k}" if k else "acc") in self.used_names:
+      k += 1
+    name = f"acc{k}" if k else "acc"
+    self.used_names.add(name)
+    return name
+
+  def carry_next(self, eqn, sub: dict, out, carry: dict):
+    """The carry's `next`: the vector value the body returns for it (read in the body's `sub`,
+    after its walk)."""
+    shape, dtype = tuple(carry["shape"]), carry["dtype"]
+    nxt = self.operand(sub, out, shape, dtype)
+    if not isinstance(nxt, Vec) or nxt.shape != shape or nxt.dtype != dtype:
+      self.refuse(eqn, f"a lax.fori_loop whose body returns for its carried {dtype}"
+                  f"{list(shape)} a value the importer does not follow: {self.describe(nxt)} (a "
+                  "loop's carry is a vector value, as a vector_store's)")
+    return nxt.j
 
   @staticmethod
   def counts_trips(body_jaxpr, iv) -> bool:
@@ -135,6 +213,12 @@ class ControlMixin:
     """A `while`: refused (a case's loop has a static trip count)."""
     self.refuse(eqn, "unsupported primitive `while`: a loop whose trip count is not static (a "
                 "case's loop is a lax.fori_loop with Python int bounds)")
+
+
+def _aval(var) -> tuple:
+  """(shape, dtype name) of a jaxpr variable."""
+  aval = getattr(var, "aval", None)
+  return tuple(getattr(aval, "shape", ())), str(getattr(aval, "dtype", ""))
 
 
 def _uses_loop(ops, name: str) -> bool:

@@ -25,6 +25,8 @@ store refuses, naming it and its line; so is a load whose vector is used by anot
 vec_size=v))` right after it: {"iota": {"dimension": d, "vec_size": v}}; with none,
 {"iota": {"dimension": d, "layout_cast": false}} (an iota whose vectors would cross rows, or a
 cast to another layout, is an Unknown).
+The array a lax.fori_loop carries (in its body) and its result (after it) are bound by
+cfjax_import_control to {"carry": NAME} Vecs, read as any other value.
 Scalar (0-d) equations are left to IndexMixin.scalar_eqn.
 """
 

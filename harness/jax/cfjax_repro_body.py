@@ -11,7 +11,9 @@ vector_src: `jnp.full`, `ref[...]` loads, `+ - *`, `jnp.minimum`/`jnp.maximum`,
 `(a).astype(jnp.T)`), `commit_smem` (a store's own left out for `"commit_smem": false`),
 `commit_smem_to_gmem_group`, `wait_smem_to_gmem(n, wait_read_only=...)`, barrier arrive/wait,
 `pl.when`, a `lax.fori_loop` per `loop` (`def tripN(i, carry)`, its `index` the parameter, spelt
-by loop_ident so that it shadows none of the script's names; `_` without one),
+by loop_ident so that it shadows none of the script's names; `_` without one; a loop with a
+`carry` is `def tripN(i, acc): ... return NEXT` and `acc = lax.fori_loop(0, n, tripN, INIT)`,
+the carry's name spelt by carry_ident and written for its `{"carry": name}` leaves),
 `pl.core_map(plgpu.WarpMesh)` per `warp_map`; each line carries its op's JSON path.
 needs_x64: whether a 64-bit dtype appears (the script then enables x64).
 """
@@ -21,19 +23,19 @@ from __future__ import annotations
 import re
 
 from cfjax_case import (REDUCTION_OPS, VECTOR_BINARY, CaseError, const_number, index_shape,
-                        iota_params)
+                        iota_params, loop_carry)
 from cfjax_repro_src import (Unsupported, axis_names_src, dtype_src, ident, num_barriers_src,
                              shape_src)
 from cfjax_smem_layout import transforms_src
 
-# Names a loop's index must not take (besides cfjax_repro_src.RESERVED, which ident avoids): the
-# script's other top-level names (cfjax_repro_kernel, _modes, _checks write them) and what the
-# loop function itself uses.
+# Names a loop's index or carry must not take (besides cfjax_repro_src.RESERVED, which ident
+# avoids): the script's other top-level names (cfjax_repro_kernel, _modes, _checks write them),
+# what the loop function itself uses, and `_` (each `pl.when` body's `def _():`).
 SCRIPT_NAMES = {"carry", "keep_alive", "kernel_body", "make_kernel", "make_inputs", "main",
                 "collfuzz_case", "check_array", "check_outputs", "check_raised", "as_array",
                 "explicit_values", "fill_values", "normalize", "gpu_callbacks", "MODE",
                 "JAX_VERSION", "EXPECTED_EXCEPTION", "EXPECTED_MESSAGE", "EXPECTED_STEP",
-                "MESSAGE_MATCH"}
+                "MESSAGE_MATCH", "_"}
 
 OOB = {"undefined": "UNDEFINED", "promise_in_bounds": "PROMISE_IN_BOUNDS", "zeros": "ZEROS"}
 
@@ -49,6 +51,10 @@ class Writer:
     self.loops = 0
     self.loop_names: dict = {}  # the index names of the enclosing loops -> their spelling
     self.loop_spellings: dict = {}  # every loop index name -> its spelling (loop_ident)
+    self.carry_spellings: dict = {}  # every loop carry's name -> its spelling (carry_ident)
+    # The carries a vector value may read here (of a loop around it, or of one before it in an
+    # enclosing body): name -> (spelling, shape, dtype name).
+    self.carries: dict = {}
 
   def emit(self, depth: int, text: str):
     self.lines.append("  " * depth + text)
@@ -165,19 +171,33 @@ class Writer:
   def loop_ident(self, name) -> str:
     """The parameter a loop's `index` NAME becomes in its `def tripN(NAME, carry)`: ident(NAME),
     unless that is a name the script uses (a ref, one of its own functions, a tripN or scopeN,
-    `carry`): then `loop_` + it, with trailing underscores until it is free. The same NAME is
-    always spelt the same."""
+    `carry`, a loop carry's spelling): then `loop_` + it, with trailing underscores until it is
+    free. The same NAME is always spelt the same."""
     if not isinstance(name, str):
       raise Unsupported(f"a loop index that is not a name: {name!r}")
-    if name in self.loop_spellings:
-      return self.loop_spellings[name]
-    taken = self.ref_idents() | set(self.loop_spellings.values()) | SCRIPT_NAMES
+    return self.spelling(name, self.loop_spellings, "loop_")
+
+  def carry_ident(self, name) -> str:
+    """The variable a loop's carry NAME becomes (the parameter of its `def tripN(i, NAME)` and
+    the loop's result, `NAME = lax.fori_loop(...)`): ident(NAME), unless that is a name the
+    script uses (as loop_ident's, a loop index's spelling included): then `carry_` + it, with
+    trailing underscores until it is free. The same NAME is always spelt the same."""
+    if not isinstance(name, str):
+      raise Unsupported(f"a loop carry whose name is not a string: {name!r}")
+    return self.spelling(name, self.carry_spellings, "carry_")
+
+  def spelling(self, name: str, spellings: dict, prefix: str) -> str:
+    """loop_ident and carry_ident: `name`'s entry in `spellings`, made on first use."""
+    if name in spellings:
+      return spellings[name]
+    taken = self.ref_idents() | set(self.loop_spellings.values()) | \
+        set(self.carry_spellings.values()) | SCRIPT_NAMES
     base = ident(name)
     if base in taken or re.fullmatch(r"(scope|trip)\d+", base):
-      base = "loop_" + base
+      base = prefix + base
       while base in taken:
         base += "_"
-    self.loop_spellings[name] = base
+    spellings[name] = base
     return base
 
   def ref_idents(self) -> set:
@@ -280,8 +300,10 @@ class Writer:
       raise Unsupported(f"{path}: expected an array of ops")
     if not ops:
       self.emit(depth, "pass")
+    saved = dict(self.carries)  # a loop's result is read after it in this body only
     for i, op in enumerate(ops):
       self.op(op, depth, f"{path}[{i}]")
+    self.carries = saved
 
   def op(self, op: dict, depth: int, path: str):
     kind = op.get("op") if isinstance(op, dict) else None
@@ -380,28 +402,57 @@ class Writer:
       self.emit(depth, "def _():")
       self.body(op.get("body", []), depth + 1, path + ".body")
     elif kind == "loop":
-      # cfjax_translate: lax.fori_loop over a static trip count; barrier phases carry across trips.
-      if not isinstance(op.get("trip_count"), int) or isinstance(op.get("trip_count"), bool):
-        raise Unsupported(f"{path}.trip_count: expected an integer")
-      name = f"trip{self.loops}"
-      self.loops += 1
-      index = "_"
-      if op.get("index") is not None:  # the body's {"loop": NAME} entries use the fori_loop's i
-        index = self.loop_ident(op["index"])
-      self.emit(depth, f"def {name}({index}, carry):  # {path}")
-      saved = dict(self.loop_names)
-      if op.get("index") is not None:
-        self.loop_names[op["index"]] = index
-      self.body(op.get("body", []), depth + 1, path + ".body")
-      self.loop_names = saved
-      self.emit(depth + 1, "return carry")
-      self.emit(depth, f"lax.fori_loop(0, {int(op['trip_count'])}, {name}, None)")
+      self.loop(op, depth, path)
     elif kind == "warp_map":
       # cfjax_translate: the warp-level context; lax.axis_index(axis) is the warp (0..3).
       self.emit(depth, f"@pl.core_map(plgpu.WarpMesh(axis_name={op['axis']!r}))  # {path}")
       self.emit(depth, "def _():")
       self.body(op.get("body", []), depth + 1, path + ".body")
 
+
+  def loop(self, op: dict, depth: int, path: str):
+    """cfjax_translate.emit_loop: lax.fori_loop over a static trip count (barrier phases carry
+    across trips), `def tripN(i, carry): ... return carry` and `lax.fori_loop(0, n, tripN,
+    None)`; with a `carry`, `def tripN(i, acc): ... return NEXT` and `acc = lax.fori_loop(0, n,
+    tripN, INIT)` (INIT written before the carry is in scope: it may not read it; `acc` the
+    carry's spelling, carry_ident, which the ops after the loop read as its result)."""
+    if not isinstance(op.get("trip_count"), int) or isinstance(op.get("trip_count"), bool):
+      raise Unsupported(f"{path}.trip_count: expected an integer")
+    try:
+      carry = loop_carry(op, path)
+    except CaseError as e:
+      raise Unsupported(str(e)) from e
+    name = f"trip{self.loops}"
+    self.loops += 1
+    index = "_"
+    if op.get("index") is not None:  # the body's {"loop": NAME} entries use the fori_loop's i
+      index = self.loop_ident(op["index"])
+    param, init, own = "carry", "None", None
+    if carry is not None:
+      shape, dtype = tuple(carry["shape"]), carry["dtype"]
+      init = self.vector_src(carry["init"], shape, dtype, path + ".carry.init", True)
+      param = self.carry_ident(carry["name"])
+      own = (param, shape, dtype)
+    self.emit(depth, f"def {name}({index}, {param}):  # {path}")
+    saved, saved_carries = dict(self.loop_names), dict(self.carries)
+    if op.get("index") is not None:
+      self.loop_names[op["index"]] = index
+    if carry is not None:
+      self.carries[carry["name"]] = own
+    if op.get("body") or carry is None:  # a carry's `return` alone needs no `pass`
+      self.body(op.get("body", []), depth + 1, path + ".body")
+    if carry is not None:
+      nxt = self.vector_src(carry["next"], own[1], own[2], path + ".carry.next", True)
+      self.emit(depth + 1, f"return {nxt}  # {path}.carry.next")
+    else:
+      self.emit(depth + 1, "return carry")
+    self.loop_names, self.carries = saved, saved_carries
+    if carry is None:
+      self.emit(depth, f"lax.fori_loop(0, {int(op['trip_count'])}, {name}, None)")
+      return
+    self.carries[carry["name"]] = own  # the loop's result, for the ops after it
+    self.emit(depth, f"{param} = lax.fori_loop(0, {int(op['trip_count'])}, {name}, {init})  "
+              f"# {path}.carry.init")
 
   def vector_dst(self, d, path: str):
     """cfjax_translate.vector_dst as source: (`o.at[idx]` or `buf.at[i]`, the slice's shape, the
@@ -444,10 +495,19 @@ class Writer:
   def vector_src(self, v, shape: tuple, dtype: str, path: str, top: bool = False) -> str:
     """cfjax_translate.vector_value as source: `jnp.full(shape, c, jnp.T)`, `buf.at[0][...]`,
     `x.at[idx][...]`, `a + b` (parenthesised inside another operator), `jnp.maximum(a, b)`,
-    `(a + b).astype(jnp.float16)`."""
+    `(a + b).astype(jnp.float16)`, a loop carry's variable (`acc`)."""
     if not isinstance(v, dict) or len(v) != 1:
       raise Unsupported(f"{path}: not a vector value: {v!r}")
     (kind, arg), = v.items()
+    if kind == "carry":  # a loop's carry: its variable (Writer.loop)
+      if not isinstance(arg, str) or arg not in self.carries:
+        raise Unsupported(f"{path}.carry: no loop around this value, nor one before it in an "
+                          f"enclosing body, carries {arg!r}")
+      spelling, cshape, cdtype = self.carries[arg]
+      if tuple(cshape) != tuple(shape) or cdtype != dtype:
+        raise Unsupported(f"{path}.carry: the carry {arg!r} is {cdtype}{list(cshape)}, here "
+                          f"{dtype}{list(shape)} is read")
+      return spelling
     if kind == "const":
       try:
         c = const_number(arg, dtype, path)
@@ -512,7 +572,7 @@ class Writer:
     raise Unsupported(f"{path}: vector value {kind!r} (const, iota, broadcast, load, add, sub, mul, "
                       "min, max, "
                       "and, or, xor, shift_left, shift_right_logical, shift_right_arithmetic, "
-                      "convert)")
+                      "convert, carry)")
 
 
 def needs_x64(case: dict) -> bool:
@@ -527,5 +587,14 @@ def needs_x64(case: dict) -> bool:
         if op.get("op") in ("run_scoped", "when", "loop", "warp_map"):
           yield from allocs(op.get("body", []))
 
+  def carries(ops):
+    for op in ops:
+      if isinstance(op, dict):
+        if op.get("op") == "loop" and isinstance(op.get("carry"), dict):
+          yield op["carry"]
+        if op.get("op") in ("run_scoped", "when", "loop", "warp_map"):
+          yield from carries(op.get("body", []))
+
   dtypes += [a["dtype"] for a in allocs(case["program"]) if "dtype" in a]
+  dtypes += [c.get("dtype") for c in carries(case["program"])]
   return any(d in ("int64", "uint64", "float64") for d in dtypes)

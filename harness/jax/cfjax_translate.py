@@ -22,8 +22,9 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
 import cfjax_smem_layout
-from cfjax_case import (VECTOR_BINARY, Case, CaseError, axis_name, axis_names, const_number, flag,
-                        iota_params, loop_key, plus_terms, reduction_op, wait_groups)
+from cfjax_case import (VECTOR_BINARY, Case, CaseError, axis_name, axis_names, carry_key,
+                        carry_leaf, const_number, flag, iota_params, loop_carry, loop_key,
+                        plus_terms, reduction_op, wait_groups)
 
 LABEL_PREFIX = "cfop"
 HIDDEN_OUTPUT = "_cfjax_keep_alive"
@@ -40,6 +41,8 @@ def jnp_dtype(name: str):
 def needs_x64(case: Case) -> bool:
   dtypes = [a["dtype"] for a in case.inputs + case.outputs]
   dtypes += [a["dtype"] for a in case.allocs() if "dtype" in a]
+  dtypes += [op["carry"].get("dtype") for _, op, _ in case.walk()
+             if op["op"] == "loop" and isinstance(op.get("carry"), dict)]
   return any(d in ("int64", "uint64", "float64") for d in dtypes)
 
 
@@ -264,10 +267,22 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
   is jnp.minimum(a, b), jnp.maximum(a, b) (lax.min_p / lax.max_p); {"shift_left"|
   "shift_right_logical"|"shift_right_arithmetic": [a, b]} is lax.shift_left(a, b), ...; {"convert": {"from": F,
   "value": a}} is a.astype(dtype) (lax.convert_element_type), `a` (its loads, its constants)
-  of dtype F."""
+  of dtype F; {"carry": name} is env[carry_key(name)] (docs/case-format.md "Loop-carried
+  values": the trip's incoming carry inside its loop, the loop's result after it), of `shape` and
+  `dtype`."""
   if not isinstance(v, dict) or len(v) != 1:
     raise CaseError(f"{path}: not a vector value: {v!r}")
   (kind, arg), = v.items()
+  if kind == "carry":
+    name = carry_leaf(arg, path)
+    if carry_key(name) not in env:
+      raise CaseError(f"{path}.carry: no loop around this value, nor one before it in an "
+                      f"enclosing body, carries {name!r}")
+    value = env[carry_key(name)]
+    if tuple(value.shape) != tuple(shape) or jnp.dtype(value.dtype) != jnp.dtype(dtype):
+      raise CaseError(f"{path}.carry: the carry {name!r} is {value.dtype}{list(value.shape)}, "
+                      f"here {jnp.dtype(dtype)}{list(shape)} is read")
+    return value
   if kind == "const":
     return jnp.full(shape, const_number(arg, dtype, path), dtype)
   if kind == "iota":
@@ -347,6 +362,9 @@ class Translation:
   # -- ops
 
   def emit_body(self, ops: list, env: dict, path: str):
+    # The body's own env: a loop's result (carry_key) bound by one of its ops is seen by the ops
+    # after it and the bodies nested in them, and not past the body.
+    env = dict(env)
     for i, op in enumerate(ops):
       p = f"{path}[{i}]"
       k = len(self.op_paths)
@@ -449,21 +467,7 @@ class Translation:
       body = op.get("body", [])
       pl.when(cond_value(op["cond"]))(lambda: self.emit_body(body, env, path + ".body"))
     elif kind == "loop":
-      # A static trip count: lax.fori_loop (a scan the Mosaic GPU lowering turns into scf.for);
-      # the body is traced once, and barrier phases carry across iterations. With an `index`,
-      # the body sees the index tracer (0..n-1) as env[loop_key(index)].
-      body = op.get("body", [])
-      index = op.get("index")
-
-      def iteration(i, carry):
-        inner = env
-        if index is not None:
-          inner = dict(env)
-          inner[loop_key(index)] = i
-        self.emit_body(body, inner, path + ".body")
-        return carry
-
-      lax.fori_loop(0, int(op["trip_count"]), iteration, None)
+      self.emit_loop(op, env, path)
     elif kind == "warp_map":
       # The warp-level context: pl.core_map over plgpu.WarpMesh; lax.axis_index(axis) is the warp.
       body = op.get("body", [])
@@ -473,6 +477,42 @@ class Translation:
         self.emit_body(body, env, path + ".body")
     else:
       raise CaseError(f"{path}: unknown op {kind!r}")
+
+  def emit_loop(self, op: dict, env: dict, path: str):
+    """A static trip count: lax.fori_loop (a scan the Mosaic GPU lowering turns into scf.for);
+    the body is traced once, and barrier phases carry across iterations. With an `index`, the
+    body sees the index tracer (0..n-1) as env[loop_key(index)]. Without a `carry` the loop
+    carries None; with one (docs/case-format.md "Loop-carried values") `init` is evaluated
+    before the loop, the body sees the trip's incoming carry as env[carry_key(name)], `next`
+    (evaluated after the body's ops) is what a trip returns, and the loop's result is bound to
+    env[carry_key(name)] for the ops after the loop (`env` is the enclosing body's own)."""
+    body = op.get("body", [])
+    index = op.get("index")
+    carry = loop_carry(op, path)
+    shape = dtype = None
+    if carry is not None:
+      try:
+        shape, dtype = tuple(carry["shape"]), jnp_dtype(carry["dtype"])
+      except TypeError as e:
+        raise CaseError(f"{path}.carry.dtype: unknown dtype {carry['dtype']!r}") from e
+
+    def iteration(i, value):
+      inner = dict(env)
+      if index is not None:
+        inner[loop_key(index)] = i
+      if carry is None:
+        self.emit_body(body, inner, path + ".body")
+        return value
+      inner[carry_key(carry["name"])] = value
+      self.emit_body(body, inner, path + ".body")
+      return vector_value(carry["next"], inner, shape, dtype, path + ".carry.next")
+
+    if carry is None:
+      lax.fori_loop(0, int(op["trip_count"]), iteration, None)
+      return
+    outer = {k: v for k, v in env.items() if k != carry_key(carry["name"])}
+    init = vector_value(carry["init"], outer, shape, dtype, path + ".carry.init")
+    env[carry_key(carry["name"])] = lax.fori_loop(0, int(op["trip_count"]), iteration, init)
 
   # -- the kernel
 

@@ -72,7 +72,12 @@ struct IrStore {
 // step of a loop slot there.
 struct IrVectorStore {
   const Op* op = nullptr;
-  const VectorStore* store = nullptr;
+  const VectorStore* store = nullptr;  // null for a loop carry's value
+  const VectorValue* value = nullptr;  // the store's value, or the carry's init or next
+  // A loop carry's init or next (op a Loop): the value goes to the thread's register of that
+  // carry instead of memory.
+  std::string carry;
+  bool carry_next = false;  // the carry's next (else its init)
   std::int32_t output = 0;
   std::vector<std::pair<std::int64_t, std::int64_t>> smem_loads;  // (offset, slot stride)
   std::int64_t dst_smem_offset = 0;  // to_smem: the destination ref's first byte

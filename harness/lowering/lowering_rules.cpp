@@ -99,6 +99,8 @@ class Lowerer {
   std::vector<std::pair<BarrierKey, std::vector<std::int32_t>>> pools_;
   // The group each live barrier allocation holds.
   std::vector<std::pair<const Alloc*, std::int32_t>> reserved_;
+  // Each loop carry's Lane vector length (0: a splat), init's inside its loop, next's after it.
+  std::map<std::string, std::int64_t> carry_vec_;
 
   bool lane() const { return c_.target.semantics == Semantics::kLane; }
   bool cp_async() const { return arch_major(c_.target.arch) < 9; }
@@ -138,10 +140,12 @@ class Lowerer {
         lower(n.body);
         ir_.ops.push_back(IrOp{IrKind::kGuardEnd, &op, 0, nullptr, true});
       } else if (const auto* l = std::get_if<Loop>(&op.v)) {
+        if (l->carry) carry_value(op, *l, false);  // init, traced before the loop
         IrOp begin{IrKind::kLoopBegin, &op, 0, nullptr, true};
         begin.trip_count = l->trip_count;
         ir_.ops.push_back(begin);
         lower(n.body);
+        if (l->carry) carry_value(op, *l, true);  // next, the body's result, in every trip
         ir_.ops.push_back(IrOp{IrKind::kLoopEnd, &op, 0, nullptr, true});
       } else if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
         copy(op, *cp);
@@ -487,7 +491,7 @@ class Lowerer {
   // of different layouts. An iota's layout is its layout_cast's, which the lowering builds before
   // the iota's rule under both semantics (the lookahead's hint); under Warpgroup the rest is the
   // layout inference's and the dialect lowering's (dialect_stage.cpp).
-  void lower_value(const Op& op, const VectorValue& value, DType dtype, IrVectorStore& iv) {
+  std::int64_t lower_value(const Op& op, const VectorValue& value, DType dtype, IrVectorStore& iv) {
     std::vector<ValueEqn> eqns;
     value_eqns(value, dtype, iv.shape, eqns);
     std::map<const VectorValue*, std::int64_t> layout;
@@ -519,6 +523,8 @@ class Lowerer {
         }
       } else if (!lane()) {
         continue;
+      } else if (v->kind == VectorKind::kCarry) {
+        vec = carry_vec_.at(v->ref);  // init's inside the loop, next's after it
       } else if (v->kind == VectorKind::kLoadSmem || v->kind == VectorKind::kLoadInput) {
         if (elements % 128 != 0) strided_elements(op, load_memref(*v), elements);
         vec = strided_vec_size(dtype_bits(q.dtype), elements);
@@ -552,6 +558,62 @@ class Lowerer {
       }
       layout[v] = vec;
     }
+    const auto root = layout.find(&value);
+    return root == layout.end() ? 0 : root->second;
+  }
+
+  // The pytree mgpu.fori compares for a carried FragmentedArray of vector length `vec` (0: a
+  // splat): its layout, its registers' shape and is_signed, one leaf per register.
+  static std::string fori_tree(const Shape& shape, DType dtype, std::int64_t vec) {
+    const std::int64_t n = vec == 0 ? 1 : element_count(shape) / (vec * 128);
+    std::string leaves = "*";
+    for (std::int64_t k = 1; k < n; ++k) leaves += ", *";
+    const DTypeInfo& info = dtype_info(dtype);
+    return "PyTreeDef([CustomNode(FragmentedArray[(" + fragmented_layout_repr(shape, vec) + ", " +
+           (vec == 0 ? std::string("()") : "(" + std::to_string(n) + ",)") + ", " +
+           (info.is_float    ? "None"
+            : info.is_signed ? "True"
+                             : "False") +
+           ")], [" + leaves + "])])";
+  }
+
+  // A loop carry's init (before the loop) or next (the body's result): the value's rules as a
+  // store's, then under Lane mgpu.fori's comparison of next's tree with init's (a loop of one
+  // trip is unrolled: none); the thread's register of the carry takes the value.
+  void carry_value(const Op& op, const Loop& l, bool next) {
+    const Loop::Carry& c = *l.carry;
+    IrVectorStore iv;
+    iv.op = &op;
+    iv.value = next ? &c.next : &c.init;
+    iv.carry = c.name;
+    iv.carry_next = next;
+    iv.dtype = c.dtype;
+    iv.shape = c.shape;
+    iv.elements = element_count(c.shape);
+    iv.eight_bit = dtype_bits(c.dtype) == 8 && computes_arithmetic(*iv.value);
+    iv.own_layout = has_own_layout(*iv.value);
+    const std::int64_t vec = lower_value(op, *iv.value, c.dtype, iv);
+    if (next && lane() && l.trip_count > 1 && vec != carry_vec_.at(c.name)) {
+      raise(Stage::kLower, "ValueError",
+            "(" + fori_tree(c.shape, c.dtype, vec) + ", " +
+                fori_tree(c.shape, c.dtype, carry_vec_.at(c.name)) + ")",
+            rule_id::kLoopCarryLayout, op.path);
+    }
+    carry_vec_[c.name] = vec;
+    vector_loads(*iv.value, iv);
+    ir_.ops.push_back(IrOp{IrKind::kVectorStore, &op,
+                           static_cast<std::int32_t>(ir_.vector_stores.size()), nullptr, true});
+    ir_.vector_stores.push_back(std::move(iv));
+  }
+
+  // The SMEM bytes each SMEM load of `value` starts at (depth first), and a loop slot's step.
+  void vector_loads(const VectorValue& value, IrVectorStore& iv) {
+    for_each_vector_load(value, [&](const VectorValue& load) {
+      if (load.kind != VectorKind::kLoadSmem) return;
+      const Alloc& a = *lookup_.alloc(load.ref);
+      iv.smem_loads.emplace_back(smem_offset_of(a, load.smem_index, load.smem_slot.has_value()),
+                                 load.smem_slot ? slot_stride_of(a) : 0);
+    });
   }
 
   // _swap_lowering_rule: the value's loads (_get_lowering_rule) read SMEM refs at their offsets.
@@ -559,6 +621,7 @@ class Lowerer {
     IrVectorStore iv;
     iv.op = &op;
     iv.store = &vs;
+    iv.value = &vs.value;
     DType dtype = DType::kFloat32;
     if (vs.to_smem) {
       const Alloc& a = *lookup_.alloc(vs.dst);
@@ -593,12 +656,7 @@ class Lowerer {
         }
       }
     }
-    for_each_vector_load(vs.value, [&](const VectorValue& load) {
-      if (load.kind != VectorKind::kLoadSmem) return;
-      const Alloc& a = *lookup_.alloc(load.ref);
-      iv.smem_loads.emplace_back(smem_offset_of(a, load.smem_index, load.smem_slot.has_value()),
-                                 load.smem_slot ? slot_stride_of(a) : 0);
-    });
+    vector_loads(vs.value, iv);
     ir_.ops.push_back(IrOp{IrKind::kVectorStore, &op,
                            static_cast<std::int32_t>(ir_.vector_stores.size()), nullptr, true});
     ir_.vector_stores.push_back(std::move(iv));

@@ -108,6 +108,7 @@ struct VectorNode {
   // kIota: element j's value is its index (j / iota_inner) % iota_size along the iota's dimension.
   std::int64_t iota_inner = 1;
   std::int64_t iota_size = 1;
+  std::int32_t reg = -1;  // kCarry: the thread's register of the carry (Plan::registers)
 };
 
 // vector_store: the warpgroup's value, element by element (harness/core/vector_arith.h), stored
@@ -118,6 +119,8 @@ struct VectorStoreOp {
   // Into SMEM instead (st.shared, a generic-proxy write): the ref's first byte in the CTA's SMEM.
   bool to_smem = false;
   std::int64_t smem_offset = 0;
+  // Into a register instead (a loop carry's init or next, no memory): Plan::registers index.
+  std::int32_t to_register = -1;
   DType dtype = DType::kFloat32;  // of the destination (and of every node outside a convert)
   std::int64_t elements = 0;
   std::int32_t first_node = 0;  // Plan::vector_nodes: [first_node, first_node + num_nodes)
@@ -272,6 +275,8 @@ struct Plan {
   std::vector<StoreWaitOp> store_waits;
   std::vector<VectorStoreOp> vector_stores;
   std::vector<VectorNode> vector_nodes;
+  // The registers of loop-carried values, one per thread and carry: each one's element count.
+  std::vector<std::int64_t> registers;
   std::vector<WaitOp> waits;
   std::vector<BlockSyncOp> block_syncs;
   std::vector<WarpArrivalCheckOp> warp_checks;

@@ -47,6 +47,7 @@ class PlanBuilder {
   Plan plan_;
   std::vector<std::int32_t> op_strings_;  // per IrOp: Plan::strings index of its path
   std::int64_t iteration_ = 0;  // the trip of the innermost open loop, for the op being built
+  std::map<std::string, std::int32_t> registers_;  // the thread's carry registers, by carry
   // Inside a warp_map (its ops carry Op::warp): the WarpArrivalCheckOp at its entry, and the warp
   // of the op being built (-1 outside).
   std::optional<std::size_t> warp_check_;
@@ -162,6 +163,7 @@ class PlanBuilder {
       return ir_.ops[loops.back().first].trip_count - 1 - loops.back().second;
     };
     iteration_ = 0;
+    registers_.clear();
     warp_check_.reset();
     warp_ = -1;
     for (std::size_t k = 0; k < ir_.ops.size(); ++k) {
@@ -447,11 +449,19 @@ class PlanBuilder {
   }
 
   void vector_store(const IrVectorStore& iv, std::int32_t path, std::int64_t r, std::int64_t t) {
+    // The mutant: the carry's next is computed into nothing; the carry keeps its init.
+    if (iv.carry_next && mutant_active(Mutant::kCarryNextIgnored)) return;
     VectorStoreOp v;
     v.output = iv.output;
     v.dtype = iv.dtype;
     v.elements = iv.elements;
-    if (iv.store->to_smem) {
+    if (!iv.carry.empty()) {
+      // A loop carry's init or next: the thread's register of the carry (made at its init).
+      const auto [reg, made] =
+          registers_.try_emplace(iv.carry, static_cast<std::int32_t>(plan_.registers.size()));
+      if (made) plan_.registers.push_back(iv.elements);
+      v.to_register = reg->second;
+    } else if (iv.store->to_smem) {
       v.to_smem = true;
       v.smem_offset = iv.dst_smem_offset;
       if (iv.store->smem_slot)
@@ -484,6 +494,8 @@ class PlanBuilder {
             n.smem_offset = offset;
             if (value.smem_slot)
               n.smem_offset += dyn_value(*value.smem_slot, iteration_) * slot_stride;
+          } else if (value.kind == VectorKind::kCarry) {
+            n.reg = registers_.at(value.ref);
           } else if (value.kind == VectorKind::kLoadInput) {
             for (std::size_t i = 0; i < c_.inputs.size(); ++i) {
               if (c_.inputs[i].name == value.ref) n.input = static_cast<std::int32_t>(i);
@@ -493,7 +505,7 @@ class PlanBuilder {
           }
           plan_.vector_nodes.push_back(n);
         };
-    emit(iv.store->value, v.dtype, iv.shape);
+    emit(*iv.value, v.dtype, iv.shape);
     v.num_nodes = static_cast<std::int32_t>(plan_.vector_nodes.size()) - v.first_node;
     plan_.vector_stores.push_back(v);
     step(StepKind::kVectorStore, path, static_cast<std::int32_t>(plan_.vector_stores.size() - 1));

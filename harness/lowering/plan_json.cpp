@@ -102,7 +102,9 @@ json step_json(const Plan& p, const Step& s) {
     case StepKind::kVectorStore: {
       const VectorStoreOp& v = p.vector_stores[i];
       j["step"] = "vector_store";
-      if (v.to_smem) {
+      if (v.to_register >= 0) {
+        j["register"] = v.to_register;
+      } else if (v.to_smem) {
         j["smem_offset"] = v.smem_offset;
       } else {
         j["output"] = p.outputs[static_cast<std::size_t>(v.output)].name;

@@ -43,6 +43,7 @@ inline constexpr std::string_view kSplatStoreCount = "dialect.vector.splat_store
 inline constexpr std::string_view kSplatVecSize = "lower.vector.splat_vec_size";
 inline constexpr std::string_view kIotaLayout = "lower.vector.iota_layout";
 inline constexpr std::string_view kIotaUncast = "lower.vector.iota_uncast";
+inline constexpr std::string_view kLoopCarryLayout = "lower.loop.carry_layout";
 inline constexpr std::string_view kEstimateClusterAxis = "estimate.cluster_barrier.unknown_axis";
 inline constexpr std::string_view kEstimateSemaphore = "estimate.semaphore.scope";
 inline constexpr std::string_view kEstimateGmem = "estimate.gmem.unsupported";
@@ -134,6 +135,7 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kSplatVecSize,
                                             kIotaLayout,
                                             kIotaUncast,
+                                            kLoopCarryLayout,
                                             kEstimateClusterAxis,
                                             kEstimateSemaphore,
                                             kEstimateGmem,

@@ -105,6 +105,7 @@ class Simulation {
   std::vector<Thread> threads_;
   std::vector<GmemArray> gmem_;
   std::vector<OutputArray> outputs_;
+  CarryRegisters registers_;           // the threads' loop-carried values (Plan::registers)
   std::optional<UndefinedRecord> ub_;  // the first undefined behaviour met
 
   void meet_undefined(UndefinedBehaviour code, std::string op, std::optional<std::int64_t> cta,
@@ -123,6 +124,7 @@ class Simulation {
   }
 
   void start() {
+    registers_.assign(plan_.registers.size(), {});
     ctas_.resize(static_cast<std::size_t>(plan_.num_ctas));
     for (std::size_t rank = 0; rank < ctas_.size(); ++rank) {
       Cta& cta = ctas_[rank];
@@ -521,13 +523,15 @@ class Simulation {
         }
         case StepKind::kVectorStore: {
           const lowering::VectorStoreOp& v = plan_.vector_stores[idx];
-          if (v.to_smem) {
+          if (v.to_register >= 0) {
+            run_vector_store_register(plan_, v, *cta.smem, gmem_, registers_);
+          } else if (v.to_smem) {
             before_write(p.cta, v.smem_offset, v.elements * dtype_bits(v.dtype) / 8);
-            run_vector_store_smem(plan_, v, *cta.smem, gmem_, th.unfenced);
+            run_vector_store_smem(plan_, v, *cta.smem, gmem_, registers_, th.unfenced);
           } else {
             // Only a store into an output names one (into SMEM, v.output is not an index).
             OutputArray& out = outputs_[static_cast<std::size_t>(v.output)];
-            run_vector_store(plan_, v, *cta.smem, gmem_, out.bytes, out.written);
+            run_vector_store(plan_, v, *cta.smem, gmem_, registers_, out.bytes, out.written);
           }
           break;
         }

@@ -26,7 +26,8 @@ std::int64_t array_element(const lowering::ArraySlice& s, std::int64_t j) {
 // The value of element j of `v` (row-major over the store's shape).
 VectorElement element_value(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
                             const SharedMemory& smem, const std::vector<GmemArray>& inputs,
-                            std::int64_t store_j, std::vector<VectorElement>& stack) {
+                            const CarryRegisters& registers, std::int64_t store_j,
+                            std::vector<VectorElement>& stack) {
   const auto first = plan.vector_nodes.begin() + v.first_node;
   const auto last = first + v.num_nodes;
   stack.clear();
@@ -54,6 +55,10 @@ VectorElement element_value(const lowering::Plan& plan, const lowering::VectorSt
         break;
       case VectorKind::kIota:
         stack.push_back({vector_iota(n->dtype, own() / n->iota_inner % n->iota_size), false});
+        break;
+      case VectorKind::kCarry:
+        stack.push_back(
+            registers[static_cast<std::size_t>(n->reg)][static_cast<std::size_t>(own())]);
         break;
       case VectorKind::kConvert: {
         const VectorElement a = stack.back();
@@ -89,7 +94,7 @@ std::int64_t store_elements(const lowering::VectorStoreOp& v) {
 
 void run_vector_store(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
                       const SharedMemory& smem, const std::vector<GmemArray>& inputs,
-                      std::vector<std::uint8_t>& out_bytes,
+                      const CarryRegisters& registers, std::vector<std::uint8_t>& out_bytes,
                       std::vector<std::uint8_t>& out_written) {
   const DType dtype = plan.outputs[static_cast<std::size_t>(v.output)].dtype;
   const int bits = dtype_bits(dtype);
@@ -97,7 +102,7 @@ void run_vector_store(const lowering::Plan& plan, const lowering::VectorStoreOp&
   std::vector<VectorElement> stack;
   stack.reserve(static_cast<std::size_t>(v.num_nodes));
   for (std::int64_t j = 0; j < elements; ++j) {
-    const VectorElement r = element_value(plan, v, smem, inputs, j, stack);
+    const VectorElement r = element_value(plan, v, smem, inputs, registers, j, stack);
     const std::int64_t index = array_element(v.slice, j);
     store_packed(out_bytes.data(), bits, index, r.bits);
     out_written[static_cast<std::size_t>(index)] = r.unspecified ? 0 : 1;
@@ -106,7 +111,7 @@ void run_vector_store(const lowering::Plan& plan, const lowering::VectorStoreOp&
 
 void run_vector_store_smem(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
                            SharedMemory& smem, const std::vector<GmemArray>& inputs,
-                           std::vector<UnfencedBytes>& unfenced) {
+                           const CarryRegisters& registers, std::vector<UnfencedBytes>& unfenced) {
   const DType dtype = v.dtype;
   const int width = dtype_bits(dtype) / 8;
   const std::int64_t elements = v.elements;
@@ -114,7 +119,7 @@ void run_vector_store_smem(const lowering::Plan& plan, const lowering::VectorSto
   std::vector<VectorElement> values;
   values.reserve(static_cast<std::size_t>(elements));
   for (std::int64_t j = 0; j < elements; ++j)
-    values.push_back(element_value(plan, v, smem, inputs, j, stack));
+    values.push_back(element_value(plan, v, smem, inputs, registers, j, stack));
   const std::uint8_t* at = smem.data() + v.smem_offset;
   unfenced.push_back(
       UnfencedBytes{v.smem_offset, std::vector<std::uint8_t>(at, at + elements * width)});
@@ -123,6 +128,17 @@ void run_vector_store_smem(const lowering::Plan& plan, const lowering::VectorSto
                  values[static_cast<std::size_t>(j)].bits);
     smem.mark(v.smem_offset + j * width, width, values[static_cast<std::size_t>(j)].unspecified);
   }
+}
+
+void run_vector_store_register(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
+                               const SharedMemory& smem, const std::vector<GmemArray>& inputs,
+                               CarryRegisters& registers) {
+  std::vector<VectorElement> stack;
+  std::vector<VectorElement> values;
+  values.reserve(static_cast<std::size_t>(v.elements));
+  for (std::int64_t j = 0; j < v.elements; ++j)
+    values.push_back(element_value(plan, v, smem, inputs, registers, j, stack));
+  registers[static_cast<std::size_t>(v.to_register)] = std::move(values);
 }
 
 const std::uint8_t* async_proxy_view(const SharedMemory& smem, std::int64_t offset, std::int64_t n,

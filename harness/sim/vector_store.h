@@ -5,11 +5,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "harness/core/vector_arith.h"
 #include "harness/lowering/plan.h"
 #include "harness/sim/gmem_inputs.h"
 #include "harness/sim/shared_memory.h"
 
 namespace collfuzz::sim {
+
+// The registers of loop-carried values (Plan::registers), each its elements' values.
+using CarryRegisters = std::vector<std::vector<VectorElement>>;
 
 // SMEM bytes a thread's vector store wrote through the generic proxy that no commit_smem of the
 // thread fenced yet: the bytes before the write, which a TMA store (the async proxy) still reads.
@@ -22,7 +26,12 @@ struct UnfencedBytes {
 // SMEM operand is) and records the bytes it replaced in `unfenced`.
 void run_vector_store_smem(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
                            SharedMemory& smem, const std::vector<GmemArray>& inputs,
-                           std::vector<UnfencedBytes>& unfenced);
+                           const CarryRegisters& registers, std::vector<UnfencedBytes>& unfenced);
+
+// A loop carry's init or next (v.to_register): the whole value, then the register takes it.
+void run_vector_store_register(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
+                               const SharedMemory& smem, const std::vector<GmemArray>& inputs,
+                               CarryRegisters& registers);
 
 // Bytes [offset, offset + n) of `smem` as a TMA store reads them: where a thread's unfenced vector
 // store wrote, the bytes before its first such write. Points into `smem`, or into `scratch` when
@@ -35,6 +44,7 @@ const std::uint8_t* async_proxy_view(const SharedMemory& smem, std::int64_t offs
 // defined, 0 where an SMEM operand is undefined or the result unspecified (vector_arith.h).
 void run_vector_store(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
                       const SharedMemory& smem, const std::vector<GmemArray>& inputs,
-                      std::vector<std::uint8_t>& out_bytes, std::vector<std::uint8_t>& out_written);
+                      const CarryRegisters& registers, std::vector<std::uint8_t>& out_bytes,
+                      std::vector<std::uint8_t>& out_written);
 
 }  // namespace collfuzz::sim

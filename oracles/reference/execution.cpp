@@ -147,6 +147,10 @@ bool Execution::advance(Thread& th, std::size_t stop) {
         break;
       case Step::Kind::kWarpMapEnd:
         break;
+      case Step::Kind::kCarryInit:
+      case Step::Kind::kCarryNext:
+        carry(th, *std::get<Loop>(st.op->v).carry, st.kind == Step::Kind::kCarryNext);
+        break;
       case Step::Kind::kStoreWait: {
         const auto& w = std::get<WaitSmemToGmem>(st.op->v);
         wait_stores(th, w.n, w.read_only);

@@ -114,7 +114,11 @@ void Execution::build_steps(const Body& body, Thread& th, std::int64_t iteration
       build_steps(w->body, th, iteration);
       if (warp_map) push(Step::Kind::kWarpMapEnd, op);
     } else if (const auto* l = std::get_if<Loop>(&op.v)) {
-      for (std::int64_t i = 0; i < l->trip_count; ++i) build_steps(l->body, th, i);
+      if (l->carry) push(Step::Kind::kCarryInit, op);
+      for (std::int64_t i = 0; i < l->trip_count; ++i) {
+        build_steps(l->body, th, i);
+        if (l->carry) th.steps.push_back({Step::Kind::kCarryNext, &op, i});
+      }
     } else if (std::holds_alternative<CopyGmemToSmem>(op.v)) {
       push(Step::Kind::kCopy, op);
     } else if (std::holds_alternative<CopySmemToGmem>(op.v)) {

@@ -123,6 +123,9 @@ struct Step {
     // lie between the two (the compiler's profile only).
     kWarpMapBegin,
     kWarpMapEnd,
+    // A loop's carried value (Loop::carry): its init before the first trip, its next after each.
+    kCarryInit,
+    kCarryNext,
   };
   Kind kind;
   const Op* op;
@@ -196,6 +199,8 @@ struct UnfencedWrite {
 struct Thread {
   std::int64_t rank = 0;
   std::vector<UnfencedWrite> unfenced;
+  // The values of the loops' carries this thread reached, by name: the trip's, then the result.
+  std::map<std::string, std::vector<VectorElement>> carries;
   std::int64_t index = 0;
   StoreGroups stores;
   std::vector<Step> steps;
@@ -455,6 +460,8 @@ class Execution {
   // A vector store (execution_vectors.cpp); its writer mark is store_writer(thread,
   // kVectorStoreSeq), which store_unordered, for a later TMA store, always finds unordered.
   void vector_store(Thread& th, const Op& op, const VectorStore& vs);
+  // A loop's carry takes the value of its init (`next` false) or of its next.
+  void carry(Thread& th, const Loop::Carry& carry, bool next);
   void vector_store_smem(Thread& th, const Op& op, const VectorStore& vs);
   // The value's elements, row-major over `shape`, from the refs as they stand.
   std::vector<VectorElement> vector_values(const Thread& th, const VectorValue& value,

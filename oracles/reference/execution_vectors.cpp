@@ -99,6 +99,8 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
                     static_cast<std::size_t>(w));
         return {bits, false};
       }
+      case VectorKind::kCarry:
+        return th.carries.at(v.ref)[static_cast<std::size_t>(e)];
       case VectorKind::kIota: {
         // The element's index along the iota's dimension of the (row-major) value.
         std::int64_t inner = 1;
@@ -163,6 +165,13 @@ std::int64_t Execution::smem_ref_base(const Thread& th, const std::string& alloc
     }
   }
   return base + start * row_major_strides(a.shape)[dim];
+}
+
+void Execution::carry(Thread& th, const Loop::Carry& carry, bool next) {
+  // The whole value first: next reads the trip's value it replaces.
+  std::vector<VectorElement> value =
+      vector_values(th, next ? carry.next : carry.init, carry.shape, carry.dtype);
+  th.carries[carry.name] = std::move(value);
 }
 
 void Execution::vector_store(Thread& th, const Op& op, const VectorStore& vs) {

@@ -295,19 +295,28 @@ void check_dialect(Checker& ck) {
   });
   // The layout inference pass, after verification and before the dialect lowering.
   check_layout_inference(ck);
-  walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
-    check_warp_context_dialect(ck, op, scope);
-    if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
-      CopyFacts f = copy_facts(op, *cp, ck.c, scope);
-      resolve_collective(f, ck.mesh);
-      check_launch_context(ck, f, Stage::kDialect);
-    } else if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
-      check_store_launch_context(ck, store_facts(op, *st, ck.c, scope),
-                                 Stage::kDialect);  // stores are always TMA
-    } else if (const auto* vs = std::get_if<VectorStore>(&op.v)) {
-      check_vector_store_lowering(ck, op, *vs, scope, Stage::kDialect);
-    }
-  });
+  CarryLayouts carries;  // not read under Warpgroup
+  const auto carry = [&](const Op& op, const Scope& scope, bool after_body) {
+    if (const auto* l = std::get_if<Loop>(&op.v); l && l->carry)
+      check_loop_carry_lowering(ck, op, *l, scope, Stage::kDialect, after_body, carries);
+  };
+  walk_program(
+      ck.c.program,
+      [&](const Op& op, const Scope& scope) {
+        carry(op, scope, false);
+        check_warp_context_dialect(ck, op, scope);
+        if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
+          CopyFacts f = copy_facts(op, *cp, ck.c, scope);
+          resolve_collective(f, ck.mesh);
+          check_launch_context(ck, f, Stage::kDialect);
+        } else if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
+          check_store_launch_context(ck, store_facts(op, *st, ck.c, scope),
+                                     Stage::kDialect);  // stores are always TMA
+        } else if (const auto* vs = std::get_if<VectorStore>(&op.v)) {
+          check_vector_store_lowering(ck, op, *vs, scope, Stage::kDialect, carries);
+        }
+      },
+      [&](const Op& op, const Scope& scope) { carry(op, scope, true); });
 }
 
 }  // namespace collfuzz::ref

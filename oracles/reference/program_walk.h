@@ -24,4 +24,9 @@ struct Scope {
 // statically false is skipped: JAX never traces it.
 void walk_program(const Body& program, const std::function<void(const Op&, const Scope&)>& pre);
 
+// The same walk with `post(op, scope)` called after each op's nested body too (for a loop: after
+// its body, where its carry's next is traced).
+void walk_program(const Body& program, const std::function<void(const Op&, const Scope&)>& pre,
+                  const std::function<void(const Op&, const Scope&)>& post);
+
 }  // namespace collfuzz::ref

@@ -48,10 +48,20 @@ void check_launch_context(Checker& ck, const CopyFacts& f, Stage stage);
 // The same for a copy_smem_to_gmem (always the TMA implementation).
 void check_store_launch_context(Checker& ck, const CopyFacts& f, Stage stage);
 
+// The Lane register layout of each loop-carried value in view by name, as the walk in program
+// order meets them: its vector length, or nullopt for a splat (init's inside the loop, next's
+// after it).
+using CarryLayouts = std::map<std::string, std::optional<std::int64_t>>;
+
 // A vector store's lowering rules (vector_rules.cpp), fired at `stage`: lower (under Lane all of
 // its value's and the store's; under Warpgroup an iota's layout cast), or dialect (Warpgroup).
 void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& vs,
-                                 const Scope& scope, Stage stage);
+                                 const Scope& scope, Stage stage, const CarryLayouts& carries);
+// A loop's carried value (vector_rules.cpp), at `stage` as a vector store's: before the loop's
+// body (`after_body` false) its init's rules, after it its next's and, under Lane with two trips
+// or more, lower.loop.carry_layout; keeps the carry's layout in `carries`.
+void check_loop_carry_lowering(Checker& ck, const Op& op, const Loop& loop, const Scope& scope,
+                               Stage stage, bool after_body, CarryLayouts& carries);
 // Warpgroup's layout inference, over the whole module before the dialect lowering of any op: a
 // vector store of no multiple of 128 elements whose value loads a ref (vector_rules.cpp).
 void check_vector_layout_inference(Checker& ck);

@@ -36,6 +36,7 @@ struct LowerEvent {
 // conversion's or a broadcast's operand's, a binary op's non-constant operands'; nullopt for a
 // constant (a splat takes the other operand's layout).
 std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, const Shape& shape, bool lane,
+                                       const CarryLayouts& carries,
                                        std::optional<LowerEvent>& first) {
   const std::int64_t elements = element_count(shape);
   const auto meet = [&](RuleId rule) {
@@ -44,6 +45,10 @@ std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, const Shap
   switch (v.kind) {
     case VectorKind::kConst:
       return std::nullopt;
+    case VectorKind::kCarry: {
+      const auto c = carries.find(v.ref);
+      return c == carries.end() ? std::nullopt : c->second;
+    }
     case VectorKind::kLoadSmem:
     case VectorKind::kLoadInput:
       if (lane && elements % 128 != 0) meet(RuleId::kLowerVectorStridedElements);
@@ -57,10 +62,10 @@ std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, const Shap
       }
       return v.iota_vec_size;
     case VectorKind::kConvert:
-      return lower_walk(v.args[0], v.from, shape, lane, first);
+      return lower_walk(v.args[0], v.from, shape, lane, carries, first);
     case VectorKind::kBroadcast: {
       // FragmentedArray.broadcast_in_dim keeps the operand's registers, tiled (its vec_size).
-      const auto vec = lower_walk(v.args[0], d, v.broadcast_shape, lane, first);
+      const auto vec = lower_walk(v.args[0], d, v.broadcast_shape, lane, carries, first);
       if (lane && !v.broadcast_dims.empty() && !first) {
         first = LowerEvent{RuleId::kLowerVectorBroadcastLayout, &v, shape,
                            fragmented_layout_repr(v.broadcast_shape, vec.value_or(0))};
@@ -71,8 +76,8 @@ std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, const Shap
       return vec;
     }
     default: {
-      const auto a = lower_walk(v.args[0], d, shape, lane, first);
-      const auto b = lower_walk(v.args[1], d, shape, lane, first);
+      const auto a = lower_walk(v.args[0], d, shape, lane, carries, first);
+      const auto b = lower_walk(v.args[1], d, shape, lane, carries, first);
       // _pointwise(restrict_bitwidth=False) of a bitwise op whose left operand is a splat hands
       // the op to its right operand's _pointwise without that argument: on 8 bits it raises too
       // (`jnp.full(s, c) ^ x` does, `x ^ c` does not; both releases).
@@ -186,10 +191,87 @@ StoredView stored_view(const Checker& ck, const VectorStore& vs, const Scope& sc
   return v;
 }
 
+// The lower stage's rules of a vector value of `dtype` and `shape` (a store's, a carry's init or
+// next), met at `path`: the first one the walk meets fires, with its holes; where none does, the
+// ones it checked are recorded (for `explain`). Returns the value's Lane register layout.
+std::optional<std::int64_t> check_value_lowering(Checker& ck, const std::string& path,
+                                                 const VectorValue& value, DType dtype,
+                                                 const Shape& shape, const Scope& scope,
+                                                 const CarryLayouts& carries) {
+  constexpr Stage stage = Stage::kLower;
+  std::optional<LowerEvent> first;
+  const std::optional<std::int64_t> vec =
+      lower_walk(value, dtype, shape, ck.lane(), carries, first);
+  if (first && first->rule == RuleId::kLowerVectorStridedElements) {
+    ck.check(
+        RuleId::kLowerVectorStridedElements, true, path,
+        [&] {
+          return Holes{{"memref", load_memref(ck, *first->node, scope)},
+                       {"n", std::to_string(element_count(first->shape))}};
+        },
+        stage);
+  } else if (first && first->rule == RuleId::kLowerVectorBroadcastLayout) {
+    ck.check(
+        RuleId::kLowerVectorBroadcastLayout, true, path,
+        [&] {
+          return Holes{{"layout", first->layout}};
+        },
+        stage);
+  } else if (first && first->rule == RuleId::kLowerVectorIotaLayout) {
+    ck.check(
+        RuleId::kLowerVectorIotaLayout, true, path,
+        [&] {
+          return Holes{{"shape", py::tuple_of_ints(first->shape)},
+                       {"vec", std::to_string(first->node->iota_vec_size)}};
+        },
+        stage);
+  } else if (first) {
+    ck.check(first->rule, true, path, stage);
+  } else {
+    // Nothing met: the rules the walk checked, for `explain`.
+    if (has_iota(value)) ck.check(RuleId::kLowerVectorIotaLayout, false, path, stage);
+    if (ck.lane() && has_other_dims_broadcast(value)) {
+      ck.check(RuleId::kLowerVectorBroadcastLayout, false, path, stage);
+      ck.check(RuleId::kLowerVectorStridedBroadcast, false, path, stage);
+    }
+    if (ck.lane()) {
+      ck.check(RuleId::kLowerVectorPointwise8Bit, false, path, stage);
+      ck.check(RuleId::kLowerVectorIncompatibleLayouts, false, path, stage);
+    }
+  }
+  return vec;
+}
+
+// The tree mgpu.fori compares for a carried FragmentedArray of `shape` and `dtype` whose layout
+// has vector length `vec` (nullopt: a splat): PyTreeDef([CustomNode(FragmentedArray[(layout,
+// registers' shape, is_signed)], [one * per register])]).
+std::string carry_tree(const Shape& shape, DType dtype, std::optional<std::int64_t> vec) {
+  const std::int64_t registers = vec ? element_count(shape) / (128 * *vec) : 1;
+  std::string stars;
+  for (std::int64_t r = 0; r < registers; ++r) stars += r ? ", *" : "*";
+  const DTypeInfo& info = dtype_info(dtype);
+  const char* is_signed = info.is_float ? "None" : info.is_signed ? "True" : "False";
+  return "PyTreeDef([CustomNode(FragmentedArray[(" +
+         fragmented_layout_repr(shape, vec.value_or(0)) + ", " +
+         (vec ? "(" + std::to_string(registers) + ",)" : std::string("()")) + ", " + is_signed +
+         ")], [" + stars + "])])";
+}
+
 }  // namespace
 
 void check_vector_layout_inference(Checker& ck) {
   walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
+    if (const auto* l = std::get_if<Loop>(&op.v); l && l->carry) {
+      // A carry's values: a multiple of 128 elements, laid out unless they hold an uncast iota
+      // of another count or a broadcast the strided layout does not hold.
+      for (const VectorValue* v : {&l->carry->init, &l->carry->next}) {
+        ck.check(RuleId::kDialectLayoutInference, uncast_iota_unlaid(*v, l->carry->shape), op.path);
+        if (has_other_dims_broadcast(*v)) {
+          ck.check(RuleId::kDialectBroadcastLayout,
+                   broadcasts_own_layout_unlaid(*v, l->carry->shape), op.path);
+        }
+      }
+    }
     const auto* vs = std::get_if<VectorStore>(&op.v);
     if (!vs) return;
     const StoredView view = stored_view(ck, *vs, scope);
@@ -205,7 +287,7 @@ void check_vector_layout_inference(Checker& ck) {
 }
 
 void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& vs,
-                                 const Scope& scope, Stage stage) {
+                                 const Scope& scope, Stage stage, const CarryLayouts& carries) {
   const StoredView view = stored_view(ck, vs, scope);
   const DType dtype = view.dtype;
   const std::int64_t elements = view.elements;
@@ -232,39 +314,7 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
         stage);
   };
   if (stage == Stage::kLower) {
-    std::optional<LowerEvent> first;
-    lower_walk(vs.value, dtype, view.shape, ck.lane(), first);
-    if (first && first->rule == RuleId::kLowerVectorStridedElements) {
-      strided(load_memref(ck, *first->node, scope), element_count(first->shape));
-    } else if (first && first->rule == RuleId::kLowerVectorBroadcastLayout) {
-      ck.check(
-          RuleId::kLowerVectorBroadcastLayout, true, op.path,
-          [&] {
-            return Holes{{"layout", first->layout}};
-          },
-          stage);
-    } else if (first && first->rule == RuleId::kLowerVectorIotaLayout) {
-      ck.check(
-          RuleId::kLowerVectorIotaLayout, true, op.path,
-          [&] {
-            return Holes{{"shape", py::tuple_of_ints(first->shape)},
-                         {"vec", std::to_string(first->node->iota_vec_size)}};
-          },
-          stage);
-    } else if (first) {
-      ck.check(first->rule, true, op.path, stage);
-    } else {
-      // Nothing met: the rules the walk checked, for `explain`.
-      if (has_iota(vs.value)) ck.check(RuleId::kLowerVectorIotaLayout, false, op.path, stage);
-      if (ck.lane() && has_other_dims_broadcast(vs.value)) {
-        ck.check(RuleId::kLowerVectorBroadcastLayout, false, op.path, stage);
-        ck.check(RuleId::kLowerVectorStridedBroadcast, false, op.path, stage);
-      }
-      if (ck.lane()) {
-        ck.check(RuleId::kLowerVectorPointwise8Bit, false, op.path, stage);
-        ck.check(RuleId::kLowerVectorIncompatibleLayouts, false, op.path, stage);
-      }
-    }
+    check_value_lowering(ck, op.path, vs.value, dtype, view.shape, scope, carries);
     if (!ck.lane()) return;  // Warpgroup: the rest in the layout inference and the dialect
     // _swap_lowering_rule reads the destination's old value (load_strided), then stores.
     if (elements % 128 != 0) strided(dst_memref(ck, vs, scope), elements);
@@ -282,6 +332,35 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
   ck.check(RuleId::kLowerVectorPointwise8Bit,
            dtype_bits(dtype) == 8 && computes_arithmetic(vs.value), op.path, stage);
   splat_vec_size();
+}
+
+void check_loop_carry_lowering(Checker& ck, const Op& op, const Loop& loop, const Scope& scope,
+                               Stage stage, bool after_body, CarryLayouts& carries) {
+  const Loop::Carry& c = *loop.carry;
+  const VectorValue& value = after_body ? c.next : c.init;
+  if (stage == Stage::kDialect) {
+    // Warpgroup's dialect lowering of the value's ops, in program order (init's before the body's
+    // ops, next's after them).
+    ck.check(RuleId::kLowerVectorPointwise8Bit,
+             dtype_bits(c.dtype) == 8 && computes_arithmetic(value), op.path, stage);
+    return;
+  }
+  const std::optional<std::int64_t> vec =
+      check_value_lowering(ck, op.path, value, c.dtype, c.shape, scope, carries);
+  if (after_body && ck.lane() && loop.trip_count > 1) {
+    // mgpu.fori: the body's result has init's tree, or ValueError(new_treedef, treedef). A loop
+    // of one trip is unrolled and compares nothing.
+    const std::optional<std::int64_t> init = carries[c.name];
+    ck.check(
+        RuleId::kLowerLoopCarryLayout, vec != init, op.path,
+        [&] {
+          return Holes{{"next", carry_tree(c.shape, c.dtype, vec)},
+                       {"init", carry_tree(c.shape, c.dtype, init)}};
+        },
+        stage);
+  }
+  // Inside the loop the carry has init's layout; after it, the result has next's.
+  carries[c.name] = vec;
 }
 
 }  // namespace collfuzz::ref

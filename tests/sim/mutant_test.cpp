@@ -114,6 +114,16 @@ const std::string kTilePlusBareIota =
              {"op": "barrier_wait", "barrier": {"alloc": "bar"}},
              {"op": "vector_store", "dst": {"output": "y"},
               "value": {"add": [{"load": {"alloc": "tile"}}, {"iota": {"dimension": 0, "layout_cast": false}}]}}]}])";
+// acc = fori_loop(0, 2, acc + tile, tile); y = acc.
+const std::string kCarriedSum =
+    R"([{"op": "run_scoped", "allocs": [{"name": "tile", "kind": "smem", "shape": [256], "dtype": "int32"},
+      {"name": "bar", "kind": "barrier"}],
+    "body": [{"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "tile"}, "barrier": {"alloc": "bar"}},
+             {"op": "barrier_wait", "barrier": {"alloc": "bar"}},
+             {"op": "loop", "trip_count": 2, "carry": {"name": "acc", "dtype": "int32", "shape": [256],
+              "init": {"load": {"alloc": "tile"}},
+              "next": {"add": [{"carry": "acc"}, {"load": {"alloc": "tile"}}]}}, "body": []},
+             {"op": "vector_store", "dst": {"output": "y"}, "value": {"carry": "acc"}}]}])";
 const std::string kVectorThenStore =
     R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [128, 64], "dtype": "float32"},
       {"name": "bar", "kind": "barrier"}],
@@ -189,6 +199,11 @@ const Planted kPlanted[] = {
     {Mutant::kIotaUncastAccepted, "{}", kLane,
      R"([{"name": "x", "shape": [256], "dtype": "int32"}])", kTilePlusBareIota.c_str(),
      "diagnostic:accepted_not_rejected:lower.vector.iota_uncast:sim",
+     R"([{"name": "y", "shape": [256], "dtype": "int32"}])"},
+    // The carry keeps the tile: y = x where 3x is predicted.
+    {Mutant::kCarryNextIgnored, "{}", kLane,
+     R"([{"name": "x", "shape": [256], "dtype": "int32", "fill": {"pattern": "arange", "step": 1}}])",
+     kCarriedSum.c_str(), "memory:output:copy_smem_to_gmem:sim",
      R"([{"name": "y", "shape": [256], "dtype": "int32"}])"},
 };
 
