@@ -423,7 +423,7 @@ class Execution {
   // predicate; under the compiler a false predicate stores nothing.
   void copy_out(Thread& th, const Op& op, const CopySmemToGmem& cp);
   // Per output element: -1 or its last writer, a store_writer() mark.
-  std::map<std::string, std::vector<std::int64_t>> output_writers_;
+  std::map<std::string, OutputWriters> output_writers_;
 
   // ---- store groups (execution_store_groups.cpp) ---------------------------------------------
 

@@ -119,6 +119,23 @@ TEST(VectorStore, AfterAWaitedTmaStoreItIsOrderedAfterOneInFlightItRaces) {
   EXPECT_TRUE(after.outputs.at(0).written.empty());
 }
 
+TEST(VectorStore, ARaceIsWithEveryWriterOfTheValueNotOnlyTheLast) {
+  // Each CTA TMA-stores its tile into y[0:128] (waited), then vector-stores tile + 128 there:
+  // CTA 0 writes k then k + 128, CTA 1 k + 128 then k + 256. CTA 1's TMA store leaves CTA 0's
+  // vector-stored value as it was, and CTA 1's vector store is ordered after its own TMA store
+  // only: CTA 0's vector store may still come last, so y ends k + 128 or k + 256 (a generated
+  // case, seed 9, that jax-interpret ended either way).
+  const json whole = json::array({{{"start", 0}, {"size", 128}}});
+  const json outs = json::parse(R"([{"name": "y", "shape": [128]}])");
+  const json tma = {{"op", "copy_smem_to_gmem"},
+                    {"src", {{"alloc", "tile"}}},
+                    {"dst", {{"output", "y"}, {"index", whole}}}};
+  const json plus_128 = {{"add", {tile(), {{"const", 128}}}}};
+  const Outcome o = predicted_and_simulated(case_from_json(
+      tile_case("int32", json::array({tma, store(plus_128, "y", whole)}), "lane", outs)));
+  EXPECT_TRUE(o.outputs.at(0).written.empty());
+}
+
 TEST(VectorStore, EightBitArithmeticIsRefusedAtTheStageOfTheSemantics) {
   const json value = {{"add", {tile(), {{"const", 1}}}}};
   for (const auto& [semantics, stage] :
