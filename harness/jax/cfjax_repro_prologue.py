@@ -49,12 +49,16 @@ def emit_prologue(E, r, req: dict):
   E("# Run: python THIS_FILE.py  -> exits 0 when JAX does what collfuzz predicts, else raises")
   E("# AssertionError saying what differs.")
   E("")
-  if kind == "deadlock":
-    E("import os")
+  E("import os")
   E("import re")
   if kind == "deadlock":
     E("import sys")
     E("import threading")
+  E("")
+  E("# No FMA contraction in XLA's CPU code: every op rounds once, as collfuzz predicts, on any")
+  E("# host (harness/jax/cfjax_xla_flags.py).")
+  E("if \"--xla_cpu_max_isa\" not in os.environ.get(\"XLA_FLAGS\", \"\"):")
+  E("  os.environ[\"XLA_FLAGS\"] = (os.environ.get(\"XLA_FLAGS\", \"\") + \" --xla_cpu_max_isa=AVX\").strip()")
   E("")
   E("import numpy as np")
   E("import jax")

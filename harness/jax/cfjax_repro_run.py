@@ -23,11 +23,14 @@ import sys
 import time
 import traceback
 
+import cfjax_xla_flags
+
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 # A script that predicts a deadlock leaves the kernel's threads hung; standalone it ends its process
 # with os._exit, here it returns (this runner ends the process that way once every script ran).
 os.environ["COLLFUZZ_REPRO_IN_PROCESS"] = "1"
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+cfjax_xla_flags.pin_cpu_isa()  # each script pins it too; here JAX is imported once for all
 
 
 def main(argv=None) -> int:

@@ -17,6 +17,8 @@ import os
 import sys
 import time
 
+import cfjax_xla_flags
+
 PROTOCOL = "collfuzz-executor/1"
 NAMES = {"interpret": "jax-interpret", "gpu": "jax-gpu", "lower": "jax-lower", "ir": "jax-ir"}
 PROFILES = {"interpret": "interpret", "gpu": "mosaic", "lower": "mosaic", "ir": "mosaic"}
@@ -106,6 +108,7 @@ def main(argv=None) -> int:
     # Interpret mode runs on the host; never let it pick up an accelerator.
     os.environ["JAX_PLATFORMS"] = "cpu"
   os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+  cfjax_xla_flags.pin_cpu_isa()  # before JAX is imported: no FMA contraction on the CPU
 
   out = _protocol_stream()
 
