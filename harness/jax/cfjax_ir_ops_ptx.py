@@ -46,8 +46,11 @@ def ptx_step(comp: Compiler, op, text: str, ins, outs):
   if text in _NOOP_PTX:
     return None
   if text == "" and not any(str(r.type).startswith("!llvm.ptr") for r in op.results) and all(
-      str(v.type).startswith(("vector<", "f", "!llvm.struct<(f", "!llvm.struct<(vector")) for v in op.operands):
-    # An empty asm statement: an optimization barrier on accumulator registers (no effect).
+      str(v.type).startswith(("vector<", "f", "i", "!llvm.struct<(f", "!llvm.struct<(i",
+                              "!llvm.struct<(vector")) for v in op.operands):
+    # An empty asm statement: an optimization barrier on accumulator registers (no effect), float
+    # or integer (an int32 accumulator's registers are `=r`); its results carry no value here, so
+    # an op that reads one is unavailable.
     def barrier(th):
       for o in outs:
         th.env[o] = None
