@@ -296,14 +296,10 @@ void check_dialect(Checker& ck) {
   // The layout inference pass, after verification and before the dialect lowering.
   check_layout_inference(ck);
   CarryLayouts carries;  // not read under Warpgroup
-  const auto carry = [&](const Op& op, const Scope& scope, bool after_body) {
-    if (const auto* l = std::get_if<Loop>(&op.v); l && l->carry)
-      check_loop_carry_lowering(ck, op, *l, scope, Stage::kDialect, after_body, carries);
-  };
   walk_program(
       ck.c.program,
       [&](const Op& op, const Scope& scope) {
-        carry(op, scope, false);
+        check_loop_carry_lowering(ck, op, scope, Stage::kDialect, false, carries);
         check_warp_context_dialect(ck, op, scope);
         if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
           CopyFacts f = copy_facts(op, *cp, ck.c, scope);
@@ -316,7 +312,9 @@ void check_dialect(Checker& ck) {
           check_vector_store_lowering(ck, op, *vs, scope, Stage::kDialect, carries);
         }
       },
-      [&](const Op& op, const Scope& scope) { carry(op, scope, true); });
+      [&](const Op& op, const Scope& scope) {
+        check_loop_carry_lowering(ck, op, scope, Stage::kDialect, true, carries);
+      });
 }
 
 }  // namespace collfuzz::ref

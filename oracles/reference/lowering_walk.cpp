@@ -6,14 +6,10 @@ namespace collfuzz::ref {
 
 void check_lowering(Checker& ck) {
   CarryLayouts carries;
-  const auto carry = [&](const Op& op, const Scope& scope, bool after_body) {
-    if (const auto* l = std::get_if<Loop>(&op.v); l && l->carry)
-      check_loop_carry_lowering(ck, op, *l, scope, Stage::kLower, after_body, carries);
-  };
   walk_program(
       ck.c.program,
       [&](const Op& op, const Scope& scope) {
-        carry(op, scope, false);
+        check_loop_carry_lowering(ck, op, scope, Stage::kLower, false, carries);
         check_warp_context_lowering(ck, op, scope);
         if (const auto* rs = std::get_if<RunScoped>(&op.v)) check_scoped_lowering(ck, op, *rs);
         if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v))
@@ -35,7 +31,9 @@ void check_lowering(Checker& ck) {
             check_store_launch_context(ck, store_facts(op, *st, ck.c, scope), Stage::kLower);
         }
       },
-      [&](const Op& op, const Scope& scope) { carry(op, scope, true); });
+      [&](const Op& op, const Scope& scope) {
+        check_loop_carry_lowering(ck, op, scope, Stage::kLower, true, carries);
+      });
 }
 
 }  // namespace collfuzz::ref

@@ -59,9 +59,9 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
                                  const Scope& scope, Stage stage, const CarryLayouts& carries);
 // A loop's carried value (vector_rules.cpp), at `stage` as a vector store's: before the loop's
 // body (`after_body` false) its init's rules, after it its next's and, under Lane with two trips
-// or more, lower.loop.carry_layout; keeps the carry's layout in `carries`.
-void check_loop_carry_lowering(Checker& ck, const Op& op, const Loop& loop, const Scope& scope,
-                               Stage stage, bool after_body, CarryLayouts& carries);
+// or more, lower.loop.carry_layout; keeps the carry's layout in `carries`. Any other op: nothing.
+void check_loop_carry_lowering(Checker& ck, const Op& op, const Scope& scope, Stage stage,
+                               bool after_body, CarryLayouts& carries);
 // Warpgroup's layout inference, over the whole module before the dialect lowering of any op: a
 // vector store of no multiple of 128 elements whose value loads a ref (vector_rules.cpp).
 void check_vector_layout_inference(Checker& ck);

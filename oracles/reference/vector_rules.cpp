@@ -334,9 +334,11 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
   splat_vec_size();
 }
 
-void check_loop_carry_lowering(Checker& ck, const Op& op, const Loop& loop, const Scope& scope,
-                               Stage stage, bool after_body, CarryLayouts& carries) {
-  const Loop::Carry& c = *loop.carry;
+void check_loop_carry_lowering(Checker& ck, const Op& op, const Scope& scope, Stage stage,
+                               bool after_body, CarryLayouts& carries) {
+  const auto* loop = std::get_if<Loop>(&op.v);
+  if (!loop || !loop->carry) return;
+  const Loop::Carry& c = *loop->carry;
   const VectorValue& value = after_body ? c.next : c.init;
   if (stage == Stage::kDialect) {
     // Warpgroup's dialect lowering of the value's ops, in program order (init's before the body's
@@ -347,7 +349,7 @@ void check_loop_carry_lowering(Checker& ck, const Op& op, const Loop& loop, cons
   }
   const std::optional<std::int64_t> vec =
       check_value_lowering(ck, op.path, value, c.dtype, c.shape, scope, carries);
-  if (after_body && ck.lane() && loop.trip_count > 1) {
+  if (after_body && ck.lane() && loop->trip_count > 1) {
     // mgpu.fori: the body's result has init's tree, or ValueError(new_treedef, treedef). A loop
     // of one trip is unrolled and compares nothing.
     const std::optional<std::int64_t> init = carries[c.name];
