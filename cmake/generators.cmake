@@ -11,6 +11,7 @@ add_library(collfuzz_generators STATIC
   generators/cond_choice.cpp
   generators/copy_gen.cpp
   generators/mesh_gen.cpp
+  generators/nd_loop_shape.cpp
   generators/program_builder.cpp
   generators/rule_coverage.cpp
   generators/scope_gen.cpp

@@ -52,6 +52,7 @@ if(COLLFUZZ_BUILD_TESTS)
       tests/sim/vector_shift_test.cpp
       tests/sim/vector_iota_test.cpp
       tests/sim/loop_carry_test.cpp
+      tests/sim/nd_loop_test.cpp
       tests/sim/vector_broadcast_test.cpp
       tests/sim/warp_arrival_check_test.cpp
       tests/sim/vector_convert_test.cpp

@@ -10,6 +10,7 @@ add_library(collfuzz_core STATIC
   harness/core/case_parser_copies.cpp
   harness/core/case_parser_fill.cpp
   harness/core/case_parser_program.cpp
+  harness/core/case_parser_nd_loop.cpp
   harness/core/case_parser_vectors.cpp
   harness/core/scratch_shapes.cpp
   harness/core/dtype.cpp

@@ -576,12 +576,21 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
   for (auto& d : dsts) rs.allocs.push_back(d);
   rs.allocs.push_back(barrier);
   std::optional<std::size_t> indexed_loop;  // where in rs.body the loop with an index is
+  // An nd_loop's grid index "i" picks the tile; its local index "t" the slot.
+  const std::optional<NamedAxis> nd_axis =
+      plan.nd_loop && plan.loop_indexed ? env_.varying_axis() : std::nullopt;
+  std::int64_t tiles = plan.loop_trips;  // the tiles the loop's index picks from
   if (plan.loop_trips > 0 && !body.empty()) {
     Loop loop{plan.loop_trips, std::move(body), ""};
     if (plan.loop_indexed) {
       loop.index = "i";
+      if (nd_axis) tiles = nd_grid_size(*plan.nd_loop, plan.loop_trips, nd_axis->size);
       std::map<std::string, std::int64_t> tiled;
-      tile_by_loop_index(loop.body, loop.index, loop.trip_count, tiled);
+      tile_by_loop_index(loop.body, loop.index, tiles, tiled);
+      if (nd_axis) {
+        make_nd_loop(loop, *plan.nd_loop, *nd_axis, tiles, loop.index);
+        loop.index = "t";
+      }
       if (slots) slot_by_loop_index(loop.body, loop.index, bar, rs.allocs);
       indexed_loop = rs.body.size();
     }
@@ -668,10 +677,10 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
         wb.src_slot = DynStart{loop.index, 1, 0, true, 2};
         wb.src_index.front() = 0;  // the slot stands in for it
       }
-      out_spec.shape.insert(out_spec.shape.begin(), loop.trip_count);
+      out_spec.shape.insert(out_spec.shape.begin(), tiles);
       IndexEntry at;
       at.kind = IndexEntry::Kind::kAt;
-      at.dyn_start = DynStart{loop.index, 1, 0, true};
+      at.dyn_start = DynStart{loop.nd ? loop.nd->index_names[0] : loop.index, 1, 0, true};
       wb.dst_index = {at};
       case_.outputs.back().shape = out_spec.shape;
       for (Op& op : back_ops(wb)) loop.body.push_back(std::move(op));
@@ -679,6 +688,8 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
       for (Op& op : back_ops(wb)) rs.body.push_back(std::move(op));
     }
   }
+  // An nd_loop's body is complete: its 2-d grid index flattened, its coordinates attached.
+  if (indexed_loop) finish_nd_loop(std::get<Loop>(rs.body[*indexed_loop].v));
 
   Body siblings;
   for (const ExtraAlloc& e : plan.extras) {

@@ -24,6 +24,18 @@ rc::Gen<WaitChoice> wait_choice() {
                                        {5, WaitChoice::kTwice}});
 }
 
+rc::Gen<NdLoopPlan> nd_loop_plan() {
+  return rc::gen::build<NdLoopPlan>(
+      rc::gen::set(&NdLoopPlan::extra_steps,
+                   weighted_element<std::int64_t>({{65, 0}, {30, 1}, {5, 2}})),
+      rc::gen::set(&NdLoopPlan::tiling, weighted_element<NdTiling>({{70, NdTiling::kNone},
+                                                                    {20, NdTiling::kDividing},
+                                                                    {5, NdTiling::kWrongRank},
+                                                                    {5, NdTiling::kNotDividing}})),
+      rc::gen::set(&NdLoopPlan::axes_tuple, chance(20)),
+      rc::gen::set(&NdLoopPlan::two_dims, chance(40)));
+}
+
 rc::Gen<ClusterSyncPlan> cluster_sync() {
   return rc::gen::build<ClusterSyncPlan>(
       rc::gen::set(&ClusterSyncPlan::axes,
@@ -208,6 +220,7 @@ rc::Gen<ScopePlan> scope(int depth) {
                    weighted_element<std::int64_t>({{90, 0}, {6, 2}, {4, 3}})),
       rc::gen::set(&ScopePlan::loop_indexed, chance(60)),
       rc::gen::set(&ScopePlan::loop_slots, chance(50)),
+      rc::gen::set(&ScopePlan::nd_loop, sometimes(35, nd_loop_plan())),
       rc::gen::set(&ScopePlan::cluster_sync, sometimes(20, cluster_sync())),
       rc::gen::set(&ScopePlan::extras,
                    several<ExtraAlloc>({{78, 0}, {18, 1}, {4, 2}}, extra_alloc())),

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "generators/copy_plan.h"
+#include "generators/nd_loop_shape.h"
 #include "generators/vector_back.h"
 #include "harness/core/case.h"
 
@@ -150,6 +151,9 @@ struct ScopePlan {
   // every use in the loop is `bars.at[i % 2]`; a copy into a 2-slot destination writes
   // `dst.at[i % 2]` (and the write-back reads it).
   bool loop_slots = false;
+  // With an indexed loop and an axis of the mesh that varies: a plgpu.nd_loop instead, its grid
+  // index picking the tile (nd_loop_shape.h).
+  std::optional<NdLoopPlan> nd_loop;
   std::optional<ClusterSyncPlan> cluster_sync;
   std::vector<ExtraAlloc> extras;
   std::vector<ScopePlan> nested;  // run_scopeds inside this one

@@ -152,8 +152,8 @@ def canonical(case: dict) -> dict:
   nested all/any flattened and one-element all/any unwrapped; `scratch_shapes` read as the
   run_scoped it is; loop indices renamed l0.. in order of appearance (in GMEM entries and in the
   slots of SMEM and barrier indices, `mod` kept), an unused one dropped (`collfuzz import` writes
-  a loop's `index` only when its body or its carry uses it); loop carries renamed c0.. in order
-  of appearance."""
+  a loop's `index` only when its body or its carry uses it), an nd_loop's index coordinates and
+  local index alike; loop carries renamed c0.. in order of appearance."""
   case = without_scratch_shapes(copy.deepcopy(case))
   ren: dict[str, str] = {}
   shapes: dict[str, list] = {}
@@ -258,6 +258,20 @@ def canonical(case: dict) -> dict:
       return {"carry": carries.get(a, a)}
     return v
 
+  def loop_carry_and_body(r: dict, op: dict, saved: dict):
+    """A loop's or nd_loop's carry, renamed c0, c1, ... (repro may spell it carry_NAME; its init
+    read before the name is taken), and its body; then the loop names of the enclosing scope."""
+    cy = op.get("carry")
+    if cy:
+      init = vvalue(cy.get("init"), cy.get("dtype"))
+      carries[cy["name"]] = f"c{len(carries)}"
+      r["carry"] = {"name": carries[cy["name"]], "dtype": cy.get("dtype"),
+                    "shape": cy.get("shape"), "init": init,
+                    "next": vvalue(cy.get("next"), cy.get("dtype"))}
+    r["body"] = body(op.get("body", []))
+    loops.clear()
+    loops.update(saved)
+
   def body(ops: list) -> list:
     res = []
     for op in ops:
@@ -317,16 +331,31 @@ def canonical(case: dict) -> dict:
         if op.get("index") is not None and _uses_loop([op.get("body", []), cy or {}], op["index"]):
           r["index"] = loops[op["index"]] = f"l{len(loop_names)}"
           loop_names.append(op["index"])
-        if cy:
-          # A carry renamed c0, c1, ... (repro may spell it carry_NAME); init read before it.
-          init = vvalue(cy.get("init"), cy.get("dtype"))
-          carries[cy["name"]] = f"c{len(carries)}"
-          r["carry"] = {"name": carries[cy["name"]], "dtype": cy.get("dtype"),
-                        "shape": cy.get("shape"), "init": init,
-                        "next": vvalue(cy.get("next"), cy.get("dtype"))}
-        r["body"] = body(op.get("body", []))
-        loops.clear()
-        loops.update(saved)
+        loop_carry_and_body(r, op, saved)
+      elif kind == "nd_loop":
+        # grid, collective axes as a list ("x" and ["x"] are one axis to JAX), tiling (absent and
+        # null alike), the used index coordinates and local index renamed l0.. in order (an
+        # unnamed or unused coordinate None; no list where none is used), the carry as a loop's.
+        r = {"op": kind, "grid": [int(d) for d in op["grid"]],
+             "collective_axes": _names(op["collective_axes"]),
+             "tiling": None if op.get("tiling") is None else [int(d) for d in op["tiling"]]}
+        saved = dict(loops)
+        cy = op.get("carry")
+        reads = [op.get("body", []), cy or {}]
+        names = []
+        for n in op.get("index") or []:
+          if n is not None and _uses_loop(reads, n):
+            names.append(f"l{len(loop_names)}")
+            loops[n] = names[-1]
+            loop_names.append(n)
+          else:
+            names.append(None)
+        r["index"] = names if any(n is not None for n in names) else None
+        r["local_index"] = None
+        if op.get("local_index") is not None and _uses_loop(reads, op["local_index"]):
+          r["local_index"] = loops[op["local_index"]] = f"l{len(loop_names)}"
+          loop_names.append(op["local_index"])
+        loop_carry_and_body(r, op, saved)
       elif kind == "warp_map":
         r = {"op": kind, "axis": op["axis"], "body": body(op.get("body", []))}
       else:

@@ -109,6 +109,20 @@ std::vector<Case> unwrap_whens(const Case& c) {
     if (!std::holds_alternative<When>(op.v) && !std::holds_alternative<Loop>(op.v) &&
         !std::holds_alternative<WarpMap>(op.v) && !(rs && rs->allocs.empty()))
       continue;
+    if (const auto* l = std::get_if<Loop>(&op.v); l && l->nd) {
+      // An nd_loop shrinks its grid (the last dim above 1, halved; the reader re-derives each
+      // thread's trips and grid index), never unwrapped: its index differs per thread.
+      const Shape& grid = l->nd->grid;
+      for (std::size_t d = grid.size(); d-- > 0;) {
+        if (grid[d] < 2) continue;
+        Case fewer = c;
+        Loop& fl = std::get<Loop>(parent_body(fewer, a)[a.back()].v);
+        fl.nd->grid[d] = grid[d] / 2;
+        out.push_back(std::move(fewer));
+        break;
+      }
+      continue;
+    }
     if (auto* l = std::get_if<Loop>(&op.v); l && l->trip_count > 1) {
       Case fewer = c;  // a loop shrinks first to fewer trips (to one: its body, unwrapped)
       std::get<Loop>(parent_body(fewer, a)[a.back()].v).trip_count = l->trip_count / 2;

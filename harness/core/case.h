@@ -98,12 +98,56 @@ struct Cond {
 // ---------------------------------------------------------------------------------------------
 // Indexing of GMEM refs: `ref.at[i, pl.ds(start, size), ...]`
 
-// One more term of a dynamic index: axis_index(axis) * mul, or, with `loop`, i * mul.
+// `loop_info.index[d]` of a `plgpu.nd_loop` (docs/case-format.md, "nd_loop"): with
+// step = trip * axis_size + a, where a is lax.axis_index of the collective axes (several flattened
+// row-major), the sum over its pieces of (step / stride % extent) * scale: one piece, or two with
+// a tiling (the tile's index times the tile, plus the index inside the tile).
+struct NdCoord {
+  std::vector<std::string> axes;
+  std::vector<std::int64_t> axis_sizes;
+  std::int64_t axis_size = 1;  // the product of axis_sizes (lax.axis_size)
+  struct Piece {
+    std::int64_t stride = 1;
+    std::int64_t extent = 1;
+    std::int64_t scale = 1;
+  };
+  std::vector<Piece> pieces;
+};
+
+// lax.axis_index(axes) of an nd_loop: its axes' indices flattened row-major.
+template <typename AxisIndex>
+std::int64_t nd_axis_index(const NdCoord& nd, const AxisIndex& axis_index) {
+  std::int64_t a = 0;
+  for (std::size_t k = 0; k < nd.axes.size(); ++k)
+    a = a * nd.axis_sizes[k] + axis_index(nd.axes[k]);
+  return a;
+}
+
+// The value of `nd` on trip `trip` of the executing thread.
+template <typename AxisIndex>
+std::int64_t nd_value(const NdCoord& nd, const AxisIndex& axis_index, std::int64_t trip) {
+  const std::int64_t step = trip * nd.axis_size + nd_axis_index(nd, axis_index);
+  std::int64_t v = 0;
+  for (const NdCoord::Piece& p : nd.pieces) v += step / p.stride % p.extent * p.scale;
+  return v;
+}
+
+// One more term of a dynamic index: axis_index(axis) * mul, or, with `loop`, i * mul (i a loop's
+// index, or, with `nd`, a coordinate of an nd_loop's grid index).
 struct DynTerm {
   std::string axis;
   std::int64_t mul = 1;
   bool loop = false;
+  std::shared_ptr<const NdCoord> nd = nullptr;  // `loop`: the name is an nd_loop's index[d]
 };
+
+// The value a term (`loop`, `axis`, `nd`) reads for the executing thread on `loop_iteration`.
+template <typename AxisIndex>
+std::int64_t dyn_term_value(bool loop, const std::string& axis, const NdCoord* nd,
+                            const AxisIndex& axis_index, std::int64_t loop_iteration) {
+  if (!loop) return axis_index(axis);
+  return nd ? nd_value(*nd, axis_index, loop_iteration) : loop_iteration;
+}
 
 // start = axis_index(axis) * mul + add, or, with `loop`, i * mul + add where i is the index of
 // the enclosing loop whose `index` is `axis` (`lax.fori_loop(0, n, lambda i, c: ...)`), plus the
@@ -119,6 +163,7 @@ struct DynStart {
   // > 0: `pl.multiple_of(start, multiple_of)` around the whole value, which it leaves unchanged:
   // Warpgroup's layout inference takes it as proof (mgpu.dialect.assume_multiple); Lane drops it.
   std::int64_t multiple_of = 0;
+  std::shared_ptr<const NdCoord> nd = nullptr;  // `loop`: the name is an nd_loop's index[d]
 };
 
 // The value of a dynamic index without `plus` terms for `v` (the axis index, or the loop's trip).
@@ -131,8 +176,10 @@ inline std::int64_t dyn_value(const DynStart& d, std::int64_t v) {
 // `loop_iteration` is the enclosing loop's trip.
 template <typename AxisIndex>
 std::int64_t dyn_eval(const DynStart& d, const AxisIndex& axis_index, std::int64_t loop_iteration) {
-  std::int64_t x = (d.loop ? loop_iteration : axis_index(d.axis)) * d.mul + d.add;
-  for (const DynTerm& t : d.plus) x += (t.loop ? loop_iteration : axis_index(t.axis)) * t.mul;
+  std::int64_t x =
+      dyn_term_value(d.loop, d.axis, d.nd.get(), axis_index, loop_iteration) * d.mul + d.add;
+  for (const DynTerm& t : d.plus)
+    x += dyn_term_value(t.loop, t.axis, t.nd.get(), axis_index, loop_iteration) * t.mul;
   return d.mod > 0 ? x % d.mod : x;
 }
 
@@ -156,6 +203,7 @@ std::optional<std::int64_t> dyn_fold(DynStart& d, const Fixed& fixed) {
     d.axis = d.plus.front().axis;
     d.mul = d.plus.front().mul;
     d.loop = d.plus.front().loop;
+    d.nd = d.plus.front().nd;
     d.plus.erase(d.plus.begin());
   }
   return std::nullopt;
@@ -510,7 +558,36 @@ struct Loop {
     VectorValue next;  // evaluated at the end of each trip, after the body's ops
   };
   std::optional<Carry> carry = std::nullopt;
+  // `@plgpu.nd_loop(grid, collective_axes=axes, tiling=tiling)` (docs/case-format.md,
+  // "nd_loop"): a fori_loop whose trip count is each thread's own, G // S + (a < G % S) (G the
+  // grid's size, S lax.axis_size(axes), a lax.axis_index(axes)); `trip_count` is then the most
+  // trips any thread runs and `index` names loop_info.local_index.
+  struct Nd {
+    Shape grid;
+    Shape tiling;  // empty: none
+    std::vector<std::string> axes;
+    bool axes_tuple = false;  // written as an array (a Python tuple)
+    std::vector<std::int64_t> axis_sizes;
+    std::int64_t axis_size = 1;
+    std::vector<std::string> index_names;  // loop_info.index; "" where unnamed
+    // Whether JAX's checks of the tiling pass (trace.nd_loop.*): the coordinates exist.
+    bool tiling_valid() const;
+    std::int64_t grid_size() const;
+    // The trips of the thread whose lax.axis_index(axes) is `a`.
+    std::int64_t trips(std::int64_t a) const;
+  };
+  std::optional<Nd> nd = std::nullopt;
 };
+
+// The trips a thread runs of `l`: its trip_count, or for an nd_loop the thread's own count.
+template <typename AxisIndex>
+std::int64_t loop_trips(const Loop& l, const AxisIndex& axis_index) {
+  if (!l.nd) return l.trip_count;
+  std::int64_t a = 0;
+  for (std::size_t k = 0; k < l.nd->axes.size(); ++k)
+    a = a * l.nd->axis_sizes[k] + axis_index(l.nd->axes[k]);
+  return l.nd->trips(a);
+}
 
 // `pl.core_map(plgpu.WarpMesh(axis_name=axis))(body)`: the body runs on each of the 4 warps of
 // the warpgroup, `lax.axis_index(axis)` being the warp's index (docs/case-format.md, "warp_map").

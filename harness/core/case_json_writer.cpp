@@ -231,6 +231,18 @@ json op_to_json(const Op& op) {
         } else if constexpr (std::is_same_v<T, Loop>) {
           json l{{"op", "loop"}, {"trip_count", v.trip_count}, {"body", body_to_json(v.body)}};
           if (!v.index.empty()) l["index"] = v.index;
+          if (v.nd) {
+            l = json{{"op", "nd_loop"}, {"grid", v.nd->grid}, {"body", body_to_json(v.body)}};
+            l["collective_axes"] = v.nd->axes_tuple ? json(v.nd->axes) : json(v.nd->axes[0]);
+            if (!v.nd->tiling.empty()) l["tiling"] = v.nd->tiling;
+            if (!v.nd->index_names.empty()) {
+              json names = json::array();
+              for (const std::string& n : v.nd->index_names)
+                names.push_back(n.empty() ? json(nullptr) : json(n));
+              l["index"] = names;
+            }
+            if (!v.index.empty()) l["local_index"] = v.index;
+          }
           if (v.carry) {
             l["carry"] = json{{"name", v.carry->name},
                               {"dtype", std::string(dtype_name(v.carry->dtype))},

@@ -33,9 +33,15 @@ class CaseParser {
   std::vector<std::map<std::string, const Alloc*>> scopes_;  // allocations visible here
   std::int64_t op_count_ = 0;
   bool in_loop_ = false;
-  // The enclosing loop's index name ("" when it names none) and trip count, while its body is read.
-  std::string loop_index_;
-  std::int64_t loop_trips_ = 0;
+  // The names the enclosing loop gives its indices while its body is read: a loop's index (its
+  // size the trip count) or an nd_loop's local index and grid index coordinates (the size of a
+  // coordinate its grid dim), which a slot may not read.
+  struct LoopName {
+    std::string name;
+    std::int64_t size = 0;
+    bool coordinate = false;
+  };
+  std::vector<LoopName> loop_names_;
   std::vector<std::string> warp_axes_;  // the axes of the warp_maps around the op being parsed
   // The loop-carried values a {"carry": name} node may read here, innermost last: a loop's own in
   // its body and next, and in the ops after it in the enclosing body (parse_body drops them at its
@@ -75,6 +81,10 @@ class CaseParser {
   WarpMap parse_warp_map(const json& j, const std::string& path, int depth);
 
   Loop parse_loop(const json& j, const std::string& path, int depth);
+  // plgpu.nd_loop (case_parser_nd_loop.cpp): a loop whose trips are each thread's own.
+  Loop parse_nd_loop(const json& j, const std::string& path, int depth);
+  // A loop's carry and body, its index names in scope (loop_names_ set by the caller).
+  void parse_loop_body(const json& j, const std::string& path, int depth, Loop& l);
   // A loop's `carry` (case_parser_vectors.cpp): its name, dtype, shape and init; next is read by
   // parse_carry_next once the carry is in scope.
   Loop::Carry parse_carry(const json& j, const std::string& path);
@@ -104,6 +114,9 @@ class CaseParser {
 
   // How dynamic indices resolve their axis or loop index here (index_json.h).
   IndexAxisSize index_axis_size() const;
+  // The same for a loop's slot (`bars.at[i % 2]`), which reads a loop's index or an nd_loop's
+  // local index, not a coordinate of its grid index.
+  IndexAxisSize slot_axis_size() const;
 
   // lax.axis_index(axis) is used by conditions and dynamic indices: it must name exactly one
   // cluster axis or the thread axis.

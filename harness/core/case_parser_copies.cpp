@@ -81,7 +81,7 @@ Shape CaseParser::parse_smem_index(const json* j, const std::string& path, const
                        "expressible");
     }
     if (i == 0 && slot && e.is_object()) {  // smem.at[i % 2]: a loop's slot
-      *slot = parse_loop_slot(e, at, a.shape[0], index_axis_size());
+      *slot = parse_loop_slot(e, at, a.shape[0], slot_axis_size());
       out.push_back(0);
       continue;
     }
@@ -125,13 +125,29 @@ IndexAxisSize CaseParser::index_axis_size() const {
   };
 }
 
+IndexAxisSize CaseParser::slot_axis_size() const {
+  return [this](const std::string& axis, bool loop,
+                const std::string& p) -> std::optional<std::int64_t> {
+    if (!loop) return check_index_axis(axis, p);
+    const std::int64_t size = check_loop_index(axis, p);
+    for (const LoopName& n : loop_names_) {
+      if (n.name == axis && n.coordinate) {
+        throw InputError(p, "\"" + axis +
+                                "\" is a coordinate of the nd_loop's grid index; a slot reads the "
+                                "loop's local index (loop_info.local_index)");
+      }
+    }
+    return size;
+  };
+}
+
 std::int64_t CaseParser::check_loop_index(const std::string& name, const std::string& path) const {
-  if (!in_loop_ || loop_index_ != name) {
-    throw InputError(path, "\"" + name +
-                               "\" is not the index of an enclosing loop (a loop names its index "
-                               "with \"index\"; dynamic entries read it inside its body only)");
+  for (const LoopName& n : loop_names_) {
+    if (in_loop_ && n.name == name) return n.size;
   }
-  return loop_trips_;
+  throw InputError(path, "\"" + name +
+                             "\" is not the index of an enclosing loop (a loop names its index "
+                             "with \"index\"; dynamic entries read it inside its body only)");
 }
 
 void CaseParser::check_store_slice_in_bounds(const IndexEntry& e, std::int64_t dim,

@@ -71,6 +71,8 @@ Op CaseParser::parse_op(const json& j, const std::string& path, int depth) {
     op.v = CommitSmem{};
   } else if (kind == "loop") {
     op.v = parse_loop(j, path, depth);
+  } else if (kind == "nd_loop") {
+    op.v = parse_nd_loop(j, path, depth);
   } else if (kind == "warp_map") {
     op.v = parse_warp_map(j, path, depth);
   } else if (kind == "when") {
@@ -85,7 +87,7 @@ Op CaseParser::parse_op(const json& j, const std::string& path, int depth) {
                                        "copy_smem_to_gmem, commit_smem_to_gmem_group, "
                                        "wait_smem_to_gmem, barrier_arrive, barrier_wait, "
                                        "barrier_arrive_and_wait, vector_store, commit_smem, when, "
-                                       "loop or warp_map");
+                                       "loop, nd_loop or warp_map");
   }
   if (!warp_axes_.empty()) check_in_warp_map(kind, path);
   return op;
@@ -113,30 +115,32 @@ Loop CaseParser::parse_loop(const json& j, const std::string& path, int depth) {
   l.trip_count =
       jr::integer(jr::required(j, path, "trip_count"), path + ".trip_count", 1, kMaxTripCount);
   if (const json* ix = jr::member(j, "index")) l.index = jr::identifier(*ix, path + ".index");
+  loop_names_.clear();
+  if (!l.index.empty()) loop_names_.push_back({l.index, l.trip_count, false});
+  parse_loop_body(j, path, depth, l);
+  return l;
+}
+
+void CaseParser::parse_loop_body(const json& j, const std::string& path, int depth, Loop& l) {
   const std::int64_t ops_before = op_count_;
-  in_loop_ = true;
-  loop_index_ = l.index;
-  loop_trips_ = l.trip_count;
   // The carry's init is read outside the loop (it may not read the loop's index or its own
   // carry); its next inside, after it is in scope.
   if (const json* cj = jr::member(j, "carry")) {
-    in_loop_ = false;
-    loop_index_.clear();
     l.carry = parse_carry(*cj, path + ".carry");
     in_loop_ = true;
-    loop_index_ = l.index;
     parse_carry_next(*cj, path + ".carry", *l.carry);
   }
+  in_loop_ = true;
   l.body = parse_body(jr::required(j, path, "body"), path + ".body", depth + 1);
   in_loop_ = false;
-  loop_index_.clear();
+  loop_names_.clear();
   if ((op_count_ - ops_before) * l.trip_count > kMaxLoopSteps) {
-    throw InputError(path + ".trip_count", "the loop runs " +
-                                               std::to_string(op_count_ - ops_before) + " ops " +
-                                               std::to_string(l.trip_count) + " times, more than " +
-                                               std::to_string(kMaxLoopSteps) + " op executions");
+    const std::string field = l.nd ? ".grid" : ".trip_count";
+    throw InputError(path + field, "the loop runs " + std::to_string(op_count_ - ops_before) +
+                                       " ops " + std::to_string(l.trip_count) +
+                                       " times, more than " + std::to_string(kMaxLoopSteps) +
+                                       " op executions");
   }
-  return l;
 }
 
 RunScoped CaseParser::parse_run_scoped(const json& j, const std::string& path, int depth) {
@@ -308,7 +312,7 @@ BarrierUse CaseParser::parse_barrier_use(const json& j, const std::string& path,
                                             "without an index");
     }
     if (i->is_object()) {  // bars.at[i % 2]: a loop's slot
-      b.slot = parse_loop_slot(*i, path + ".index", a->num_barriers, index_axis_size());
+      b.slot = parse_loop_slot(*i, path + ".index", a->num_barriers, slot_axis_size());
       b.index = 0;
     } else {
       b.index = jr::integer(*i, path + ".index", 0, a->num_barriers - 1);

@@ -1,5 +1,9 @@
 #include "harness/core/loop_index.h"
 
+#include <memory>
+#include <utility>
+#include <vector>
+
 namespace collfuzz {
 namespace {
 
@@ -85,6 +89,84 @@ bool reads_loop_index(const Body& body, const std::string& name) {
         found = found || reads(slot, name);
       });
   return found;
+}
+
+bool Loop::Nd::tiling_valid() const {
+  if (tiling.empty()) return true;
+  if (tiling.size() != grid.size()) return false;
+  for (std::size_t k = 0; k < grid.size(); ++k) {
+    if (grid[k] % tiling[k] != 0) return false;
+  }
+  return true;
+}
+
+std::int64_t Loop::Nd::grid_size() const {
+  std::int64_t g = 1;
+  for (const std::int64_t d : grid) g *= d;
+  return g;
+}
+
+std::int64_t Loop::Nd::trips(std::int64_t a) const {
+  const std::int64_t g = grid_size();
+  return g / axis_size + (a < g % axis_size ? 1 : 0);
+}
+
+std::shared_ptr<const NdCoord> nd_coord(const Loop::Nd& nd, std::size_t d) {
+  auto c = std::make_shared<NdCoord>();
+  c->axes = nd.axes;
+  c->axis_sizes = nd.axis_sizes;
+  c->axis_size = nd.axis_size;
+  // The grid the step is unravelled over: (*grid / tiling, *tiling) with a tiling.
+  Shape unravelled = nd.grid;
+  const bool tiled = !nd.tiling.empty() && nd.tiling_valid();
+  if (tiled) {
+    unravelled.clear();
+    for (std::size_t k = 0; k < nd.grid.size(); ++k)
+      unravelled.push_back(nd.grid[k] / nd.tiling[k]);
+    unravelled.insert(unravelled.end(), nd.tiling.begin(), nd.tiling.end());
+  }
+  const auto stride = [&](std::size_t k) {
+    std::int64_t s = 1;
+    for (std::size_t m = k + 1; m < unravelled.size(); ++m) s *= unravelled[m];
+    return s;
+  };
+  if (tiled) {
+    c->pieces.push_back({stride(d), unravelled[d], nd.tiling[d]});
+    const std::size_t sub = nd.grid.size() + d;
+    c->pieces.push_back({stride(sub), unravelled[sub], 1});
+  } else {
+    c->pieces.push_back({stride(d), unravelled[d], 1});
+  }
+  return c;
+}
+
+void attach_nd_coords(Loop& l) {
+  if (!l.nd) return;
+  std::vector<std::pair<std::string, std::shared_ptr<const NdCoord>>> coords;
+  for (std::size_t d = 0; d < l.nd->index_names.size(); ++d) {
+    if (!l.nd->index_names[d].empty())
+      coords.emplace_back(l.nd->index_names[d], nd_coord(*l.nd, d));
+  }
+  const auto attach = [&](bool loop, const std::string& name, std::shared_ptr<const NdCoord>& nd) {
+    if (!loop) return;
+    for (const auto& [n, c] : coords) {
+      if (n == name) nd = c;
+    }
+  };
+  const auto attach_index = [&](std::vector<IndexEntry>& index) {
+    for (IndexEntry& e : index) {
+      if (!e.dyn_start) continue;
+      attach(e.dyn_start->loop, e.dyn_start->axis, e.dyn_start->nd);
+      for (DynTerm& t : e.dyn_start->plus) attach(t.loop, t.axis, t.nd);
+    }
+  };
+  const auto no_slot = [](std::optional<DynStart>&, std::int64_t&) {};
+  for_each_read(l.body, attach_index, no_slot);
+  if (l.carry) {
+    for_each_vector_load(l.carry->next, [&](VectorValue& load) {
+      if (load.kind == VectorKind::kLoadInput) attach_index(load.gmem_index);
+    });
+  }
 }
 
 }  // namespace collfuzz

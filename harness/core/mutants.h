@@ -33,10 +33,12 @@ enum class Mutant : std::uint8_t {
   kStoreReductionIgnored,        // a reduction_op store lowers as a plain store (overwrites)
   kStoreWaitGroupOffByOne,       // wait_smem_to_gmem(n) lowers as wait_group n + 1
   kCommitSmemDropped,            // commit_smem (and a store's own) lowers to no proxy fence
-  kWaitPhaseNotFlipped,  // a barrier_wait leaves the thread's phase bit: every wait is on parity 0
-  kSwizzleLoadIgnored,   // a swizzled TMA load writes its box unswizzled (stores still swizzle)
-  kIotaUncastAccepted,   // Lane lowers an iota with no layout cast as if cast to the strided one
-  kCarryNextIgnored,     // a loop carry's next updates nothing: the carry keeps its init
+  kWaitPhaseNotFlipped,   // a barrier_wait leaves the thread's phase bit: every wait is on parity 0
+  kSwizzleLoadIgnored,    // a swizzled TMA load writes its box unswizzled (stores still swizzle)
+  kIotaUncastAccepted,    // Lane lowers an iota with no layout cast as if cast to the strided one
+  kCarryNextIgnored,      // a loop carry's next updates nothing: the carry keeps its init
+  kNdLoopTripsRoundedUp,  // an nd_loop runs ceil(G / S) trips on every thread, not G // S + (a < G
+                          // % S)
   // The reference's interpret profile (found by real JAX interpret mode, jax-interpret):
   kInterpretScopedCheckOrder,        // run_scoped: thread_axis_required checked before cluster_axes
   kInterpretPredicateAccepted,       // interpret.copy.predicate never fires

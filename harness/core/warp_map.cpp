@@ -168,7 +168,8 @@ void check_in_warp_map(const std::string& kind, const std::string& path) {
                          "wait after the warp_map");
   }
   if (kind == "copy_smem_to_gmem" || kind == "commit_smem_to_gmem_group" ||
-      kind == "wait_smem_to_gmem" || kind == "vector_store" || kind == "commit_smem") {
+      kind == "wait_smem_to_gmem" || kind == "vector_store" || kind == "commit_smem" ||
+      kind == "nd_loop") {
     throw InputError(path + ".op", kind + " inside warp_map is not modelled");
   }
 }

@@ -231,6 +231,12 @@ def without_scratch_shapes(j: dict) -> dict:
   return out
 
 
+# The ops that hold a body of ops (docs/case-format.md "Ops").
+BODY_OPS = ("run_scoped", "when", "loop", "nd_loop", "warp_map")
+# The ops that loop: a fori loop (`loop`) and plgpu.nd_loop (`nd_loop`); both may carry a value.
+LOOP_OPS = ("loop", "nd_loop")
+
+
 @dataclasses.dataclass
 class Mesh:
   grid: tuple = ()
@@ -319,7 +325,7 @@ class Case:
         if not isinstance(op, dict) or "op" not in op:
           raise CaseError(f"{p}: expected an op object")
         yield p, op, parents
-        if op["op"] in ("run_scoped", "when", "loop", "warp_map"):
+        if op["op"] in BODY_OPS:
           yield from rec(op.get("body", []), p + ".body", parents + [op])
     yield from rec(self.program, "$.program", [])
 
@@ -552,14 +558,109 @@ def merge_ranges(ranges) -> list[list[int]]:
   return out
 
 
-def loop_indices(parents: list[dict]) -> list[dict]:
+def nd_loop_params(op: dict, path: str = "$") -> tuple:
+  """An nd_loop's (grid, collective axes as JAX takes them (a name, or a tuple for an array),
+  tiling (a tuple, or None), index names (one per grid dim, None for an unnamed one), local index
+  name (or None)) (docs/case-format.md "nd_loop"); a CaseError naming the field for anything
+  malformed (the C++ parser is the strict one)."""
+  grid = op.get("grid")
+  if not isinstance(grid, list) or not 1 <= len(grid) <= 4 or not all(
+      isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in grid):
+    raise CaseError(f"{path}.grid: expected 1 to 4 integers >= 1, got {grid!r}")
+  axes = op.get("collective_axes")
+  if isinstance(axes, str):
+    jaxes = axes
+  elif isinstance(axes, list) and axes and all(isinstance(a, str) for a in axes):
+    jaxes = tuple(axes)
+  else:
+    raise CaseError(f"{path}.collective_axes: expected an axis name or an array of them, "
+                    f"got {axes!r}")
+  tiling = op.get("tiling")
+  if tiling is not None:
+    if not isinstance(tiling, list) or not all(
+        isinstance(d, int) and not isinstance(d, bool) for d in tiling):
+      raise CaseError(f"{path}.tiling: expected an array of integers, got {tiling!r}")
+    tiling = tuple(tiling)
+  index = op.get("index")
+  if index is None:
+    index = [None] * len(grid)
+  if not isinstance(index, list) or len(index) != len(grid) or not all(
+      n is None or (isinstance(n, str) and n.isidentifier()) for n in index):
+    raise CaseError(f"{path}.index: expected one identifier (or null) per grid dim, "
+                    f"got {index!r}")
+  local = op.get("local_index")
+  if local is not None and not (isinstance(local, str) and local.isidentifier()):
+    raise CaseError(f"{path}.local_index: expected an identifier, got {local!r}")
+  return tuple(grid), jaxes, tiling, list(index), local
+
+
+def axis_size(mesh: "Mesh", name: str) -> int:
+  """The size of a cluster axis or of the thread axis (lax.axis_size)."""
+  for n, d in zip(mesh.cluster_names, mesh.cluster):
+    if n == name:
+      return int(d)
+  if mesh.thread_name is not None and name == mesh.thread_name:
+    return mesh.threads()
+  raise CaseError(f"an nd_loop's collective axis {name!r} is no cluster axis nor the thread axis "
+                  "of the mesh")
+
+
+def nd_loop_steps(op: dict, mesh: "Mesh", axes: dict) -> list[tuple[int, tuple]]:
+  """What plgpu.nd_loop gives the thread with these axis indices (jax/_src/pallas/mosaic_gpu/
+  helpers.py): [(t, index)] for each of its trips t, S = lax.axis_size(collective_axes) and
+  a = lax.axis_index(collective_axes) (row-major over the axes): G // S + (a < G % S) trips
+  (G the grid's size), trip t taking step t * S + a unravelled over the grid, or with a tiling over
+  (*grid / tiling, *tiling), index[d] = sub[d] + tile[d] * tiling[d]."""
+  grid, jaxes, tiling, _, _ = nd_loop_params(op)
+  names = (jaxes,) if isinstance(jaxes, str) else jaxes
+  size, a = 1, 0
+  for n in names:
+    s = axis_size(mesh, n)
+    if n not in axes:
+      raise CaseError(f"unknown axis {n!r} in an nd_loop's collective_axes")
+    size, a = size * s, a * s + axes[n]
+  full = grid
+  if tiling:
+    if len(tiling) != len(grid) or any(t < 1 or g % t for g, t in zip(grid, tiling)):
+      return []  # JAX raises at trace: nothing is written
+    full = tuple(g // t for g, t in zip(grid, tiling)) + tiling
+  total = math.prod(full)
+  out = []
+  for t in range(total // size + (1 if a < total % size else 0)):
+    step, digits = t * size + a, []
+    for d in reversed(full):
+      digits.append(step % d)
+      step //= d
+    digits.reverse()
+    if tiling:
+      n = len(grid)
+      digits = [digits[n + d] + digits[d] * tiling[d] for d in range(n)]
+    out.append((t, tuple(digits)))
+  return out
+
+
+def loop_indices(parents: list[dict], mesh: "Mesh | None" = None,
+                 axes: dict | None = None) -> list[dict]:
   """Every binding of the indices of the loops around an op (loop_key(NAME) -> 0..n-1): one
-  empty binding when no enclosing loop has an `index`."""
+  empty binding when no enclosing loop has an `index`. An nd_loop's (its `index` names and its
+  `local_index`, for the thread whose axis indices are `axes` in `mesh`: nd_loop_steps) take only
+  the thread's own trips: none, when it runs none."""
   out = [{}]
   for p in parents:
     if p["op"] == "loop" and p.get("index") is not None:
       out = [{**b, loop_key(p["index"]): i} for b in out
              for i in range(int(p["trip_count"]))]
+    elif p["op"] == "nd_loop":
+      if mesh is None or axes is None:
+        raise CaseError("an nd_loop's indices need the thread's axis indices")
+      _, _, _, names, local = nd_loop_params(p)
+      trips = []
+      for t, index in nd_loop_steps(p, mesh, axes):
+        b = {loop_key(n): v for n, v in zip(names, index) if n is not None}
+        if local is not None:
+          b[loop_key(local)] = t
+        trips.append(b)
+      out = [{**b, **tb} for b in out for tb in trips]
   return out
 
 
@@ -578,13 +679,12 @@ def written_ranges(case: Case) -> dict[str, list[list[int]]]:
       continue  # a vector_store into SMEM ({"alloc"}) writes no output
     dst = op["dst"]
     out = case.array(dst["output"], outputs=True)
-    trips = loop_indices(parents)
     for coords in case.mesh.cta_coords():
       for t in range(case.mesh.threads()):
         axes = axis_indices(case.mesh, coords, t)
         if executes(parents, axes) and (op.get("predicate") is None
                                         or eval_cond(op["predicate"], axes)):
-          for loops in trips:
+          for loops in loop_indices(parents, case.mesh, axes):
             ranges[out["name"]].extend(slice_ranges(out["shape"], dst.get("index", []),
                                                     {**axes, **loops}))
   return {k: merge_ranges(v) for k, v in ranges.items()}
@@ -604,16 +704,18 @@ def grid_reducible(raw: dict) -> bool:
 
 
 def _without_loop_names(j):
-  """The program without the names of loop indices (a loop's `index`, a dynamic entry's `loop`)
-  and of loop-carried values (a carry's `name`, a `{"carry": name}` leaf): they name no mesh
-  axis, so a grid axis of the same name is not used by them."""
+  """The program without the names of loop indices (a loop's `index`, an nd_loop's `index` and
+  `local_index`, a dynamic entry's `loop`) and of loop-carried values (a carry's `name`, a
+  `{"carry": name}` leaf): they name no mesh axis, so a grid axis of the same name is not used by
+  them."""
   if isinstance(j, list):
     return [_without_loop_names(x) for x in j]
   if isinstance(j, dict):
-    is_loop = j.get("op") == "loop"
+    is_loop = j.get("op") in LOOP_OPS
     out = {}
     for k, v in j.items():
-      if k == "loop" or (is_loop and k == "index") or (k == "carry" and isinstance(v, str)):
+      if k == "loop" or (is_loop and k in ("index", "local_index")) or \
+          (k == "carry" and isinstance(v, str)):
         continue
       if is_loop and k == "carry" and isinstance(v, dict):
         v = {ck: cv for ck, cv in v.items() if ck != "name"}

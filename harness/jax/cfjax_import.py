@@ -20,7 +20,8 @@ vector_store, its value made of `get` loads of SMEM and inputs, constants, add/s
 and `convert_element_type` (astype)), `commit_group` (`plgpu.commit_smem_to_gmem_group()`), any
 other `wait_smem_to_gmem`, `barrier_arrive`, `barrier_wait`, `barrier_arrive_and_wait` (0.12.0.1),
 `cond` from `pl.when`, `scan` from a `lax.fori_loop` with a static trip count (an array it
-carries besides its index: the loop's `carry`), and the scalar
+carries besides its index: the loop's `carry`), the `while` of a `plgpu.nd_loop` (an `nd_loop`;
+any other `while` is refused), and the scalar
 arithmetic of `lax.axis_index(...) * m + a` and comparisons that indices and conditions are made
 of. Anything else is refused with the primitive's name and the user's source line (the equation's
 source_info), exit code 2.
@@ -45,7 +46,9 @@ primitive -> handler); each primitive family is a module of its own, a mixin of 
                               convert_element_type (astype: {"convert": ...})
     cfjax_import_barriers.py  barrier_arrive, barrier_wait, a barrier's use
     cfjax_import_control.py   pl.when (cond), lax.fori_loop (scan; its carried array), warp_map,
-                              inlined calls, while
+                              inlined calls
+    cfjax_import_ndloop.py    plgpu.nd_loop (its `while`: grid, collective axes, tiling, index
+                              coordinates, local index, carry); any other while refused
     cfjax_import_kernel.py    the kernel call: mesh, target, inputs/outputs, fills -> the case
 """
 
@@ -67,6 +70,7 @@ from cfjax_import_control import ControlMixin  # noqa: E402
 from cfjax_import_copies import CopiesMixin  # noqa: E402
 from cfjax_import_index import IndexMixin  # noqa: E402
 from cfjax_import_kernel import build_case, find_kernel_eqns  # noqa: E402,F401
+from cfjax_import_ndloop import NdLoopMixin  # noqa: E402
 from cfjax_import_values import (  # noqa: E402,F401  (ImportRefused and the values: this module's API)
     Axis, Cond, ImportRefused, ImporterBase, Ref, Unknown, user_line)
 from cfjax_import_vectors import VectorsMixin  # noqa: E402
@@ -75,7 +79,7 @@ DEFAULT_NAME = "collfuzz_case"
 
 
 class Importer(IndexMixin, AllocsMixin, CopiesMixin, VectorsMixin, BarriersMixin, ControlMixin,
-               ImporterBase):
+               NdLoopMixin, ImporterBase):
   """Walks a kernel body's jaxpr into a case's ops; each primitive goes to its family's handler
   (PRIMITIVES below), a vector store's value (loads, constants, arithmetic of rank >= 1) to
   VectorsMixin.vector_eqn, the scalar arithmetic of indices and conditions to
@@ -86,6 +90,8 @@ class Importer(IndexMixin, AllocsMixin, CopiesMixin, VectorsMixin, BarriersMixin
     self.pair_store_waits(jaxpr.eqns)
     self.pair_store_commits(jaxpr.eqns)
     for eqn in jaxpr.eqns:
+      for o in eqn.outvars:
+        self.defs[o] = eqn
       self.eqn(eqn, env, ops)
     return ops
 
@@ -104,7 +110,8 @@ class Importer(IndexMixin, AllocsMixin, CopiesMixin, VectorsMixin, BarriersMixin
                   "commit_smem, commit_smem_to_gmem_group, "
                   "wait_smem_to_gmem, barrier_arrive, barrier_wait, "
                   "barrier_arrive_and_wait, "
-                  "pl.when, lax.fori_loop with a static trip count, pl.core_map over "
+                  "pl.when, lax.fori_loop with a static trip count, plgpu.nd_loop, "
+                  "pl.core_map over "
                   "plgpu.WarpMesh and lax.axis_index arithmetic)")
     handler(self, eqn, env, ops)
 
@@ -136,7 +143,7 @@ PRIMITIVES = {
     "closed_call": ControlMixin.inline_call,
     "core_call": ControlMixin.inline_call,
     "jit": ControlMixin.inline_call,
-    "while": ControlMixin.while_loop,
+    "while": NdLoopMixin.while_loop,  # plgpu.nd_loop's; any other is refused
 }
 
 

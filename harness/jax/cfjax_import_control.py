@@ -2,8 +2,9 @@
 
 ControlMixin reads a `cond` of `pl.when` (an empty false branch) into a case's `when`, a `scan` of
 a `lax.fori_loop` with a static trip count into `loop`, `pl.core_map(plgpu.WarpMesh(...))` (an
-`mpmd_map` inside the kernel) into `warp_map`, inlines `pjit`/`closed_call` bodies, and refuses a
-`while` (a loop whose trip count is not static). Each walks its body with cfjax_import's walk.
+`mpmd_map` inside the kernel) into `warp_map` and inlines `pjit`/`closed_call` bodies (a `while`
+is cfjax_import_ndloop's: plgpu.nd_loop's, any other refused). Each walks its body with
+cfjax_import's walk.
 
 A fori_loop's index (the scan's first carry, counted `i + 1` by the body) is bound to a loop index
 (an Axis with `loop`): when the body uses it in a GMEM index or a slot (an SMEM ref's first index
@@ -208,11 +209,6 @@ class ControlMixin:
     ops.extend(self.walk(inner, sub_env))
     for outer, o in zip(eqn.outvars, inner.outvars):
       env[outer] = self.value(sub_env, o)
-
-  def while_loop(self, eqn, env: dict, ops: list):
-    """A `while`: refused (a case's loop has a static trip count)."""
-    self.refuse(eqn, "unsupported primitive `while`: a loop whose trip count is not static (a "
-                "case's loop is a lax.fori_loop with Python int bounds)")
 
 
 def _aval(var) -> tuple:

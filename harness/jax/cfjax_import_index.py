@@ -60,6 +60,15 @@ class IndexMixin:
                     "represented)", user_line(eqn, self.user_file))
     elif name == "rem" and len(ins) == 2:
       out = self.remainder(eqn, ins, "lax.rem")
+    elif name == "div" and len(ins) == 2:
+      # lax.div of two static integers (truncating): a plgpu.nd_loop's trip count G // S
+      # (cfjax_import_ndloop); of anything else an Unknown (a case's index has no division).
+      a, b = ins
+      if all(isinstance(x, int) and not isinstance(x, bool) for x in ins) and b != 0:
+        out = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+      else:
+        out = Unknown(f"`div` of {self.describe(a)} by {self.describe(b)} (a case's index has "
+                      "no division)", user_line(eqn, self.user_file))
     elif name in ("pjit", "jit") and eqn.params.get("name") == "remainder" and len(ins) == 2 \
         and (any(isinstance(x, Axis) for x in ins) or
              all(isinstance(x, int) and not isinstance(x, bool) for x in ins)):

@@ -194,6 +194,7 @@ def build_case(imp, call, args, fills, name, arch, profile, jax_pin) -> dict:
                     "dtype": str(aval.dtype)})
     env[v] = Ref("output", nm, aval.shape)
   scratch = invars[n_in + n_out:]
+  imp.mesh = mesh
   program = []
   if scratch:
     # pallas_call's scratch_shapes: allocated at kernel entry, for the whole kernel, with no

@@ -195,6 +195,11 @@ class ImporterBase:
     # id() of each commit_smem equation that begins a copy_smem_to_gmem (the store's default
     # `"commit_smem": true`) and of that store: CopiesMixin.pair_store_commits.
     self.committed_stores: set[int] = set()
+    # The eqn that defines each var walked so far (cfjax_import.Importer.walk): NdLoopMixin reads
+    # the eqns behind an nd_loop's trip count.
+    self.defs: dict = {}
+    # The case's mesh (build_case sets it before the walk): an nd_loop's collective axes.
+    self.mesh: dict = {}
 
   def axis_name(self, axis) -> str:
     if isinstance(axis, str):

@@ -14,7 +14,11 @@ vector_src: `jnp.full`, `ref[...]` loads, `+ - *`, `jnp.minimum`/`jnp.maximum`,
 by loop_ident so that it shadows none of the script's names; `_` without one; a loop with a
 `carry` is `def tripN(i, acc): ... return NEXT` and `acc = lax.fori_loop(0, n, tripN, INIT)`,
 the carry's name spelt by carry_ident and written for its `{"carry": name}` leaves),
-`pl.core_map(plgpu.WarpMesh)` per `warp_map`; each line carries its op's JSON path.
+`pl.core_map(plgpu.WarpMesh)` per `warp_map`; an `nd_loop` as the decorator `@plgpu.nd_loop(grid,
+collective_axes=..., tiling=...)` over `def ndN(loop_info):` (its index names unpacked from
+`loop_info.index`, its local index `loop_info.local_index`), with a carry `def ndN(loop_info,
+carry): acc = carry ... return NEXT` and `acc = plgpu.nd_loop(..., init_carry=INIT)(ndN)` (nd_loop
+passes the carry as the keyword `carry`); each line carries its op's JSON path.
 needs_x64: whether a 64-bit dtype appears (the script then enables x64).
 """
 
@@ -22,16 +26,16 @@ from __future__ import annotations
 
 import re
 
-from cfjax_case import (REDUCTION_OPS, VECTOR_BINARY, CaseError, const_number, index_shape,
-                        iota_params, loop_carry)
-from cfjax_repro_src import (Unsupported, axis_names_src, dtype_src, ident, num_barriers_src,
-                             shape_src)
+from cfjax_case import (BODY_OPS, LOOP_OPS, REDUCTION_OPS, VECTOR_BINARY, CaseError,
+                        const_number, index_shape, iota_params, loop_carry, nd_loop_params)
+from cfjax_repro_src import (Unsupported, axis_name_src, axis_names_src, dtype_src, ident,
+                             num_barriers_src, shape_src, tuple_src)
 from cfjax_smem_layout import transforms_src
 
 # Names a loop's index or carry must not take (besides cfjax_repro_src.RESERVED, which ident
 # avoids): the script's other top-level names (cfjax_repro_kernel, _modes, _checks write them),
 # what the loop function itself uses, and `_` (each `pl.when` body's `def _():`).
-SCRIPT_NAMES = {"carry", "keep_alive", "kernel_body", "make_kernel", "make_inputs", "main",
+SCRIPT_NAMES = {"carry", "loop_info", "keep_alive", "kernel_body", "make_kernel", "make_inputs", "main",
                 "collfuzz_case", "check_array", "check_outputs", "check_raised", "as_array",
                 "explicit_values", "fill_values", "normalize", "gpu_callbacks", "MODE",
                 "JAX_VERSION", "EXPECTED_EXCEPTION", "EXPECTED_MESSAGE", "EXPECTED_STEP",
@@ -193,7 +197,7 @@ class Writer:
     taken = self.ref_idents() | set(self.loop_spellings.values()) | \
         set(self.carry_spellings.values()) | SCRIPT_NAMES
     base = ident(name)
-    if base in taken or re.fullmatch(r"(scope|trip)\d+", base):
+    if base in taken or re.fullmatch(r"(scope|trip|nd)\d+", base):
       base = prefix + base
       while base in taken:
         base += "_"
@@ -309,7 +313,7 @@ class Writer:
     kind = op.get("op") if isinstance(op, dict) else None
     known = {"run_scoped", "copy_gmem_to_smem", "copy_smem_to_gmem", "vector_store",
              "commit_smem", "commit_smem_to_gmem_group", "wait_smem_to_gmem", "barrier_arrive",
-             "barrier_wait", "barrier_arrive_and_wait", "when", "loop", "warp_map"}
+             "barrier_wait", "barrier_arrive_and_wait", "when", "loop", "nd_loop", "warp_map"}
     if kind not in known:
       raise Unsupported(f"{path}: op {kind!r} (the generator writes {', '.join(sorted(known))})")
     if kind == "run_scoped":
@@ -403,6 +407,8 @@ class Writer:
       self.body(op.get("body", []), depth + 1, path + ".body")
     elif kind == "loop":
       self.loop(op, depth, path)
+    elif kind == "nd_loop":
+      self.nd_loop(op, depth, path)
     elif kind == "warp_map":
       # cfjax_translate: the warp-level context; lax.axis_index(axis) is the warp (0..3).
       self.emit(depth, f"@pl.core_map(plgpu.WarpMesh(axis_name={op['axis']!r}))  # {path}")
@@ -452,6 +458,65 @@ class Writer:
       return
     self.carries[carry["name"]] = own  # the loop's result, for the ops after it
     self.emit(depth, f"{param} = lax.fori_loop(0, {int(op['trip_count'])}, {name}, {init})  "
+              f"# {path}.carry.init")
+
+  def nd_loop(self, op: dict, depth: int, path: str):
+    """cfjax_translate.emit_nd_loop: `@plgpu.nd_loop(grid, collective_axes=A, tiling=T)` over
+    `def ndN(loop_info):`, the named index entries unpacked from `loop_info.index` (`_` for an
+    unnamed one) and the local index from `loop_info.local_index`, each spelt by loop_ident; with
+    a `carry`, `def ndN(loop_info, carry):` whose first line binds the carry's spelling
+    (carry_ident) to `carry` (nd_loop calls the body with the keyword `carry`), `return NEXT`, and
+    `acc = plgpu.nd_loop(..., init_carry=INIT)(ndN)` after it."""
+    try:
+      grid, _, tiling, names, local = nd_loop_params(op, path)
+      carry = loop_carry(op, path)
+    except CaseError as e:
+      raise Unsupported(str(e)) from e
+    name = f"nd{self.loops}"
+    self.loops += 1
+    args = [tuple_src([str(d) for d in grid]),
+            f"collective_axes={axis_name_src(op['collective_axes'])}"]
+    if tiling is not None:
+      args.append(f"tiling={tuple_src([str(d) for d in tiling])}")
+    info = "loop_info"
+    while info in self.ref_idents():
+      info += "_"
+    spelt = ["_" if n is None else self.loop_ident(n) for n in names]
+    local_spelt = None if local is None else self.loop_ident(local)
+    init = own = None
+    if carry is not None:
+      shape, dtype = tuple(carry["shape"]), carry["dtype"]
+      init = self.vector_src(carry["init"], shape, dtype, path + ".carry.init", True)
+      own = (self.carry_ident(carry["name"]), shape, dtype)
+      self.emit(depth, f"def {name}({info}, carry):  # {path}")
+      self.emit(depth + 1, f"{own[0]} = carry")
+    else:
+      self.emit(depth, f"@plgpu.nd_loop({', '.join(args)})  # {path}")
+      self.emit(depth, f"def {name}({info}):")
+    if any(n is not None for n in names):
+      self.emit(depth + 1, f"{', '.join(spelt)}{',' if len(spelt) == 1 else ''} = {info}.index")
+    if local is not None:
+      self.emit(depth + 1, f"{local_spelt} = {info}.local_index")
+    saved, saved_carries = dict(self.loop_names), dict(self.carries)
+    for n, sp in zip(names, spelt):
+      if n is not None:
+        self.loop_names[n] = sp
+    if local is not None:
+      self.loop_names[local] = local_spelt
+    if carry is not None:
+      self.carries[carry["name"]] = own
+    if op.get("body") or (carry is None and not any(n is not None for n in names)
+                          and local is None):
+      self.body(op.get("body", []), depth + 1, path + ".body")
+    if carry is not None:
+      nxt = self.vector_src(carry["next"], own[1], own[2], path + ".carry.next", True)
+      self.emit(depth + 1, f"return {nxt}  # {path}.carry.next")
+    self.loop_names, self.carries = saved, saved_carries
+    if carry is None:
+      return
+    self.carries[carry["name"]] = own  # the loop's result, for the ops after it
+    args.append(f"init_carry={init}")
+    self.emit(depth, f"{own[0]} = plgpu.nd_loop({', '.join(args)})({name})  "
               f"# {path}.carry.init")
 
   def vector_dst(self, d, path: str):
@@ -584,15 +649,15 @@ def needs_x64(case: dict) -> bool:
         if op.get("op") == "run_scoped":
           for a in op.get("allocs", []):
             yield a
-        if op.get("op") in ("run_scoped", "when", "loop", "warp_map"):
+        if op.get("op") in BODY_OPS:
           yield from allocs(op.get("body", []))
 
   def carries(ops):
     for op in ops:
       if isinstance(op, dict):
-        if op.get("op") == "loop" and isinstance(op.get("carry"), dict):
+        if op.get("op") in LOOP_OPS and isinstance(op.get("carry"), dict):
           yield op["carry"]
-        if op.get("op") in ("run_scoped", "when", "loop", "warp_map"):
+        if op.get("op") in BODY_OPS:
           yield from carries(op.get("body", []))
 
   dtypes += [a["dtype"] for a in allocs(case["program"]) if "dtype" in a]

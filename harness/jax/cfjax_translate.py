@@ -22,9 +22,9 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
 import cfjax_smem_layout
-from cfjax_case import (VECTOR_BINARY, Case, CaseError, axis_name, axis_names, carry_key,
-                        carry_leaf, const_number, flag, iota_params, loop_carry, loop_key,
-                        plus_terms, reduction_op, wait_groups)
+from cfjax_case import (LOOP_OPS, VECTOR_BINARY, Case, CaseError, axis_name, axis_names,
+                        carry_key, carry_leaf, const_number, flag, iota_params, loop_carry,
+                        loop_key, nd_loop_params, plus_terms, reduction_op, wait_groups)
 
 LABEL_PREFIX = "cfop"
 HIDDEN_OUTPUT = "_cfjax_keep_alive"
@@ -42,7 +42,7 @@ def needs_x64(case: Case) -> bool:
   dtypes = [a["dtype"] for a in case.inputs + case.outputs]
   dtypes += [a["dtype"] for a in case.allocs() if "dtype" in a]
   dtypes += [op["carry"].get("dtype") for _, op, _ in case.walk()
-             if op["op"] == "loop" and isinstance(op.get("carry"), dict)]
+             if op["op"] in LOOP_OPS and isinstance(op.get("carry"), dict)]
   return any(d in ("int64", "uint64", "float64") for d in dtypes)
 
 
@@ -349,6 +349,17 @@ _OOB = {"undefined": "UNDEFINED", "promise_in_bounds": "PROMISE_IN_BOUNDS", "zer
 
 # ---- the translation
 
+def loop_carry_type(op: dict, path: str):
+  """A loop's or nd_loop's carry (None without one) with its shape and JAX dtype (None, None)."""
+  carry = loop_carry(op, path)
+  if carry is None:
+    return None, None, None
+  try:
+    return carry, tuple(carry["shape"]), jnp_dtype(carry["dtype"])
+  except TypeError as e:
+    raise CaseError(f"{path}.carry.dtype: unknown dtype {carry['dtype']!r}") from e
+
+
 @dataclasses.dataclass
 class Translation:
   case: Case
@@ -468,6 +479,8 @@ class Translation:
       pl.when(cond_value(op["cond"]))(lambda: self.emit_body(body, env, path + ".body"))
     elif kind == "loop":
       self.emit_loop(op, env, path)
+    elif kind == "nd_loop":
+      self.emit_nd_loop(op, env, path)
     elif kind == "warp_map":
       # The warp-level context: pl.core_map over plgpu.WarpMesh; lax.axis_index(axis) is the warp.
       body = op.get("body", [])
@@ -488,13 +501,7 @@ class Translation:
     env[carry_key(name)] for the ops after the loop (`env` is the enclosing body's own)."""
     body = op.get("body", [])
     index = op.get("index")
-    carry = loop_carry(op, path)
-    shape = dtype = None
-    if carry is not None:
-      try:
-        shape, dtype = tuple(carry["shape"]), jnp_dtype(carry["dtype"])
-      except TypeError as e:
-        raise CaseError(f"{path}.carry.dtype: unknown dtype {carry['dtype']!r}") from e
+    carry, shape, dtype = loop_carry_type(op, path)
 
     def iteration(i, value):
       inner = dict(env)
@@ -513,6 +520,40 @@ class Translation:
     outer = {k: v for k, v in env.items() if k != carry_key(carry["name"])}
     init = vector_value(carry["init"], outer, shape, dtype, path + ".carry.init")
     env[carry_key(carry["name"])] = lax.fori_loop(0, int(op["trip_count"]), iteration, init)
+
+  def emit_nd_loop(self, op: dict, env: dict, path: str):
+    """plgpu.nd_loop(grid, collective_axes=..., tiling=...) (docs/case-format.md "nd_loop"): the
+    body function takes the NDLoopInfo; each named `index` entry binds loop_info.index[d], and
+    `local_index` loop_info.local_index, as env[loop_key(NAME)] (as emit_loop's index). JAX runs
+    each thread's own trips (a dynamic trip count) and raises its own errors (a tiling of another
+    length or that does not divide the grid, ValueError at trace). With a `carry` (as emit_loop's)
+    `init` is evaluated before the call, passed as init_carry; nd_loop calls the body with the
+    carry as the keyword `carry` and returns the last trip's, bound to env[carry_key(name)]."""
+    grid, axes, tiling, names, local = nd_loop_params(op, path)
+    body = op.get("body", [])
+    carry, shape, dtype = loop_carry_type(op, path)
+
+    def iteration(loop_info, carry=None):  # pylint: disable=redefined-outer-name
+      inner = dict(env)
+      for name, value in zip(names, loop_info.index):
+        if name is not None:
+          inner[loop_key(name)] = value
+      if local is not None:
+        inner[loop_key(local)] = loop_info.local_index
+      if op.get("carry") is None:
+        self.emit_body(body, inner, path + ".body")
+        return None
+      inner[carry_key(op["carry"]["name"])] = carry
+      self.emit_body(body, inner, path + ".body")
+      return vector_value(op["carry"]["next"], inner, shape, dtype, path + ".carry.next")
+
+    if carry is None:
+      plgpu.nd_loop(grid, collective_axes=axes, tiling=tiling)(iteration)
+      return
+    outer = {k: v for k, v in env.items() if k != carry_key(carry["name"])}
+    init = vector_value(carry["init"], outer, shape, dtype, path + ".carry.init")
+    env[carry_key(carry["name"])] = plgpu.nd_loop(
+        grid, collective_axes=axes, tiling=tiling, init_carry=init)(iteration)
 
   # -- the kernel
 

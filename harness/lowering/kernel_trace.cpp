@@ -77,6 +77,7 @@ class Tracer {
         continue;
       }
       if (const auto* l = std::get_if<Loop>(&op.v)) {
+        if (l->nd) nd_loop(op, *l->nd);
         out.push_back(TracedNode{&op, body(l->body)});  // fori_loop traces its body once
         continue;
       }
@@ -102,6 +103,24 @@ class Tracer {
  private:
   const Case& c_;
   CaseLookup lookup_;
+
+  // plgpu.nd_loop(grid, collective_axes=..., tiling=...) when called (helpers.py).
+  void nd_loop(const Op& op, const Loop::Nd& nd) {
+    if (nd.tiling.empty()) return;  // `if tiling:`
+    const std::string args =
+        py::tuple_of_ints(nd.tiling) + " and grid=" + py::tuple_of_ints(nd.grid);
+    if (nd.tiling.size() != nd.grid.size()) {
+      raise(Stage::kTrace, "ValueError", "tiling=" + args + " must have same length.",
+            rule_id::kNdLoopTilingLength, op.path);
+    }
+    for (std::size_t k = 0; k < nd.grid.size(); ++k) {
+      if (nd.grid[k] % nd.tiling[k] == 0) continue;
+      raise(Stage::kTrace, "ValueError",
+            "Tiling " + py::tuple_of_ints(nd.tiling) + " does not divide grid " +
+                py::tuple_of_ints(nd.grid) + ".",
+            rule_id::kNdLoopTilingDivides, op.path);
+    }
+  }
 
   // The allocation's constructor: plgpu.Barrier / ClusterBarrier / TMEM(...).
   void construct(const Op& op, const Alloc& a) {

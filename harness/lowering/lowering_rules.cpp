@@ -593,7 +593,7 @@ class Lowerer {
     iv.eight_bit = dtype_bits(c.dtype) == 8 && computes_arithmetic(*iv.value);
     iv.own_layout = has_own_layout(*iv.value);
     const std::int64_t vec = lower_value(op, *iv.value, c.dtype, iv);
-    if (next && lane() && l.trip_count > 1 && vec != carry_vec_.at(c.name)) {
+    if (next && lane() && (l.nd || l.trip_count > 1) && vec != carry_vec_.at(c.name)) {
       raise(Stage::kLower, "ValueError",
             "(" + fori_tree(c.shape, c.dtype, vec) + ", " +
                 fori_tree(c.shape, c.dtype, carry_vec_.at(c.name)) + ")",

@@ -155,12 +155,18 @@ class PlanBuilder {
     std::vector<std::int64_t> waits(plan_.mbarriers.size(), 0);  // the thread's `phases` bits
     std::int64_t syncs = 0;
     int skipping = 0;  // depth inside a guard (or a loop of no trips) skipped for this thread
-    // Open loops: the index of their kLoopBegin and the iterations left after this one.
-    std::vector<std::pair<std::size_t, std::int64_t>> loops;
+    // Open loops: the index of their kLoopBegin, this thread's trips of it (an nd_loop's are the
+    // thread's own) and the iterations left after this one.
+    struct OpenLoop {
+      std::size_t begin = 0;
+      std::int64_t trips = 0;
+      std::int64_t left = 0;
+    };
+    std::vector<OpenLoop> loops;
     // The trip of the innermost open loop (the value of its index).
     const auto iteration = [&]() -> std::int64_t {
       if (loops.empty() || mutant_active(Mutant::kLoopIndexFrozen)) return 0;
-      return ir_.ops[loops.back().first].trip_count - 1 - loops.back().second;
+      return loops.back().trips - 1 - loops.back().left;
     };
     iteration_ = 0;
     registers_.clear();
@@ -177,17 +183,28 @@ class PlanBuilder {
       iteration_ = iteration();
       if (op.op) enter_warp(op.op->warp, path);
       switch (op.kind) {
-        case IrKind::kLoopBegin:
-          if (op.trip_count <= 0) {
+        case IrKind::kLoopBegin: {
+          // scf.for from 0 to the thread's upper bound: an nd_loop's is
+          // grid_size // axis_size + (axis_index < grid_size % axis_size).
+          const Loop* loop = op.op ? std::get_if<Loop>(&op.op->v) : nullptr;
+          std::int64_t trips = op.trip_count;
+          if (loop && loop->nd && mutant_active(Mutant::kNdLoopTripsRoundedUp)) {
+            trips = (loop->nd->grid_size() + loop->nd->axis_size - 1) / loop->nd->axis_size;
+          } else if (loop && loop->nd) {
+            trips = loop_trips(
+                *loop, [&](const std::string& axis) { return geometry_.axis_index(r, t, axis); });
+          }
+          if (trips <= 0) {
             skipping = 1;
           } else {
-            loops.emplace_back(k, op.trip_count - 1);
+            loops.push_back({k, trips, trips - 1});
           }
           break;
+        }
         case IrKind::kLoopEnd:
-          if (!loops.empty() && loops.back().second > 0) {
-            --loops.back().second;
-            k = loops.back().first;  // the next iteration starts after the kLoopBegin
+          if (!loops.empty() && loops.back().left > 0) {
+            --loops.back().left;
+            k = loops.back().begin;  // the next iteration starts after the kLoopBegin
           } else if (!loops.empty()) {
             loops.pop_back();
           }

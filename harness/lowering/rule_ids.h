@@ -28,6 +28,8 @@ inline constexpr std::string_view kUnboundAxis = "copy.partitioned.unbound_axis"
 inline constexpr std::string_view kSrcShape = "copy.src_shape";
 inline constexpr std::string_view kArriveAndWaitMissing = "barrier.arrive_and_wait.missing";
 inline constexpr std::string_view kWaitSmemToGmemN = "trace.wait_smem_to_gmem.n";
+inline constexpr std::string_view kNdLoopTilingLength = "trace.nd_loop.tiling_length";
+inline constexpr std::string_view kNdLoopTilingDivides = "trace.nd_loop.tiling_divides";
 inline constexpr std::string_view kVectorPointwise8Bit = "lower.vector.pointwise_8bit";
 inline constexpr std::string_view kVectorIncompatibleLayouts = "lower.vector.incompatible_layouts";
 inline constexpr std::string_view kVectorStridedElements = "lower.vector.strided_elements";
@@ -122,6 +124,8 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kSrcShape,
                                             kArriveAndWaitMissing,
                                             kWaitSmemToGmemN,
+                                            kNdLoopTilingLength,
+                                            kNdLoopTilingDivides,
                                             kVectorPointwise8Bit,
                                             kVectorStridedElements,
                                             kLayoutInference,

@@ -1,9 +1,11 @@
 #include "harness/runner/barrier_imbalance.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "harness/core/terminal_text.h"
 #include "harness/core/warp_map.h"
+#include "harness/lowering/cluster_geometry.h"
 
 namespace collfuzz {
 namespace {
@@ -117,6 +119,13 @@ void collect(const Case& k, const Body& body, std::vector<const Cond*>& guards,
   for (const Op& op : body) {
     if (const auto* s = std::get_if<RunScoped>(&op.v)) {
       collect(k, s->body, guards, barrier, coords, ctas, out);
+    } else if (const auto* l = std::get_if<Loop>(&op.v)) {
+      // A loop's copies and arrivals, each once per trip of this CTA's.
+      const std::size_t first = out.size();
+      collect(k, l->body, guards, barrier, coords, ctas, out);
+      for (std::size_t i = first; i < out.size(); ++i)
+        out[i].here +=
+            "; once per trip of the " + std::string(l->nd ? "nd_loop" : "loop") + " at " + op.path;
     } else if (const auto* w = std::get_if<When>(&op.v)) {
       guards.push_back(&w->cond);
       collect(k, w->body, guards, barrier, coords, ctas, out);
@@ -182,6 +191,43 @@ void collect(const Case& k, const Body& body, std::vector<const Cond*>& guards,
 
 std::string opt(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "?"; }
 
+// An nd_loop whose body names the barrier and whose CTAs run different numbers of trips: what
+// each CTA runs (G // S + (a < G % S)), the usual reason a peer's arrival never comes.
+void uneven_nd_loops(const Case& c, const Body& body, const std::string& barrier,
+                     const std::vector<CtaRecord>& ctas, std::vector<std::string>& findings) {
+  for (const Op& op : body) {
+    const auto* l = std::get_if<Loop>(&op.v);
+    if (l && l->nd) {
+      std::vector<const Cond*> guards;
+      std::vector<BarrierContributor> named;
+      collect(c, l->body, guards, barrier, {}, ctas, named);
+      const lowering::ClusterGeometry geometry(c);
+      std::string trips;
+      std::int64_t least = -1;
+      std::int64_t most = -1;
+      for (const CtaRecord& r : ctas) {
+        const std::int64_t n = loop_trips(
+            *l, [&](const std::string& axis) { return geometry.axis_index(r.rank, 0, axis); });
+        least = least < 0 ? n : std::min(least, n);
+        most = std::max(most, n);
+        trips += (trips.empty() ? "" : ", ") + std::string("CTA ") + std::to_string(r.rank) + ": " +
+                 std::to_string(n);
+      }
+      if (!named.empty() && least != most) {
+        const std::int64_t g = l->nd->grid_size();
+        const std::int64_t s = l->nd->axis_size;
+        findings.push_back("the nd_loop at " + op.path +
+                           " runs a different number of trips per CTA (" + trips +
+                           "): its grid of " + std::to_string(g) + " steps over an axis of size " +
+                           std::to_string(s) + " gives each " + std::to_string(g) + " // " +
+                           std::to_string(s) + " + (axis_index < " + std::to_string(g % s) +
+                           ") trips, so a CTA's last trip waits for peers that have left the loop");
+      }
+    }
+    if (const Body* inner = nested_body(op)) uneven_nd_loops(c, *inner, barrier, ctas, findings);
+  }
+}
+
 }  // namespace
 
 std::optional<BarrierImbalance> first_unbalanced_barrier(const Case& c, const Outcome& o) {
@@ -241,6 +287,7 @@ std::optional<BarrierImbalance> first_unbalanced_barrier(const Case& c, const Ou
       out.findings.push_back(std::to_string(-*r->tx) +
                              " B received beyond what was armed in the open phase");
   }
+  uneven_nd_loops(walked, walked.program, barrier, o.ctas, out.findings);
   bool any_here = false;
   for (const auto& k : out.contributors)
     any_here = any_here || k.here.rfind("does not run", 0) != 0;

@@ -2,8 +2,10 @@
 
 #include <map>
 
+#include "harness/core/loop_index.h"
 #include "harness/core/outcome_json.h"
 #include "harness/core/terminal_text.h"
+#include "harness/lowering/cluster_geometry.h"
 #include "harness/runner/element_values.h"
 
 namespace collfuzz {
@@ -29,15 +31,29 @@ void map_loop_bodies(const Body& body, const Op* loop, std::map<std::string, con
 // " (trip k of the loop at PATH, i = k)" for the k-th wait of a thread at an op inside a loop:
 // the body's ops run once per trip (conditions do not read the index), so the k-th wait of a
 // thread at one op is trip k's.
+// An nd_loop's trip also names its grid index there (loop_info.index), for the CTA and thread:
+// " (trip k of the nd_loop at PATH, t = k, m = 1, n = 0)".
 std::string trip_note(const std::map<std::string, const Op*>& loops,
                       std::map<std::pair<std::int64_t, std::string>, std::int64_t>& seen,
-                      const WaitRecord& w) {
+                      const WaitRecord& w, const Case* c, std::int64_t rank) {
   const auto it = loops.find(w.op);
   if (it == loops.end()) return "";
   const std::int64_t k = seen[{w.thread, w.op}]++;
   const Loop& l = std::get<Loop>(it->second->v);
-  std::string s = " (trip " + std::to_string(k) + " of the loop at " + t(it->second->path);
+  std::string s = " (trip " + std::to_string(k) + " of the " + (l.nd ? "nd_loop" : "loop") +
+                  " at " + t(it->second->path);
   if (!l.index.empty()) s += ", " + t(l.index) + " = " + std::to_string(k);
+  if (c && l.nd && l.nd->tiling_valid()) {
+    const lowering::ClusterGeometry geometry(*c);
+    const auto axis_index = [&](const std::string& axis) {
+      return geometry.axis_index(rank, w.thread, axis);
+    };
+    for (std::size_t d = 0; d < l.nd->index_names.size(); ++d) {
+      if (l.nd->index_names[d].empty()) continue;
+      s += ", " + t(l.nd->index_names[d]) + " = " +
+           std::to_string(nd_value(*nd_coord(*l.nd, d), axis_index, k));
+    }
+  }
   return s + ")";
 }
 
@@ -101,8 +117,8 @@ std::string describe_outcome(const Outcome& o, const Case* c) {
     }
     for (const WaitRecord& w : cta.waits) {
       out += "    thread " + std::to_string(w.thread) + " waits on " + t(w.barrier) + " phase " +
-             std::to_string(w.phase) + " at " + t(w.op) + trip_note(loops, seen, w) + ": " +
-             (w.completed ? "completes" : "NEVER completes") + "\n";
+             std::to_string(w.phase) + " at " + t(w.op) + trip_note(loops, seen, w, c, cta.rank) +
+             ": " + (w.completed ? "completes" : "NEVER completes") + "\n";
     }
     for (const BufferRecord& b : cta.buffers) {
       out += "    buffer " + t(b.alloc) + ": ";

@@ -115,7 +115,10 @@ void Execution::build_steps(const Body& body, Thread& th, std::int64_t iteration
       if (warp_map) push(Step::Kind::kWarpMapEnd, op);
     } else if (const auto* l = std::get_if<Loop>(&op.v)) {
       if (l->carry) push(Step::Kind::kCarryInit, op);
-      for (std::int64_t i = 0; i < l->trip_count; ++i) {
+      // An nd_loop's trips are the thread's own (G // S + (a < G % S)).
+      const std::int64_t trips = loop_trips(
+          *l, [&](const std::string& axis) { return mesh_.axis_index(th.rank, th.index, axis); });
+      for (std::int64_t i = 0; i < trips; ++i) {
         build_steps(l->body, th, i);
         if (l->carry) th.steps.push_back({Step::Kind::kCarryNext, &op, i});
       }

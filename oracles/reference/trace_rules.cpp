@@ -61,6 +61,18 @@ void check_copy(Checker& ck, const Op& op, const CopyGmemToSmem& cp, const Scope
   });
 }
 
+// plgpu.nd_loop's checks of its tiling, when it is called (before its body is traced).
+// No tiling (`if tiling:` false) passes both.
+void check_nd_loop(Checker& ck, const Op& op, const Loop::Nd& nd) {
+  const bool tiled = !nd.tiling.empty();
+  const auto holes = [&] {
+    return Holes{{"tiling", py::tuple_of_ints(nd.tiling)}, {"grid", py::tuple_of_ints(nd.grid)}};
+  };
+  ck.check(RuleId::kNdLoopTilingLength, tiled && nd.tiling.size() != nd.grid.size(), op.path,
+           holes);
+  ck.check(RuleId::kNdLoopTilingDivides, !nd.tiling_valid(), op.path, holes);
+}
+
 }  // namespace
 
 void check_trace(Checker& ck) {
@@ -70,6 +82,7 @@ void check_trace(Checker& ck) {
       check_alloc_transforms(ck, op, *rs);
     }
     if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) check_copy(ck, op, *cp, scope);
+    if (const auto* l = std::get_if<Loop>(&op.v); l && l->nd) check_nd_loop(ck, op, *l->nd);
     // The attribute lookup raises before anything of the call is traced (until 0.12.0.1).
     if (const auto* wt = std::get_if<BarrierWait>(&op.v))
       ck.check(RuleId::kBarrierArriveAndWaitMissing, wt->arrive_first, op.path);

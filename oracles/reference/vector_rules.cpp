@@ -349,9 +349,9 @@ void check_loop_carry_lowering(Checker& ck, const Op& op, const Scope& scope, St
   }
   const std::optional<std::int64_t> vec =
       check_value_lowering(ck, op.path, value, c.dtype, c.shape, scope, carries);
-  if (after_body && ck.lane() && loop->trip_count > 1) {
+  if (after_body && ck.lane() && (loop->nd || loop->trip_count > 1)) {
     // mgpu.fori: the body's result has init's tree, or ValueError(new_treedef, treedef). A loop
-    // of one trip is unrolled and compares nothing.
+    // of one static trip is unrolled and compares nothing; an nd_loop's count is dynamic.
     const std::optional<std::int64_t> init = carries[c.name];
     ck.check(
         RuleId::kLowerLoopCarryLayout, vec != init, op.path,

@@ -116,8 +116,8 @@ class GeneratorTest(unittest.TestCase):
     self.assertIn("jax.ShapeDtypeStruct((1,), jnp.float32)", src)
 
   def test_unknown_op_is_refused_with_its_path(self):
-    prog = [{"op": "run_scoped", "allocs": [], "body": [{"op": "nd_loop", "count": 2}]}]
-    with self.assertRaisesRegex(cfjax_repro.Unsupported, r"\$\.program\[0\]\.body\[0\]: op 'nd_loop'"):
+    prog = [{"op": "run_scoped", "allocs": [], "body": [{"op": "emit_pipeline", "count": 2}]}]
+    with self.assertRaisesRegex(cfjax_repro.Unsupported, r"\$\.program\[0\]\.body\[0\]: op 'emit_pipeline'"):
       cfjax_repro.generate(request(prog, {"kind": "completed", "outputs": []}))
 
   def test_names_that_are_not_identifiers(self):

@@ -40,6 +40,20 @@ TEST(BarrierImbalance, PartialMulticastLeavesBytesArmed) {
   EXPECT_NE(joined(b->findings).find("B armed (expect_tx) but never received"), std::string::npos);
 }
 
+TEST(BarrierImbalance, AnUnevenNdLoopNamesEachCtasTripsAndTheArrivalInsideIt) {
+  const auto b = imbalance_of("deadlock.nd_loop__uneven_grid_cluster_sync.json", Profile::kMosaic);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->rank, 0);
+  EXPECT_EQ(b->barrier, "cbar[0]");
+  EXPECT_NE(joined(b->findings).find("(CTA 0: 2, CTA 1: 1)"), std::string::npos)
+      << joined(b->findings);
+  EXPECT_NE(joined(b->findings).find("3 // 2 + (axis_index < 1)"), std::string::npos);
+  // The arrival sits in the loop's body: listed, once per trip.
+  ASSERT_EQ(b->contributors.size(), 1u);
+  EXPECT_EQ(b->contributors[0].op, "$.program[0].body[0].body[3]");
+  EXPECT_NE(b->contributors[0].here.find("once per trip of the nd_loop"), std::string::npos);
+}
+
 TEST(BarrierImbalance, NoneWhenEverythingBalances) {
   EXPECT_FALSE(imbalance_of("interpret.mode.plain__cluster2.json", Profile::kMosaic));
 }

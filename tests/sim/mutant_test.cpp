@@ -33,6 +33,7 @@ const char* kLane = R"({"arch": "sm_90a", "semantics": "lane"})";
 const char* kBlackwell = R"({"arch": "sm_100a", "semantics": "lane"})";
 const char* kX = R"([{"name": "x", "shape": [128, 64], "dtype": "float32"}])";
 const char* kX256 = R"([{"name": "x", "shape": [256, 64], "dtype": "float32"}])";
+const char* kX384 = R"([{"name": "x", "shape": [384, 64], "dtype": "float32"}])";
 const char* kCluster2 = R"({"cluster": [2], "cluster_names": ["x"]})";
 
 // dst f32[128, 64], a barrier, one copy with `extra` fields, then `tail` ops.
@@ -115,6 +116,16 @@ const std::string kTilePlusBareIota =
              {"op": "vector_store", "dst": {"output": "y"},
               "value": {"add": [{"load": {"alloc": "tile"}}, {"iota": {"dimension": 0, "layout_cast": false}}]}}]}])";
 // acc = fori_loop(0, 2, acc + tile, tile); y = acc.
+// An nd_loop over a grid of 3 on the 2-CTA cluster: CTA 0 runs 2 trips (tiles 0 and 2), CTA 1 one
+// (tile 1); each trip copies its tile and waits.
+const std::string kNdLoopUneven =
+    R"([{"op": "run_scoped", "allocs": [{"name": "dst", "kind": "smem", "shape": [128, 64], "dtype": "float32"},
+      {"name": "bar", "kind": "barrier"}],
+    "body": [{"op": "nd_loop", "grid": [3], "collective_axes": "x", "index": ["m"], "body": [
+      {"op": "copy_gmem_to_smem", "src": {"input": "x", "index": [{"start": {"loop": "m", "mul": 128}, "size": 128}]},
+       "dst": {"alloc": "dst"}, "barrier": {"alloc": "bar"}},
+      {"op": "barrier_wait", "barrier": {"alloc": "bar"}}]}]}])";
+
 const std::string kCarriedSum =
     R"([{"op": "run_scoped", "allocs": [{"name": "tile", "kind": "smem", "shape": [256], "dtype": "int32"},
       {"name": "bar", "kind": "barrier"}],
@@ -205,6 +216,9 @@ const Planted kPlanted[] = {
      R"([{"name": "x", "shape": [256], "dtype": "int32", "fill": {"pattern": "arange", "step": 1}}])",
      kCarriedSum.c_str(), "memory:output:copy_smem_to_gmem:sim",
      R"([{"name": "y", "shape": [256], "dtype": "int32"}])"},
+    // CTA 1 runs a second trip (step 3 wraps to tile 0): one phase more than predicted.
+    {Mutant::kNdLoopTripsRoundedUp, kCluster2, kLane, kX384, kNdLoopUneven.c_str(),
+     "bytes:phases:copy:sim"},
 };
 
 std::vector<std::string> signatures(const Case& c) {
