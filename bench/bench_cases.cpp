@@ -32,7 +32,7 @@ Case multicast_tile_case(std::int64_t tile_bytes, std::int64_t ctas) {
   return case_from_json(j);
 }
 
-Case reused_barrier_case(std::int64_t steps, bool as_loop, bool tiled) {
+Case reused_barrier_case(std::int64_t steps, bool as_loop, bool tiled, bool nd) {
   // Tile k of x (rows 16k..16k+15): pl.ds(i * 16, 16) in the loop, pl.ds(16 * k, 16) unrolled.
   const auto copy = [&](const nlohmann::json& start) {
     nlohmann::json c = {{"op", "copy_gmem_to_smem"},
@@ -50,6 +50,13 @@ Case reused_barrier_case(std::int64_t steps, bool as_loop, bool tiled) {
                            {"trip_count", steps},
                            {"body", {copy({{"loop", "i"}, {"mul", 16}}), wait}}};
     if (tiled) loop["index"] = "i";
+    if (nd) {  // plgpu.nd_loop((2 * steps,), collective_axes="x"): steps trips on each CTA
+      loop.erase("trip_count");
+      loop["op"] = "nd_loop";
+      loop["grid"] = {2 * steps};
+      loop["collective_axes"] = "x";
+      if (tiled) loop["index"] = {"i"};
+    }
     body.push_back(loop);
   } else {
     for (std::int64_t i = 0; i < steps; ++i) {
@@ -62,7 +69,10 @@ Case reused_barrier_case(std::int64_t steps, bool as_loop, bool tiled) {
       {"name", "bench_loop"},
       {"mesh", {{"cluster", {2}}, {"cluster_names", {"x"}}}},
       {"target", {{"arch", "sm_90a"}, {"semantics", "lane"}}},
-      {"inputs", {{{"name", "x"}, {"shape", {tiled ? 16 * steps : 16, 64}}, {"dtype", "float32"}}}},
+      {"inputs",
+       {{{"name", "x"},
+         {"shape", {tiled ? 16 * steps * (nd ? 2 : 1) : 16, 64}},
+         {"dtype", "float32"}}}},
       {"program",
        {{{"op", "run_scoped"},
          {"allocs",

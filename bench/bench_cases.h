@@ -18,7 +18,7 @@ Case multicast_tile_case(std::int64_t tile_bytes, std::int64_t ctas);
 // count `steps` (fori_loop); otherwise the same `steps` copy-and-wait pairs written out.
 // `tiled`: step k copies tile k of a source of `steps` tiles (the loop reads pl.ds(i * 16, 16)
 // through its index, the straight-line steps pl.ds(16 * k, 16)).
-Case reused_barrier_case(std::int64_t steps, bool as_loop, bool tiled);
+Case reused_barrier_case(std::int64_t steps, bool as_loop, bool tiled, bool nd = false);
 
 // Benchmark argument lists: {tile bytes, cluster size}.
 inline constexpr std::int64_t kSmallTile = 4 * 1024;

@@ -105,21 +105,23 @@ BENCHMARK(BM_EndToEnd)->Apply(shapes);
 BENCHMARK(BM_MemcpyFloor)->Apply(shapes);
 
 // A 64-step loop on a reused barrier against the same 64 steps written out (issue 28, item 4):
-// the reference and the sim executor per case. Arg: 1 = loop, 0 = straight-line.
+// the reference and the sim executor per case. Arg loop: 0 = straight-line, 1 = a loop of 64
+// trips, 2 = an nd_loop of grid (128,) over the 2-CTA cluster (64 trips on each CTA, each thread
+// evaluating its grid index).
 void BM_ReferenceLoopSteps(benchmark::State& s) {
-  const Case c = reused_barrier_case(64, s.range(0) != 0, s.range(1) != 0);
+  const Case c = reused_barrier_case(64, s.range(0) != 0, s.range(1) != 0, s.range(0) == 2);
   for (auto _ : s) benchmark::DoNotOptimize(predict(c, Profile::kMosaic));
   s.SetItemsProcessed(static_cast<std::int64_t>(s.iterations()));
 }
-BENCHMARK(BM_ReferenceLoopSteps)->ArgNames({"loop", "tiled"})->ArgsProduct({{0, 1}, {0, 1}});
+BENCHMARK(BM_ReferenceLoopSteps)->ArgNames({"loop", "tiled"})->ArgsProduct({{0, 1, 2}, {0, 1}});
 
 void BM_SimulatorLoopSteps(benchmark::State& s) {
-  const Case c = reused_barrier_case(64, s.range(0) != 0, s.range(1) != 0);
+  const Case c = reused_barrier_case(64, s.range(0) != 0, s.range(1) != 0, s.range(0) == 2);
   sim::Simulator simulator;
   for (auto _ : s) benchmark::DoNotOptimize(simulator.run(c));
   s.SetItemsProcessed(static_cast<std::int64_t>(s.iterations()));
 }
-BENCHMARK(BM_SimulatorLoopSteps)->ArgNames({"loop", "tiled"})->ArgsProduct({{0, 1}, {0, 1}});
+BENCHMARK(BM_SimulatorLoopSteps)->ArgNames({"loop", "tiled"})->ArgsProduct({{0, 1, 2}, {0, 1}});
 
 }  // namespace
 }  // namespace collfuzz::bench

@@ -50,6 +50,9 @@ primitive -> handler); each primitive family is a module of its own, a mixin of 
     cfjax_import_ndloop.py    plgpu.nd_loop (its `while`: grid, collective axes, tiling, index
                               coordinates, local index, carry); any other while refused
     cfjax_import_kernel.py    the kernel call: mesh, target, inputs/outputs, fills -> the case
+    cfjax_import_stale.py     the order of the loads and writes emitted: a vector value used
+                              after a write of a ref it loads (a case would read the new
+                              contents) is refused
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ from cfjax_import_copies import CopiesMixin  # noqa: E402
 from cfjax_import_index import IndexMixin  # noqa: E402
 from cfjax_import_kernel import build_case, find_kernel_eqns  # noqa: E402,F401
 from cfjax_import_ndloop import NdLoopMixin  # noqa: E402
+from cfjax_import_stale import StaleMixin  # noqa: E402
 from cfjax_import_values import (  # noqa: E402,F401  (ImportRefused and the values: this module's API)
     Axis, Cond, ImportRefused, ImporterBase, Ref, Unknown, user_line)
 from cfjax_import_vectors import VectorsMixin  # noqa: E402
@@ -79,7 +83,7 @@ DEFAULT_NAME = "collfuzz_case"
 
 
 class Importer(IndexMixin, AllocsMixin, CopiesMixin, VectorsMixin, BarriersMixin, ControlMixin,
-               NdLoopMixin, ImporterBase):
+               NdLoopMixin, StaleMixin, ImporterBase):
   """Walks a kernel body's jaxpr into a case's ops; each primitive goes to its family's handler
   (PRIMITIVES below), a vector store's value (loads, constants, arithmetic of rank >= 1) to
   VectorsMixin.vector_eqn, the scalar arithmetic of indices and conditions to

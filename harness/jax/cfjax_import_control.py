@@ -19,6 +19,10 @@ named after the body's parameter (else `acc`, `acc1`, ...), its dtype and shape 
 the body and the scan's result after the loop are `{"carry": NAME}` vector values. Anything else
 a scan carries (several values, a scalar) stays Unknown, and so do its results: an op using one
 is refused, naming it.
+`init` is read at the loop and `next` at the end of the trip: one that loads an SMEM allocation an
+op wrote since (before the loop, later in the trip) is refused, and so is a value loaded before a
+loop of more than one trip and used in its body where the body writes that allocation
+(cfjax_import_stale).
 """
 
 from __future__ import annotations
@@ -105,10 +109,12 @@ class ControlMixin:
       else:
         name = self.fresh("i", "i")
         sub[body_jaxpr.invars[n_consts]] = Axis(name, 1, lower, loop=True)
+    frame = self.enter_loop()  # a value loaded before the loop, used in it (cfjax_import_stale)
     ops = self.walk(body_jaxpr, sub)
     op = {"op": "loop", "trip_count": int(p["length"])}
     if carry is not None:
       carry["next"] = self.carry_next(eqn, sub, body_jaxpr.outvars[1], carry)
+    self.leave_loop(frame, eqn, "lax.fori_loop", int(p["length"]))
     if name is not None and _uses_loop([ops, carry], name):
       op["index"] = name
     elif name is not None:
@@ -138,6 +144,7 @@ class ControlMixin:
     names = list(getattr(getattr(body_jaxpr, "debug_info", None), "arg_names", None) or [])
     wanted = names[n_consts + 1] if n_consts + 1 < len(names) else None
     name = self.carry_name(wanted)
+    self.check_fresh(eqn, init, "init", "lax.fori_loop", name)  # read at the loop
     sub[iv] = Vec({"carry": name}, shape, dtype)
     return {"name": name, "dtype": dtype, "shape": list(shape), "init": init.j}
 
@@ -164,6 +171,7 @@ class ControlMixin:
       self.refuse(eqn, f"a lax.fori_loop whose body returns for its carried {dtype}"
                   f"{list(shape)} a value the importer does not follow: {self.describe(nxt)} (a "
                   "loop's carry is a vector value, as a vector_store's)")
+    self.check_fresh(eqn, nxt, "next", "lax.fori_loop", carry["name"])  # read at the trip's end
     return nxt.j
 
   @staticmethod

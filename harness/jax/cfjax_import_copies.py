@@ -16,7 +16,7 @@ n=0 and wait_read_only=False right after a store in the same jaxpr is part of th
 from __future__ import annotations
 
 from cfjax_case import REDUCTION_OPS
-from cfjax_import_values import Cond, Ref, axis_names_json
+from cfjax_import_values import Cond, Ref, axis_names_json, user_line
 
 
 def _index_arithmetic(eqn) -> bool:
@@ -81,6 +81,9 @@ class CopiesMixin:
       op["oob_mode"] = p["oob_mode"].name.lower()
     if p.get("has_user_predicate"):
       op["predicate"] = self.copy_predicate(env, pred[0], eqn, "copy_gmem_to_smem")
+    # Asynchronous, but a load the case evaluates after it reads after issuing it.
+    self.wrote("alloc", d.name, di, user_line(eqn, self.user_file, self.kernel_line),
+               "the copy_gmem_to_smem")
     return op
 
   def copy_predicate(self, env: dict, var, eqn, name: str):
@@ -130,6 +133,8 @@ class CopiesMixin:
       op["commit_smem"] = False
     if id(eqn) not in self.waited_stores:  # no wait_smem_to_gmem(0) right after it
       op["wait"] = False
+    self.wrote("output", d.name, di, user_line(eqn, self.user_file, self.kernel_line),
+               "the copy_smem_to_gmem")
     return op
 
   def pair_store_waits(self, eqns):

@@ -14,7 +14,8 @@ with those sums and reads no coordinate but through them; the upper bound is che
 grid and the same axis index. The body's ops are walked with each index coordinate bound to a loop
 index (`m0`, `m1`, ... as the importer names things) and the local index (the fori index) to `t`;
 an `index` entry or the `local_index` is written only when the body (or its carry) reads it. One
-carried array is the op's `carry` (as a fori_loop's). Any other `while` is refused as before;
+carried array is the op's `carry` (as a fori_loop's; its init and next, and the values loaded
+before the loop and used in it, checked as a fori_loop's: cfjax_import_stale). Any other `while` is refused as before;
 refused too, by name: a grid dim that is not a static integer, collective axes that are not
 cluster axes or the thread axis (a grid axis, a warp axis), a carry of several values, and a
 slot (an SMEM ref's first index or a barrier's index) that reads an index coordinate (a slot is
@@ -306,6 +307,7 @@ class NdLoopMixin:
     if ncarry == 3:
       carry = self.nd_carry(eqn, env, sub, bj.invars[nb + 2], eqn.invars[nb + 2])
     rest = [e for e in bj.eqns if id(e) not in prefix.eqns]
+    frame = self.enter_loop()  # a value loaded before the loop, used in it (cfjax_import_stale)
     ops = self.walk(types.SimpleNamespace(eqns=rest), sub)
     if carry is not None:
       nxt = self.operand(sub, bj.outvars[2], tuple(carry["shape"]), carry["dtype"])
@@ -315,7 +317,10 @@ class NdLoopMixin:
                     f"{carry['shape']} a value the importer does not follow: "
                     f"{self.describe(nxt)} (a loop's carry is a vector value, as a "
                     "vector_store's)")
+      self.check_fresh(eqn, nxt, "next", "plgpu.nd_loop", carry["name"])  # at the trip's end
       carry["next"] = nxt.j
+    # A thread takes up to ceil(G / S) trips.
+    self.leave_loop(frame, eqn, "plgpu.nd_loop", -(-math.prod(full) // prefix.size))
     self.refuse_coordinate_slots(eqn, ops, [n for n in names if n is not None])
     op = {"op": "nd_loop", "grid": grid, "collective_axes": axes}
     if tiling is not None:
@@ -416,6 +421,7 @@ class NdLoopMixin:
                   f"importer does not follow: {self.describe(init)} (a loop's carry starts from "
                   "a vector value, as a vector_store's)")
     name = self.carry_name(None)
+    self.check_fresh(eqn, init, "init", "plgpu.nd_loop", name)  # read at the loop
     sub[iv] = Vec({"carry": name}, shape, dtype)
     return {"name": name, "dtype": dtype, "shape": list(shape), "init": init.j}
 

@@ -200,6 +200,11 @@ class ImporterBase:
     self.defs: dict = {}
     # The case's mesh (build_case sets it before the walk): an nd_loop's collective axes.
     self.mesh: dict = {}
+    # The order of the loads and writes the importer emits, the writes of each (kind, name) ref and
+    # the loops being walked (cfjax_import_stale.StaleMixin: a value used after its ref's write).
+    self.stale_seq = 0
+    self.ref_writes: dict = {}
+    self.loop_frames: list = []
 
   def axis_name(self, axis) -> str:
     if isinstance(axis, str):

@@ -27,6 +27,9 @@ vec_size=v))` right after it: {"iota": {"dimension": d, "vec_size": v}}; with no
 cast to another layout, is an Unknown).
 The array a lax.fori_loop carries (in its body) and its result (after it) are bound by
 cfjax_import_control to {"carry": NAME} Vecs, read as any other value.
+Each Vec carries the SMEM loads it holds (Vec.loads, an input's load is never written): the store
+refuses a value whose loaded ref an op the importer emitted has written since the load, as the
+case would read the new contents there (cfjax_import_stale); the store records its own write.
 Scalar (0-d) equations are left to IndexMixin.scalar_eqn.
 """
 
@@ -38,18 +41,21 @@ import re
 
 from cfjax_case import (CONVERT_DTYPES, VECTOR_BINARY, converted_const, iota_crosses_rows,
                         iota_params)
+from cfjax_import_stale import union
 from cfjax_import_values import Ref, Unknown, user_line
 
 _BINARY = tuple(VECTOR_BINARY)  # the case format's binary ops, each lax.<name>_p
 
 
 class Vec:
-  """A vector value of a vector_store: its JSON (docs/case-format.md), shape and dtype name."""
+  """A vector value of a vector_store: its JSON (docs/case-format.md), shape and dtype name, and
+  the loads of SMEM allocations it holds (cfjax_import_stale.Load: checked where it is used)."""
 
-  def __init__(self, j, shape: tuple, dtype: str):
+  def __init__(self, j, shape: tuple, dtype: str, loads: tuple = ()):
     self.j = j
     self.shape = tuple(shape)
     self.dtype = dtype
+    self.loads = tuple(loads)
 
 
 def _aval(var):
@@ -123,7 +129,7 @@ class VectorsMixin:
                       "the width LLVM's shift is poison while XLA's shifts every bit out)", where)
       elif isinstance(a, Vec) and isinstance(b, Vec) and a.shape == b.shape == shape and \
           a.dtype == b.dtype == dtype:
-        out = Vec({name: [a.j, b.j]}, shape, dtype)
+        out = Vec({name: [a.j, b.j]}, shape, dtype, union(a.loads, b.loads))
       elif isinstance(a, Unknown) or isinstance(b, Unknown):
         out = a if isinstance(a, Unknown) else b  # the innermost cause, with its line
       else:
@@ -141,7 +147,7 @@ class VectorsMixin:
       src_shape = _aval(eqn.invars[0])[0]
       c = self.operand(env, eqn.invars[0], src_shape if src_shape else shape, dtype)
       if isinstance(c, Vec) and "const" in c.j and src_shape == ():
-        out = Vec(c.j, shape, dtype)
+        out = Vec(c.j, shape, dtype, c.loads)
       else:
         out = self.vector_broadcast(eqn, c, src_shape, shape, dtype, where)
     elif name == "iota":
@@ -199,7 +205,7 @@ class VectorsMixin:
     b = {"shape": list(src_shape), "value": x.j}
     if not leading:
       b["dims"] = list(dims)
-    return Vec({"broadcast": b}, shape, dtype)
+    return Vec({"broadcast": b}, shape, dtype, x.loads)
 
   def iota_cast(self, eqn, shape: tuple, dtype: str, where: str):
     """`plgpu.layout_cast(iota, plgpu.Layout.WG_STRIDED(shape, vec_size=v))` right after the iota:
@@ -239,16 +245,16 @@ class VectorsMixin:
     if not isinstance(x, Vec):
       return Unknown(f"`convert_element_type` of {self.describe(x)}", where)
     if x.dtype == dtype:
-      return Vec(x.j, shape, dtype)
+      return Vec(x.j, shape, dtype, x.loads)
     if "const" in x.j:
       c = converted_const(x.j["const"], x.dtype, dtype)
       if c is not None:
-        return Vec({"const": c}, shape, dtype)
+        return Vec({"const": c}, shape, dtype, x.loads)
     if x.dtype not in CONVERT_DTYPES or dtype not in CONVERT_DTYPES:
       return Unknown(f"`convert_element_type` from {x.dtype} to {dtype} (a vector_store's "
                      f"{{\"convert\": ...}} converts between {', '.join(CONVERT_DTYPES)}; "
                      "8-bit conversions are not modelled)", where)
-    return Vec({"convert": {"from": x.dtype, "value": x.j}}, shape, dtype)
+    return Vec({"convert": {"from": x.dtype, "value": x.j}}, shape, dtype, x.loads)
 
   def vector_load(self, eqn, env: dict, shape: tuple, dtype: str, where: str):
     """A `get`: {"load": {"alloc"|"input": NAME, "index": [...]}} of an SMEM allocation or an
@@ -272,7 +278,9 @@ class VectorsMixin:
                      "inputs)", where)
     if index:
       load["index"] = index
-    return Vec({"load": load}, shape, dtype)
+    # An input is never written (inputs are read-only): only an SMEM load can go stale.
+    loads = (self.loaded(r.name, index, where),) if r.kind == "alloc" else ()
+    return Vec({"load": load}, shape, dtype, loads)
 
   def swap(self, eqn, env: dict, ops: list):
     """`ref.at[idx][...] = value` on a kernel output ({"output", "index"}) or on an SMEM
@@ -300,10 +308,12 @@ class VectorsMixin:
     if v.shape != shape or v.shape == ():
       self.refuse(eqn, f"a vector store of a value of shape {list(v.shape)} (a vector_store "
                   "writes a slice of rank 1 or more)")
+    self.check_fresh(eqn, v, "store")  # its loads read the refs here (cfjax_import_stale)
     op = {"op": "vector_store", "dst": {"alloc" if smem else "output": d.name}, "value": v.j}
     if index:
       op["dst"]["index"] = index
+    where = user_line(eqn, self.user_file, self.kernel_line)
     for o in eqn.outvars:  # the old value swap returns
-      env[o] = Unknown("the old value a vector store returns", user_line(
-          eqn, self.user_file, self.kernel_line))
+      env[o] = Unknown("the old value a vector store returns", where)
+    self.wrote("alloc" if smem else "output", d.name, index, where, "the vector store")
     ops.append(op)
