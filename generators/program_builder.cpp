@@ -660,8 +660,10 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
           partner->dtype = *pd;
           case_.inputs.push_back(*partner);
         }
+        const std::optional<NamedAxis> carry_axis = env_.varying_axis();
         apply_vector_back(ops, *plan.vector_back, wb, first.dtype, tile,
-                          partner ? &*partner : nullptr, indexed_loop.has_value());
+                          partner ? &*partner : nullptr, indexed_loop.has_value(),
+                          carry_axis ? &*carry_axis : nullptr);
       }
       return ops;
     };

@@ -95,7 +95,8 @@ rc::Gen<VectorBackPlan> vector_back() {
                                                        {12, VectorValueShape::kBroadcastOne},
                                                        {10, VectorValueShape::kCarried}})),
       rc::gen::set(&VectorBackPlan::constant, rc::gen::inRange<std::int64_t>(1, 4)),
-      rc::gen::set(&VectorBackPlan::uneven, chance(30)));
+      rc::gen::set(&VectorBackPlan::uneven, chance(30)),
+      rc::gen::set(&VectorBackPlan::carry_nd, chance(30)));
 }
 
 rc::Gen<ExtraAlloc> extra_alloc() {

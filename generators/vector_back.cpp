@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "generators/nd_loop_shape.h"
 #include "harness/core/element_value.h"
 #include "harness/core/vector_layout.h"
 
@@ -112,8 +113,8 @@ DType round_trip_dtype(DType d, std::int64_t pick) {
 }  // namespace
 
 void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGmem& store,
-                       DType dtype, const Shape& tile_shape, const ArraySpec* partner,
-                       bool in_loop) {
+                       DType dtype, const Shape& tile_shape, const ArraySpec* partner, bool in_loop,
+                       const NamedAxis* nd_axis) {
   const std::int64_t elements = element_count(tile_shape);
   if (!holds(dtype) || elements < 2 || (elements % 128 != 0 && !plan.uneven) || store.predicate ||
       store.reduction_op) {
@@ -324,6 +325,10 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
       acc.carry_own_layout = true;  // the tile it adds makes it strided
       carry.next = binary(op, acc, tile);
       loop.carry = std::move(carry);
+      if (plan.carry_nd && nd_axis) {
+        make_nd_loop(loop, NdLoopPlan{}, *nd_axis, loop.trip_count * nd_axis->size, "");
+        finish_nd_loop(loop);
+      }
       carry_loop.v = std::move(loop);
       vs.value = std::move(acc);
       break;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "generators/axis_environment.h"
 #include "harness/core/case.h"
 
 namespace collfuzz::generators {
@@ -87,6 +88,9 @@ struct VectorBackPlan {
   // Also for a tile of no multiple of 128 elements (two or more): JAX's strided-count rules
   // (lower.vector.strided_elements, dialect.vector.layout_inference, splat_store_count).
   bool uneven = false;
+  // kCarried: the loop is a plgpu.nd_loop over a varying axis of the mesh, its grid the trips
+  // times the axis size (every thread runs the same trips; the count is dynamic all the same).
+  bool carry_nd = false;
 };
 
 // Applies `plan` to the write-back ops `ops` (the store `store` and its commits and waits) of an
@@ -94,9 +98,10 @@ struct VectorBackPlan {
 // store cannot hold the tile (a dtype or an element count docs/case-format.md does not model) or
 // the store has a predicate or a reducing twin.
 // `in_loop`: the ops are in a loop's body (kCarried adds a loop, and loops do not nest).
+// `nd_axis`: the axis a carry_nd loop deals its steps out over (none: a fori_loop).
 void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGmem& store,
                        DType dtype, const Shape& tile, const ArraySpec* partner = nullptr,
-                       bool in_loop = false);
+                       bool in_loop = false, const NamedAxis* nd_axis = nullptr);
 
 // kMixedWidth: the dtype of the partner input for a tile of `dtype` (another width), or nullopt
 // where there is none (8-bit dtypes).
