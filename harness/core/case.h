@@ -114,13 +114,18 @@ struct NdCoord {
   std::vector<Piece> pieces;
 };
 
-// lax.axis_index(axes) of an nd_loop: its axes' indices flattened row-major.
+// lax.axis_index(axes) of an nd_loop's collective axes: their indices flattened row-major.
+template <typename AxisIndex>
+std::int64_t flat_axis_index(const std::vector<std::string>& axes,
+                             const std::vector<std::int64_t>& sizes, const AxisIndex& axis_index) {
+  std::int64_t a = 0;
+  for (std::size_t k = 0; k < axes.size(); ++k) a = a * sizes[k] + axis_index(axes[k]);
+  return a;
+}
+
 template <typename AxisIndex>
 std::int64_t nd_axis_index(const NdCoord& nd, const AxisIndex& axis_index) {
-  std::int64_t a = 0;
-  for (std::size_t k = 0; k < nd.axes.size(); ++k)
-    a = a * nd.axis_sizes[k] + axis_index(nd.axes[k]);
-  return a;
+  return flat_axis_index(nd.axes, nd.axis_sizes, axis_index);
 }
 
 // The value of `nd` on trip `trip` of the executing thread.
@@ -583,10 +588,7 @@ struct Loop {
 template <typename AxisIndex>
 std::int64_t loop_trips(const Loop& l, const AxisIndex& axis_index) {
   if (!l.nd) return l.trip_count;
-  std::int64_t a = 0;
-  for (std::size_t k = 0; k < l.nd->axes.size(); ++k)
-    a = a * l.nd->axis_sizes[k] + axis_index(l.nd->axes[k]);
-  return l.nd->trips(a);
+  return l.nd->trips(flat_axis_index(l.nd->axes, l.nd->axis_sizes, axis_index));
 }
 
 // `pl.core_map(plgpu.WarpMesh(axis_name=axis))(body)`: the body runs on each of the 4 warps of

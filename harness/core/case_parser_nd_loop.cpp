@@ -39,9 +39,13 @@ Loop CaseParser::parse_nd_loop(const json& j, const std::string& path, int depth
   Loop l;
   Loop::Nd nd;
   nd.grid = parse_nd_dims(jr::required(j, path, "grid"), path + ".grid");
-  if (nd.grid_size() > kMaxNdGridSize) {
-    throw InputError(path + ".grid", "the grid has " + std::to_string(nd.grid_size()) +
-                                         " steps, more than " + std::to_string(kMaxNdGridSize));
+  std::int64_t steps = 1;  // checked dim by dim: four dims of 2^16 would overflow the product
+  for (const std::int64_t d : nd.grid) {
+    steps *= d;
+    if (steps > kMaxNdGridSize) {
+      throw InputError(path + ".grid",
+                       "the grid has more than " + std::to_string(kMaxNdGridSize) + " steps");
+    }
   }
   if (const json* t = jr::member(j, "tiling"); t && !t->is_null())
     nd.tiling = parse_nd_dims(*t, path + ".tiling");

@@ -146,6 +146,9 @@ TEST(NdLoop, TheReaderNamesTheFieldOfABadLoop) {
   bad["program"][0]["body"][0]["grid"] = {512, 3};
   expect_parse_refused(bad, "$.program[0].body[0].grid", "trips of the nd_loop");
   bad = tiles_case({2, 3});
+  bad["program"][0]["body"][0]["grid"] = {65536, 65536, 65536, 65536};  // 2^64 steps
+  expect_parse_refused(bad, "$.program[0].body[0].grid", "more than 65536 steps");
+  bad = tiles_case({2, 3});
   bad["program"][0]["body"][0]["trip_count"] = 3;
   expect_parse_refused(bad, "$.program[0].body[0].trip_count", "unknown field");
   // A slot reads the local index, not a coordinate of the grid index.
