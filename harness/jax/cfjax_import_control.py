@@ -119,9 +119,16 @@ class ControlMixin:
       op["index"] = name
     elif name is not None:
       self.used_names.discard(name)
+    return self.finish_loop_op(op, env, eqn.outvars[1] if carry is not None else None, carry,
+                               ops)
+
+  @staticmethod
+  def finish_loop_op(op: dict, env: dict, result, carry, ops: list) -> dict:
+    """A loop's or nd_loop's op completed: its carry (the loop's result `result` bound in `env`
+    to the {"carry": NAME} value the ops after the loop read) and its body."""
     if carry is not None:
       op["carry"] = carry
-      env[eqn.outvars[1]] = Vec({"carry": carry["name"]}, carry["shape"], carry["dtype"])
+      env[result] = Vec({"carry": carry["name"]}, carry["shape"], carry["dtype"])
     op["body"] = ops
     return op
 

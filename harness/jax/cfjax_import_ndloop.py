@@ -335,11 +335,8 @@ class NdLoopMixin:
       op["local_index"] = local
     else:
       self.used_names.discard(local)
-    if carry is not None:
-      op["carry"] = carry
-      env[eqn.outvars[2]] = Vec({"carry": carry["name"]}, carry["shape"], carry["dtype"])
-    op["body"] = ops
-    return op
+    return self.finish_loop_op(op, env, eqn.outvars[2] if carry is not None else None, carry,
+                               ops)
 
   def nd_axes(self, eqn, a, size: int):
     """The collective axes of lax.axis_index(axes) (`a`, as the importer read it): one name (a

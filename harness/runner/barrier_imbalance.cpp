@@ -191,16 +191,19 @@ void collect(const Case& k, const Body& body, std::vector<const Cond*>& guards,
 
 std::string opt(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "?"; }
 
-// An nd_loop whose body names the barrier and whose CTAs run different numbers of trips: what
-// each CTA runs (G // S + (a < G % S)), the usual reason a peer's arrival never comes.
-void uneven_nd_loops(const Case& c, const Body& body, const std::string& barrier,
+// An nd_loop whose body names the barrier (one of the barrier's `contributors` lies in it) and
+// whose CTAs run different numbers of trips: what each CTA runs (G // S + (a < G % S)), the usual
+// reason a peer's arrival never comes.
+void uneven_nd_loops(const Case& c, const Body& body,
+                     const std::vector<BarrierContributor>& contributors,
                      const std::vector<CtaRecord>& ctas, std::vector<std::string>& findings) {
   for (const Op& op : body) {
     const auto* l = std::get_if<Loop>(&op.v);
-    if (l && l->nd) {
-      std::vector<const Cond*> guards;
-      std::vector<BarrierContributor> named;
-      collect(c, l->body, guards, barrier, {}, ctas, named);
+    const std::string inside = op.path + ".body[";
+    const bool named = l && l->nd &&
+                       std::any_of(contributors.begin(), contributors.end(),
+                                   [&](const auto& k) { return k.op.rfind(inside, 0) == 0; });
+    if (named) {
       const lowering::ClusterGeometry geometry(c);
       std::string trips;
       std::int64_t least = -1;
@@ -213,7 +216,7 @@ void uneven_nd_loops(const Case& c, const Body& body, const std::string& barrier
         trips += (trips.empty() ? "" : ", ") + std::string("CTA ") + std::to_string(r.rank) + ": " +
                  std::to_string(n);
       }
-      if (!named.empty() && least != most) {
+      if (least != most) {
         const std::int64_t g = l->nd->grid_size();
         const std::int64_t s = l->nd->axis_size;
         findings.push_back("the nd_loop at " + op.path +
@@ -224,7 +227,8 @@ void uneven_nd_loops(const Case& c, const Body& body, const std::string& barrier
                            ") trips, so a CTA's last trip waits for peers that have left the loop");
       }
     }
-    if (const Body* inner = nested_body(op)) uneven_nd_loops(c, *inner, barrier, ctas, findings);
+    if (const Body* inner = nested_body(op))
+      uneven_nd_loops(c, *inner, contributors, ctas, findings);
   }
 }
 
@@ -287,7 +291,7 @@ std::optional<BarrierImbalance> first_unbalanced_barrier(const Case& c, const Ou
       out.findings.push_back(std::to_string(-*r->tx) +
                              " B received beyond what was armed in the open phase");
   }
-  uneven_nd_loops(walked, walked.program, barrier, o.ctas, out.findings);
+  uneven_nd_loops(walked, walked.program, out.contributors, o.ctas, out.findings);
   bool any_here = false;
   for (const auto& k : out.contributors)
     any_here = any_here || k.here.rfind("does not run", 0) != 0;

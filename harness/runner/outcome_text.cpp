@@ -1,6 +1,8 @@
 #include "harness/runner/outcome_text.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 
 #include "harness/core/loop_index.h"
 #include "harness/core/outcome_json.h"
@@ -35,7 +37,8 @@ void map_loop_bodies(const Body& body, const Op* loop, std::map<std::string, con
 // " (trip k of the nd_loop at PATH, t = k, m = 1, n = 0)".
 std::string trip_note(const std::map<std::string, const Op*>& loops,
                       std::map<std::pair<std::int64_t, std::string>, std::int64_t>& seen,
-                      const WaitRecord& w, const Case* c, std::int64_t rank) {
+                      const WaitRecord& w, const lowering::ClusterGeometry* geometry,
+                      std::int64_t rank) {
   const auto it = loops.find(w.op);
   if (it == loops.end()) return "";
   const std::int64_t k = seen[{w.thread, w.op}]++;
@@ -43,10 +46,9 @@ std::string trip_note(const std::map<std::string, const Op*>& loops,
   std::string s = " (trip " + std::to_string(k) + " of the " + (l.nd ? "nd_loop" : "loop") +
                   " at " + t(it->second->path);
   if (!l.index.empty()) s += ", " + t(l.index) + " = " + std::to_string(k);
-  if (c && l.nd && l.nd->tiling_valid()) {
-    const lowering::ClusterGeometry geometry(*c);
+  if (geometry && l.nd && l.nd->tiling_valid()) {
     const auto axis_index = [&](const std::string& axis) {
-      return geometry.axis_index(rank, w.thread, axis);
+      return geometry->axis_index(rank, w.thread, axis);
     };
     for (std::size_t d = 0; d < l.nd->index_names.size(); ++d) {
       if (l.nd->index_names[d].empty()) continue;
@@ -103,6 +105,15 @@ std::string describe_outcome(const Outcome& o, const Case* c) {
   if (!o.reason.empty()) out += "  reason: " + lines(o.reason) + "\n";
   std::map<std::string, const Op*> loops;
   if (c) map_loop_bodies(c->program, nullptr, loops);
+  // For the grid index of waits in an nd_loop: built once (a case with waits passed the mesh
+  // checks).
+  std::optional<lowering::ClusterGeometry> geometry;
+  const bool nd_waits = std::any_of(o.ctas.begin(), o.ctas.end(),
+                                    [](const CtaRecord& r) { return !r.waits.empty(); }) &&
+                        std::any_of(loops.begin(), loops.end(), [](const auto& e) {
+                          return std::get<Loop>(e.second->v).nd.has_value();
+                        });
+  if (c && nd_waits) geometry.emplace(*c);
   for (const CtaRecord& cta : o.ctas) {
     std::map<std::pair<std::int64_t, std::string>, std::int64_t> seen;
     std::string coords;
@@ -117,8 +128,9 @@ std::string describe_outcome(const Outcome& o, const Case* c) {
     }
     for (const WaitRecord& w : cta.waits) {
       out += "    thread " + std::to_string(w.thread) + " waits on " + t(w.barrier) + " phase " +
-             std::to_string(w.phase) + " at " + t(w.op) + trip_note(loops, seen, w, c, cta.rank) +
-             ": " + (w.completed ? "completes" : "NEVER completes") + "\n";
+             std::to_string(w.phase) + " at " + t(w.op) +
+             trip_note(loops, seen, w, geometry ? &*geometry : nullptr, cta.rank) + ": " +
+             (w.completed ? "completes" : "NEVER completes") + "\n";
     }
     for (const BufferRecord& b : cta.buffers) {
       out += "    buffer " + t(b.alloc) + ": ";
