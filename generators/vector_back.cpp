@@ -103,10 +103,20 @@ std::optional<DType> partner_dtype(DType dtype) {
 namespace {
 
 // The dtype a round trip goes through from `d`: the partner of another width, or with `pick` 2
-// float32 -> bfloat16 and int16 -> float32; `d` itself when it has none (8-bit dtypes).
+// float32 -> bfloat16 and int16 -> float32, with `pick` 3 an integer through the 8-bit integer
+// of its signedness (narrowing wraps; FragmentedArray.astype's trunci/extsi/extui). An 8-bit
+// dtype goes through bfloat16 (`pick` 2: int8's is the inline-PTX prmt/sub.bf16x2 sequence),
+// float32 (3) or the 16-bit integer of its signedness (1).
 DType round_trip_dtype(DType d, std::int64_t pick) {
   if (pick == 2 && d == DType::kFloat32) return DType::kBFloat16;
   if (pick == 2 && d == DType::kInt16) return DType::kFloat32;
+  const bool is_signed = dtype_info(d).is_signed;
+  if (dtype_bits(d) == 8) {
+    return pick == 2   ? DType::kBFloat16
+           : pick == 3 ? DType::kFloat32
+                       : (is_signed ? DType::kInt16 : DType::kUInt16);
+  }
+  if (pick == 3 && !dtype_info(d).is_float) return is_signed ? DType::kInt8 : DType::kUInt8;
   return partner_dtype(d).value_or(d);
 }
 
@@ -165,7 +175,12 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
       break;
     case VectorValueShape::kRoundTrip: {
       const DType via = round_trip_dtype(dtype, plan.constant);
-      vs.value = via == dtype ? tile : convert(via, convert(dtype, tile));
+      // An 8-bit tile widened with a 16-bit integer takes the add there, as Pallas's 8-bit rule
+      // asks (lower.vector.pointwise_8bit's fix): (tile.astype(int16) + c).astype(int8).
+      VectorValue wide = convert(dtype, tile);
+      if (dtype_bits(dtype) == 8 && plan.constant == 1)
+        wide = binary(VectorKind::kAdd, std::move(wide), constant(via, plan.constant));
+      vs.value = convert(via, std::move(wide));
       break;
     }
     case VectorValueShape::kMixedWidth: {

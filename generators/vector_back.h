@@ -34,7 +34,8 @@ enum class VectorValueShape : std::uint8_t {
   kConst,        // c
   kMinConst,     // jnp.minimum(tile, c)
   kMaxOfDiff,    // jnp.maximum(tile - c, c)
-  kRoundTrip,    // tile.astype(U).astype(dtype): through a narrower or wider dtype U (not 8-bit)
+  kRoundTrip,    // tile.astype(U).astype(dtype): through a narrower or wider dtype U (8-bit
+                 // ones included; an 8-bit tile widened to 16 bits adds c there)
   kMixedWidth,   // w[...].astype(dtype) + tile: w an input of the tile's shape and another width
                  // (under Lane, where the two register layouts differ: incompatible_layouts)
   kBitwise,      // (tile ^ c) | (tile & c), or (constant 3) (c ^ tile) | (tile & c): integer

@@ -305,12 +305,12 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
     jr::object(arg, at, {"from", "value"});
     v.kind = VectorKind::kConvert;
     v.from = parse_dtype_field(jr::required(arg, at, "from"), at + ".from");
-    if (!vector_dtype(v.from) || dtype_bits(v.from) == 8 || dtype_bits(dtype) == 8) {
+    if (!vector_dtype(v.from)) {
       throw InputError(at + ".from",
                        "a conversion from " + std::string(dtype_name(v.from)) + " to " +
                            std::string(dtype_name(dtype)) +
                            ": the case language converts between float32, float16, bfloat16, "
-                           "int16, int32, uint16 and uint32 (8-bit conversions are not modelled)");
+                           "int8, int16, int32, uint8, uint16 and uint32");
     }
     if (v.from == dtype) {
       throw InputError(at + ".from", "the value is " + std::string(dtype_name(dtype)) +

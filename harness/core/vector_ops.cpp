@@ -30,9 +30,13 @@ std::optional<std::string_view> binary_vector_op_name(VectorKind k) {
   return std::nullopt;
 }
 
-bool computes_arithmetic(const VectorValue& v) {
-  return any_vector_node(
-      v, [](const VectorValue& n) { return binary_vector_op_name(n.kind) && !is_bitwise(n.kind); });
+bool computes_8bit_arithmetic(const VectorValue& v, DType dtype) {
+  if (v.kind == VectorKind::kConvert) return computes_8bit_arithmetic(v.args[0], v.from);
+  if (dtype_bits(dtype) == 8 && binary_vector_op_name(v.kind) && !is_bitwise(v.kind)) return true;
+  for (const VectorValue& a : v.args) {
+    if (computes_8bit_arithmetic(a, dtype)) return true;
+  }
+  return false;
 }
 
 bool has_own_layout(const VectorValue& v) {

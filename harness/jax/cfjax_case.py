@@ -129,9 +129,10 @@ def iota_crosses_rows(shape: tuple, vec_size: int) -> bool:
   return shape[-1] % vec_size != 0
 
 
-# The dtypes a vector_store's {"convert": {"from": F, "value": V}} converts between (8-bit ones are
-# not modelled; docs/case-format.md "vector_store").
-CONVERT_DTYPES = ("float32", "float16", "bfloat16", "int16", "int32", "uint16", "uint32")
+# The dtypes a vector_store's {"convert": {"from": F, "value": V}} converts between
+# (docs/case-format.md "vector_store", "Conversions").
+CONVERT_DTYPES = ("float32", "float16", "bfloat16", "int8", "int16", "int32", "uint8", "uint16",
+                  "uint32")
 
 
 def converted_const(c: Any, src: str, dst: str):

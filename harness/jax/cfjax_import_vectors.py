@@ -16,8 +16,9 @@ each {"const": c}; `convert_element_type` (`v.astype(jnp.float16)`): {"convert":
 operand's dtype, "value": v}} between two of CONVERT_DTYPES (vector_convert: one that keeps the
 dtype, a weak type's change, is v itself; a constant's conversion that keeps its value is the
 constant, {"const": c} in the new dtype). A vector value used twice is written out twice (the
-case has no variables). Anything else a value holds (another primitive, a load of an output, an
-8-bit conversion, a broadcast of a vector, an operand of another shape) is an Unknown that the
+case has no variables). Anything else a value holds (another primitive, a load of an output, a
+conversion to a dtype no case holds, a broadcast of a vector, an operand of another shape) is an
+Unknown that the
 store refuses, naming it and its line; so is a load whose vector is used by another kind of op.
 `broadcast_in_dim` of a vector along new leading dims (`jnp.broadcast_to(v, (k, *v.shape))`):
 {"broadcast": {"shape": v's shape, "value": v}}.
@@ -241,7 +242,7 @@ class VectorsMixin:
     dtype src: x itself when the dtype stays (a weak type's change); a constant's number when
     the dtype holds it exactly (`jnp.full(s, 3, jnp.float32).astype(jnp.float16)`: {"const": 3},
     as a scalar literal JAX has converted already); otherwise {"convert": {"from": src, "value":
-    x}} between two of CONVERT_DTYPES (8-bit conversions are not modelled)."""
+    x}} between two of CONVERT_DTYPES."""
     if not isinstance(x, Vec):
       return Unknown(f"`convert_element_type` of {self.describe(x)}", where)
     if x.dtype == dtype:
@@ -252,8 +253,8 @@ class VectorsMixin:
         return Vec({"const": c}, shape, dtype, x.loads)
     if x.dtype not in CONVERT_DTYPES or dtype not in CONVERT_DTYPES:
       return Unknown(f"`convert_element_type` from {x.dtype} to {dtype} (a vector_store's "
-                     f"{{\"convert\": ...}} converts between {', '.join(CONVERT_DTYPES)}; "
-                     "8-bit conversions are not modelled)", where)
+                     f"{{\"convert\": ...}} converts between {', '.join(CONVERT_DTYPES)})",
+                     where)
     return Vec({"convert": {"from": x.dtype, "value": x.j}}, shape, dtype, x.loads)
 
   def vector_load(self, eqn, env: dict, shape: tuple, dtype: str, where: str):

@@ -8,8 +8,8 @@ swizzled by the IR itself).
 Registers into cfjax_ir_core.OPS: llvm.mlir.constant, llvm.mlir.undef, llvm.mlir.global,
 llvm.insertvalue, llvm.extractvalue, llvm.getelementptr, llvm.ptrtoint / inttoptr / addrspacecast
 (the value unchanged), llvm.add / mul / udiv / urem / sub / and / or / shl / lshr / ashr (the arith ops,
-cfjax_ir_ops_arith), llvm.alloca, llvm.store, llvm.load, and llvm.bitcast / llvm.insertelement on
-accumulator vectors (no value: never read by a case).
+cfjax_ir_ops_arith), llvm.alloca, llvm.store, llvm.load, llvm.bitcast on accumulator vectors (no value: never read by a
+case) and llvm.insertelement.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import cfjax_ir_ops_arith as arith
 from cfjax_ir_core import (GMEM_BASE, HOST_BASE, LANES, LV, elem_bytes, ints, lane, lift, register,
                            signed, uniform, width)
 from cfjax_ir_extract import Unsupported
-from cfjax_ir_ops_vector import vector_type
+from cfjax_ir_ops_vector import scalar_bits, vector_type
 
 
 def ir_type_of(attr):
@@ -246,7 +246,36 @@ def mlir_global(comp, op, ins, outs):
   return None
 
 
-@register("llvm.bitcast", "llvm.insertelement")
+@register("llvm.bitcast")
 def accumulator(comp, op, ins, outs):
   """An accumulator's value (as vector.broadcast, cfjax_ir_ops_vector): never read by a case."""
   return comp.const(outs, None)
+
+
+@register("llvm.insertelement")
+def insertelement(comp, op, ins, outs):
+  """Element `pos` of a vector replaced by a scalar's bits (FragmentedArray.astype's int8 ->
+  bfloat16 fills an undefined vector<N x i32> with the converted words one by one: elements not
+  yet inserted are None, which vector.bitcast refuses). Inserting no value (an accumulator's)
+  gives None, as before."""
+  try:
+    vt = vector_type(op.results[0].type)
+  except Unsupported:
+    vt = None
+  if vt is None:
+    return comp.const(outs, None)
+  shape, et, bits = vt
+  n = math.prod(shape)
+
+  def f(vec, val, pos):
+    if val is None:
+      return None
+    if not 0 <= pos < n:
+      raise Unsupported(f"llvm.insertelement at {pos} of {op.results[0].type}")
+    dest = list(vec) if vec is not None else [None] * n
+    dest[pos] = scalar_bits(val, et, bits)
+    return tuple(dest)
+
+  def step(th):
+    th.env[outs[0]] = lift(f, *(th.env[i] for i in ins))
+  return comp.simple(step)

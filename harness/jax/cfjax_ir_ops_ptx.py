@@ -7,8 +7,9 @@ tensor loads (0.12's inline form, multicast and cta_group::2; through cfjax_ir_t
 GMEM stores, reducing TMA stores (`cp.reduce.async.bulk.tensor`, cfjax_ir_tma.tma_reduce) and bulk
 loads, and the `max`/`min` of FragmentedArray.max/min (`max.NaN.f32`, `max.NaN.f16`/`.f16x2`,
 `.bf16`/`.bf16x2`, `max.s16`/`.u16`/`.s16x2`/`.u16x2` and the same `min`s: a vector_store's
-jnp.maximum/minimum, cfjax_ir_ops_vector.min_max_bits). Any other string raises
-Unsupported("ptx ...").
+jnp.maximum/minimum, cfjax_ir_ops_vector.min_max_bits), and blocks of 32-bit register arithmetic
+(`prmt`, `and`, `sub.bf16x2`, ...: the int8 -> bfloat16 conversion; cfjax_ir_ptx_alu). Any other
+string raises Unsupported("ptx ...").
 Registers into cfjax_ir_core.OPS: llvm.inline_asm.
 """
 
@@ -21,6 +22,7 @@ import cfjax_ir_tma
 from cfjax_ir_core import CLUSTER_SHIFT, Compiler, Mbarrier, lane, lift, register, signed
 from cfjax_ir_extract import Undefined, Unsupported
 from cfjax_ir_ops_vector import min_max_bits, scalar_bits
+from cfjax_ir_ptx_alu import alu_block_step
 
 
 @register("llvm.inline_asm")
@@ -218,4 +220,7 @@ def ptx_step(comp: Compiler, op, text: str, ins, outs):
     def min_max(th):
       th.env[outs[0]] = lift(f, th.env[ins[0]], th.env[ins[1]])
     return simple(min_max)
+  block = alu_block_step(comp, op, text, ins, outs)
+  if block is not None:
+    return block
   raise Unsupported("ptx " + json.dumps(text[:80]))

@@ -256,9 +256,20 @@ def shuffle(comp, op, ins, outs):
   mask = _array_ints(op.attributes["mask"])
   rank = len(_shape_of(op.operands[0].type)[0])
 
+  n_a = math.prod(_shape_of(op.operands[0].type)[0])
+  n_b = math.prod(_shape_of(op.operands[1].type)[0])
+  # An undefined pad beside a known 8- or 16-bit integer vector (utils.vector_concat([reg,
+  # llvm.mlir_undef]): FragmentedArray.astype's int8 -> bfloat16 of two elements) is kept
+  # element by element, its elements None (vector.bitcast refuses them; an inline-PTX block
+  # checks that its result does not depend on them, cfjax_ir_ptx_alu). Accumulators (f32, i32)
+  # stay None whole.
+  pad = re.fullmatch(r"i(8|16)", str(_shape_of(op.results[0].type)[1])) is not None
+
   def f(a, b):
-    if a is None or b is None:
+    if (a is None or b is None) and not (pad and (a is not None or b is not None)):
       return None
+    a = (None,) * n_a if a is None else a
+    b = (None,) * n_b if b is None else b
     if rank != 1:
       raise Unsupported(f"op vector.shuffle of {op.operands[0].type}")
     both = tuple(a) + tuple(b)

@@ -590,7 +590,7 @@ class Lowerer {
     iv.dtype = c.dtype;
     iv.shape = c.shape;
     iv.elements = element_count(c.shape);
-    iv.eight_bit = dtype_bits(c.dtype) == 8 && computes_arithmetic(*iv.value);
+    iv.eight_bit = computes_8bit_arithmetic(*iv.value, c.dtype);
     iv.own_layout = has_own_layout(*iv.value);
     const std::int64_t vec = lower_value(op, *iv.value, c.dtype, iv);
     if (next && lane() && (l.nd || l.trip_count > 1) && vec != carry_vec_.at(c.name)) {
@@ -640,7 +640,7 @@ class Lowerer {
       iv.elements = element_count(iv.shape);
     }
     iv.dtype = dtype;
-    iv.eight_bit = dtype_bits(dtype) == 8 && computes_arithmetic(vs.value);
+    iv.eight_bit = computes_8bit_arithmetic(vs.value, dtype);
     iv.own_layout = has_own_layout(vs.value);
     lower_value(op, vs.value, dtype, iv);
     // Lane: _swap_lowering_rule reads the destination's old value (load_strided), then stores.

@@ -329,8 +329,8 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
     return;
   }
   // Any add, sub, mul, min, max or shift (FragmentedArray.min/max call _pointwise too).
-  ck.check(RuleId::kLowerVectorPointwise8Bit,
-           dtype_bits(dtype) == 8 && computes_arithmetic(vs.value), op.path, stage);
+  ck.check(RuleId::kLowerVectorPointwise8Bit, computes_8bit_arithmetic(vs.value, dtype), op.path,
+           stage);
   splat_vec_size();
 }
 
@@ -343,8 +343,8 @@ void check_loop_carry_lowering(Checker& ck, const Op& op, const Scope& scope, St
   if (stage == Stage::kDialect) {
     // Warpgroup's dialect lowering of the value's ops, in program order (init's before the body's
     // ops, next's after them).
-    ck.check(RuleId::kLowerVectorPointwise8Bit,
-             dtype_bits(c.dtype) == 8 && computes_arithmetic(value), op.path, stage);
+    ck.check(RuleId::kLowerVectorPointwise8Bit, computes_8bit_arithmetic(value, c.dtype), op.path,
+             stage);
     return;
   }
   const std::optional<std::int64_t> vec =

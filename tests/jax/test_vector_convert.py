@@ -65,6 +65,16 @@ PAIRS = {
     "f32_i32_trunc": ("float32", "int32", [
         -2.7, 2.7, -0.5, 2147483520.0, -2.0 ** 31, 123456.75, -123456.75]),
     "f32_u16": ("float32", "uint16", [65535.8984375, 1.5, 0.99, 40000.5, 0.0, -0.5]),
+    # 8-bit (2026-12-07): int8 -> bfloat16 is inline PTX (prmt, and, sub.bf16x2), the rest arith
+    "i8_bf16": ("int8", "bfloat16", [-128, -127, -1, 0, 1, 5, 126, 127, -64, 64, -3]),
+    "u8_bf16": ("uint8", "bfloat16", [0, 1, 127, 128, 200, 255, 254, 3]),
+    "i8_f32": ("int8", "float32", [-128, 127, -1, 0, 77]),
+    "i8_u16": ("int8", "uint16", [-128, 127, -1, 0]),
+    "u8_i32": ("uint8", "int32", [255, 128, 0, 1]),
+    "i32_i8_wrap": ("int32", "int8", [128, 255, 256, -129, 70000, -1, 2 ** 31 - 1, 100]),
+    "f32_i8_trunc": ("float32", "int8", [-128.9, 127.9, -2.7, 2.7, -0.5, 0.0, 100.25]),
+    "f16_u8": ("float16", "uint8", [255.875, 0.75, 128.5, 3.0, 0.0]),
+    "bf16_i8": ("bfloat16", "int8", [-128.0, 127.0, -1.5, 1.5, 64.0]),
 }
 
 
@@ -180,7 +190,11 @@ class SemanticsTest(unittest.TestCase):
     self.assertIsNone(cc(65536.0, "float32", "float16"))  # overflows
     self.assertIsNone(cc(257, "int32", "bfloat16"))
     self.assertIsNone(cc(-0.0, "float32", "int32"))  # the zero's sign
-    self.assertIsNone(cc(3, "int8", "int32"))  # not modelled
+    self.assertEqual(cc(3, "int8", "int32"), 3)
+    self.assertEqual(cc(-128, "int32", "int8"), -128)
+    self.assertIsNone(cc(128, "int32", "int8"))  # wraps
+    self.assertIsNone(cc(-1, "int8", "uint8"))  # wraps
+    self.assertIsNone(cc(2.5, "float32", "uint8"))  # truncates
     self.assertEqual(str(cc(-0.0, "float32", "bfloat16")), "-0.0")
 
 
@@ -249,6 +263,18 @@ class PairTest(unittest.TestCase):
 
   def test_f32_to_u16(self):
     self.check("f32_u16", n=2048)
+
+  def test_8bit(self):
+    """int8 -> bfloat16 at every register width of the strided layout (vec_size 1 at 128
+    elements: arith.sitofp; 2 at 256: the inline-PTX pair with an undefined pad; 4 and 8 at 512
+    and 1024: the four-byte words), and the other 8-bit conversions."""
+    for n in (128, 256, 512, 1024):
+      with self.subTest(n=n):
+        self.check("i8_bf16", n=n)
+    for key in ("u8_bf16", "i8_f32", "i8_u16", "u8_i32", "i32_i8_wrap", "f32_i8_trunc",
+                "f16_u8", "bf16_i8"):
+      with self.subTest(pair=key):
+        self.check(key)
 
   def test_out_of_range_saturates(self):
     """Interpret mode saturates an out-of-range float (infinities included): compared; on the
@@ -437,12 +463,25 @@ class ImportTest(unittest.TestCase):
         "jnp.full((128,), -1, jnp.int32).astype(jnp.uint32) + t_ref[...]", "uint32", "uint32"),
         {"add": [{"convert": {"from": "int32", "value": {"const": -1}}}, self.T]})
 
-  def test_8bit_refused(self):
-    with self.assertRaises(Exception) as cm:
-      self.import_value("t_ref[...].astype(jnp.int8).astype(jnp.int32)", "int32")
-    self.assertRegex(str(cm.exception), r"k\.py:12: a vector store of a value the importer does "
-                     r"not follow: it comes from `convert_element_type` from float32 to int8")
-    self.assertIn("8-bit conversions are not modelled", str(cm.exception))
+  def test_8bit(self):
+    # 8-bit conversions (2026-12-07): int8 and uint8 convert like the other dtypes; the 8-bit
+    # arithmetic rule asks for exactly this upcast, add, downcast.
+    self.assertEqual(self.import_value("t_ref[...].astype(jnp.int8).astype(jnp.int32)", "int32"),
+                     {"convert": {"from": "int8", "value": {
+                         "convert": {"from": "float32", "value": self.T}}}})
+    self.assertEqual(self.import_value("(t_ref[...].astype(jnp.int16) + 1).astype(jnp.int8)",
+                                       "int8", "int8"),
+                     {"convert": {"from": "int16", "value": {
+                         "add": [{"convert": {"from": "int8", "value": self.T}}, {"const": 1}]}}})
+    self.assertEqual(self.import_value("t_ref[...].astype(jnp.bfloat16)", "bfloat16", "uint8"),
+                     {"convert": {"from": "uint8", "value": self.T}})
+    # a constant that the 8-bit dtype holds exactly folds; one that wraps stays a conversion
+    self.assertEqual(self.import_value(
+        "t_ref[...] + jnp.full((128,), 100, jnp.int32).astype(jnp.int8)", "int8", "int8"),
+        {"add": [self.T, {"const": 100}]})
+    self.assertEqual(self.import_value(
+        "t_ref[...] ^ jnp.full((128,), 300, jnp.int32).astype(jnp.int8)", "int8", "int8"),
+        {"xor": [self.T, {"convert": {"from": "int32", "value": {"const": 300}}}]})
 
   def test_round_trip(self):
     sys.path.insert(0, os.path.join(ROOT, "tools"))

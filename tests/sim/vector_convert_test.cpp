@@ -76,9 +76,10 @@ TEST(VectorConvert, TheParserNamesWhatTheCaseLanguageDoesNotConvert) {
   EXPECT_NE(parse_error(convert_case(convert("float16", load("t16")), "float16", 128))
                 .find("$.program[0].body[4].value.convert.from: the value is float16 already"),
             std::string::npos);
-  EXPECT_NE(parse_error(convert_case(convert("int8", load("t16")), "float16", 128))
-                .find("$.program[0].body[4].value.convert.from: a conversion from int8 to float16"),
-            std::string::npos);
+  EXPECT_NE(
+      parse_error(convert_case(convert("float64", load("t16")), "float16", 128))
+          .find("$.program[0].body[4].value.convert.from: a conversion from float64 to float16"),
+      std::string::npos);
   // The operand has the `from` dtype: t16 is no float32 ref.
   EXPECT_NE(parse_error(convert_case(convert("float32", load("t16")), "float16", 128))
                 .find("$.program[0].body[4].value.convert.value.load: the loaded ref has dtype "
@@ -93,6 +94,32 @@ TEST(VectorConvert, TheJsonFormRoundTrips) {
   const json& v = written["program"][0]["body"][4]["value"];
   EXPECT_EQ(v["add"][0]["convert"]["from"], "float32");
   EXPECT_EQ(case_to_json(case_from_json(written)), written);
+}
+
+TEST(VectorConvert, EightBitConversionsAreExactWrapOrSaturate) {
+  const auto hw = ComputedBy::kHardware;
+  const auto xla = ComputedBy::kXlaCpu;
+  // Every int8 and uint8 is exact in bfloat16 (the inline-PTX path of int8 -> bf16 included).
+  for (int v = -128; v < 128; ++v) {
+    EXPECT_EQ(vector_convert(DType::kInt8, DType::kBFloat16, static_cast<std::uint8_t>(v), hw).bits,
+              bits_of(DType::kBFloat16, v));
+  }
+  EXPECT_EQ(vector_convert(DType::kUInt8, DType::kFloat16, 255, hw).bits,
+            bits_of(DType::kFloat16, 255));
+  // int32 -> int8 wraps; int8 -> uint16 sign-extends first.
+  EXPECT_EQ(vector_convert(DType::kInt32, DType::kInt8, 300, hw).bits, 44u);
+  EXPECT_EQ(vector_convert(DType::kInt8, DType::kUInt16, 0x80, hw).bits, 0xFF80u);
+  // float32 -> int8: truncated; outside int8 unspecified on the hardware, saturated by XLA.
+  EXPECT_EQ(vector_convert(DType::kFloat32, DType::kInt8, bits_of(DType::kFloat32, -2.5), hw).bits,
+            0xFEu);
+  const VectorElement out =
+      vector_convert(DType::kFloat32, DType::kInt8, bits_of(DType::kFloat32, 200.0), hw);
+  EXPECT_TRUE(out.unspecified);
+  EXPECT_EQ(
+      vector_convert(DType::kFloat32, DType::kInt8, bits_of(DType::kFloat32, 200.0), xla).bits,
+      127u);
+  EXPECT_EQ(
+      vector_convert(DType::kFloat32, DType::kUInt8, bits_of(DType::kFloat32, -3.0), xla).bits, 0u);
 }
 
 TEST(VectorConvert, EachConversionRoundsWrapsOrTruncates) {
