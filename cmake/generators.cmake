@@ -8,6 +8,7 @@ add_library(collfuzz_generators STATIC
   generators/case_gen.cpp
   generators/case_stream.cpp
   generators/clean_plan.cpp
+  generators/cluster_cancel_gen.cpp
   generators/cond_choice.cpp
   generators/copy_gen.cpp
   generators/mesh_gen.cpp

@@ -56,6 +56,7 @@ if(COLLFUZZ_BUILD_TESTS)
       tests/sim/vector_broadcast_test.cpp
       tests/sim/warp_arrival_check_test.cpp
       tests/sim/vector_convert_test.cpp
+      tests/sim/cluster_cancel_test.cpp
       tests/sim/lowering_diagnostics_test.cpp
       tests/sim/mbarrier_test.cpp
       tests/sim/plan_test.cpp

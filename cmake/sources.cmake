@@ -10,6 +10,7 @@ add_library(collfuzz_core STATIC
   harness/core/case_parser_copies.cpp
   harness/core/case_parser_fill.cpp
   harness/core/case_parser_program.cpp
+  harness/core/case_parser_cluster_cancel.cpp
   harness/core/case_parser_nd_loop.cpp
   harness/core/case_parser_vectors.cpp
   harness/core/scratch_shapes.cpp
@@ -63,10 +64,12 @@ target_link_libraries(collfuzz_process PRIVATE collfuzz_warnings)
 
 set(COLLFUZZ_REFERENCE_SOURCES
   oracles/reference/barrier_rules.cpp
+  oracles/reference/cluster_cancel_rules.cpp
   oracles/reference/copy_facts.cpp
   oracles/reference/copy_rules.cpp
   oracles/reference/execution.cpp
   oracles/reference/execution_barriers.cpp
+  oracles/reference/execution_cluster_cancel.cpp
   oracles/reference/execution_copies.cpp
   oracles/reference/execution_layout.cpp
   oracles/reference/execution_scopes.cpp

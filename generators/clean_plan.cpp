@@ -53,6 +53,12 @@ ScopePlan clean_scope(ScopePlan p) {
     cs.orders_tensor_core = false;
     cs.arrive_in_warp = false;
   }
+  if (p.cluster_cancel) {
+    p.cluster_cancel->result = CancelResult::kUint8x16;
+    if (p.cluster_cancel->axes != CancelAxes::kThreadAndCluster)
+      p.cluster_cancel->axes = CancelAxes::kCluster;
+    p.cluster_cancel->wait = true;
+  }
   // Accumulators alone in a scope of their own are the only other allocations JAX accepts
   // everywhere; keep those.
   std::erase_if(p.extras,

@@ -36,4 +36,8 @@ std::int64_t nd_grid_size(const NdLoopPlan& plan, std::int64_t trips, std::int64
 void make_nd_loop(Loop& loop, const NdLoopPlan& plan, const NamedAxis& axis, std::int64_t grid_size,
                   const std::string& grid_index);
 
+// Once the nd_loop's body is complete: a 2-d grid's flat index written over its two coordinates,
+// and the coordinates attached to the index terms that read them (attach_nd_coords).
+void finish_nd_loop(Loop& loop);
+
 }  // namespace collfuzz::generators

@@ -1,5 +1,7 @@
 #include "generators/program_builder.h"
 
+#include "generators/cluster_cancel_gen.h"
+
 #include <algorithm>
 #include <map>
 
@@ -632,6 +634,12 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
       for (auto& op : sync) rs.body.push_back(std::move(op));
     }
   }
+
+  // try_cluster_cancel: not on sm_80 (the case language does not take it there); a clean case's
+  // on sm_100a only (ptxas refuses clusterlaunchcontrol before it).
+  if (plan.cluster_cancel && target_.arch != Arch::kSm80 &&
+      (!clean_ || target_.arch == Arch::kSm100a))
+    append_cluster_cancel(rs, *plan.cluster_cancel, env_, std::to_string(s));
 
   if (plan.write_back && !plan.copies.empty()) {
     const CopyPlan& first = plan.copies.front();

@@ -58,6 +58,22 @@ rc::Gen<ClusterSyncPlan> cluster_sync() {
       rc::gen::set(&ClusterSyncPlan::arrive_and_wait, chance(3)));
 }
 
+rc::Gen<ClusterCancelPlan> cluster_cancel() {
+  return rc::gen::build<ClusterCancelPlan>(
+      rc::gen::set(&ClusterCancelPlan::result,
+                   weighted_element<CancelResult>({{70, CancelResult::kUint8x16},
+                                                   {10, CancelResult::kInt8x16},
+                                                   {12, CancelResult::kUint32x4},
+                                                   {8, CancelResult::kUint8x8}})),
+      rc::gen::set(&ClusterCancelPlan::axes,
+                   weighted_element<CancelAxes>({{55, CancelAxes::kCluster},
+                                                 {15, CancelAxes::kThreadAndCluster},
+                                                 {15, CancelAxes::kNone},
+                                                 {10, CancelAxes::kFirstClusterAxis},
+                                                 {5, CancelAxes::kThread}})),
+      rc::gen::set(&ClusterCancelPlan::wait, chance(90)));
+}
+
 ExtraAlloc extra(AllocKind kind, Shape shape, DType dtype) {
   ExtraAlloc e;
   e.kind = kind;
@@ -223,6 +239,7 @@ rc::Gen<ScopePlan> scope(int depth) {
       rc::gen::set(&ScopePlan::loop_slots, chance(50)),
       rc::gen::set(&ScopePlan::nd_loop, sometimes(35, nd_loop_plan())),
       rc::gen::set(&ScopePlan::cluster_sync, sometimes(20, cluster_sync())),
+      rc::gen::set(&ScopePlan::cluster_cancel, sometimes(6, cluster_cancel())),
       rc::gen::set(&ScopePlan::extras,
                    several<ExtraAlloc>({{78, 0}, {18, 1}, {4, 2}}, extra_alloc())),
       rc::gen::set(&ScopePlan::nested, nested));

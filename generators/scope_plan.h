@@ -104,6 +104,27 @@ struct ClusterSyncPlan {
   bool arrive_and_wait = false;
 };
 
+// plgpu.try_cluster_cancel at the end of a scope (cluster_cancel_gen.h): its result ref, the
+// collective_axes that pick its issuers, and whether every thread waits for the response.
+enum class CancelResult : std::uint8_t {
+  kUint8x16,  // plgpu.SMEM((16,), jnp.uint8): what JAX's kernels use
+  kInt8x16,
+  kUint32x4,  // 128 bits: Lane takes it, Warpgroup's verifier does not (a JAX bug)
+  kUint8x8,   // 64 bits: lower.try_cluster_cancel.result_bits
+};
+enum class CancelAxes : std::uint8_t {
+  kCluster,           // every cluster axis: one issuer per cluster
+  kThreadAndCluster,  // and the thread axis: one issuing warpgroup
+  kNone,              // (): every CTA issues, every CTA receives one response per CTA
+  kFirstClusterAxis,  // the first cluster axis only: one issuer per line of the others
+  kThread,            // the thread axis only: every CTA's first warpgroup issues
+};
+struct ClusterCancelPlan {
+  CancelResult result = CancelResult::kUint8x16;
+  CancelAxes axes = CancelAxes::kCluster;
+  bool wait = true;
+};
+
 // An allocation that the copies do not use, to reach the rules of other allocation kinds.
 struct ExtraAlloc {
   AllocKind kind = AllocKind::kAcc;
@@ -155,6 +176,7 @@ struct ScopePlan {
   // index picking the tile (nd_loop_shape.h).
   std::optional<NdLoopPlan> nd_loop;
   std::optional<ClusterSyncPlan> cluster_sync;
+  std::optional<ClusterCancelPlan> cluster_cancel;
   std::vector<ExtraAlloc> extras;
   std::vector<ScopePlan> nested;  // run_scopeds inside this one
 };

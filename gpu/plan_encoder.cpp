@@ -276,6 +276,9 @@ class Encoder {
       case StepKind::kVectorStore:
         // The device interpreter has no vector arithmetic: the case is unavailable there.
         return fail("a vector_store");
+      case StepKind::kClusterCancel:
+        // clusterlaunchcontrol is sm_100's; the CUDA executor runs Hopper.
+        return fail("a try_cluster_cancel (cluster launch control needs sm_100)");
       case StepKind::kWarpArrivalCheck:  // a check of the CPU run (case_admission.cpp), no op
         return true;
       case StepKind::kCommitSmem:  // no vector stores run here: a fence orders nothing

@@ -49,9 +49,20 @@ std::string op_kind_for_buffer(const Case& c, const std::string& buffer) {
 }
 
 std::string op_kind_for_barrier(const Case& c, const std::string& barrier) {
+  // No copy names it: a try_cluster_cancel's barrier is named after it, any other after its
+  // arrivals.
+  bool cancel = false;
+  std::function<void(const Body&)> walk = [&](const Body& body) {
+    for (const Op& op : body) {
+      if (const auto* tc = std::get_if<TryClusterCancel>(&op.v))
+        cancel = cancel || tc->barrier.alloc == barrier;
+      if (const Body* b = nested_body(op)) walk(*b);
+    }
+  };
+  walk(c.program);
   return most_specific(
       c, [&](const CopyGmemToSmem& cp) { return cp.barrier && cp.barrier->alloc == barrier; },
-      "barrier_arrive");
+      cancel ? "try_cluster_cancel" : "barrier_arrive");
 }
 
 }  // namespace collfuzz

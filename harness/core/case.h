@@ -530,6 +530,18 @@ struct BarrierArrive {
   BarrierUse barrier;
 };
 
+// `plgpu.try_cluster_cancel(result, barrier, collective_axes=...)` (cluster launch control,
+// docs/case-format.md "try_cluster_cancel"): every Pallas thread arrives once on `barrier`,
+// arming 16 bytes when it is the first along the thread axis (if named; every thread otherwise);
+// such a thread of a CTA at index 0 along every named cluster axis issues
+// clusterlaunchcontrol.try_cancel, whose 16-byte response lands in `result` of every CTA of the
+// cluster with a complete_tx of 16 bytes on each CTA's `barrier`.
+struct TryClusterCancel {
+  std::string result;  // a whole SMEM allocation
+  BarrierUse barrier;
+  std::vector<std::string> collective_axes;  // cluster axes or the thread axis
+};
+
 struct BarrierWait {
   BarrierUse barrier;
   // `plgpu.barrier_arrive_and_wait(bar)` (JAX 0.12.0.1): an arrival on the barrier, then the wait.
@@ -602,7 +614,8 @@ struct WarpMap {
 struct Op {
   std::string path;  // JSON path of the op, e.g. $.program[1].body[0]
   std::variant<RunScoped, CopyGmemToSmem, CopySmemToGmem, BarrierArrive, BarrierWait, When, Loop,
-               WarpMap, CommitSmemToGmemGroup, WaitSmemToGmem, VectorStore, CommitSmem>
+               WarpMap, CommitSmemToGmemGroup, WaitSmemToGmem, VectorStore, CommitSmem,
+               TryClusterCancel>
       v;
   // Set only in a case expanded by expand_warp_maps (harness/core/warp_map.h):
   std::string warp_axis;       // the op runs in the warp context of the warp_map over this axis
@@ -626,6 +639,7 @@ struct Case {
 inline const BarrierUse* arrival_barrier(const Op& op) {
   if (const auto* ar = std::get_if<BarrierArrive>(&op.v)) return &ar->barrier;
   if (const auto* wt = std::get_if<BarrierWait>(&op.v); wt && wt->arrive_first) return &wt->barrier;
+  if (const auto* tc = std::get_if<TryClusterCancel>(&op.v)) return &tc->barrier;
   return nullptr;
 }
 

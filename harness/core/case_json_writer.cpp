@@ -225,6 +225,12 @@ json op_to_json(const Op& op) {
           return w;
         } else if constexpr (std::is_same_v<T, BarrierArrive>) {
           return json{{"op", "barrier_arrive"}, {"barrier", barrier_use_to_json(v.barrier)}};
+        } else if constexpr (std::is_same_v<T, TryClusterCancel>) {
+          json out{{"op", "try_cluster_cancel"},
+                   {"result", json{{"alloc", v.result}}},
+                   {"barrier", barrier_use_to_json(v.barrier)}};
+          if (!v.collective_axes.empty()) out["collective_axes"] = v.collective_axes;
+          return out;
         } else if constexpr (std::is_same_v<T, BarrierWait>) {
           return json{{"op", v.arrive_first ? "barrier_arrive_and_wait" : "barrier_wait"},
                       {"barrier", barrier_use_to_json(v.barrier)}};

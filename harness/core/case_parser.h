@@ -92,6 +92,9 @@ class CaseParser {
 
   RunScoped parse_run_scoped(const json& j, const std::string& path, int depth);
 
+  // plgpu.try_cluster_cancel (case_parser_cluster_cancel.cpp).
+  TryClusterCancel parse_try_cluster_cancel(const json& j, const std::string& path);
+
   Alloc parse_alloc(const json& j, const std::string& path);
 
   const Alloc* lookup_alloc(const std::string& name, const std::string& path) const;

@@ -53,6 +53,8 @@ Op CaseParser::parse_op(const json& j, const std::string& path, int depth) {
     op.v =
         BarrierWait{parse_barrier_use(jr::required(j, path, "barrier"), path + ".barrier", false),
                     kind == "barrier_arrive_and_wait"};
+  } else if (kind == "try_cluster_cancel") {
+    op.v = parse_try_cluster_cancel(j, path);
   } else if (kind == "commit_smem_to_gmem_group") {
     jr::object(j, path, {"op"});
     op.v = CommitSmemToGmemGroup{};
@@ -86,8 +88,9 @@ Op CaseParser::parse_op(const json& j, const std::string& path, int depth) {
                                        "\"; expected run_scoped, copy_gmem_to_smem, "
                                        "copy_smem_to_gmem, commit_smem_to_gmem_group, "
                                        "wait_smem_to_gmem, barrier_arrive, barrier_wait, "
-                                       "barrier_arrive_and_wait, vector_store, commit_smem, when, "
-                                       "loop, nd_loop or warp_map");
+                                       "barrier_arrive_and_wait, try_cluster_cancel, "
+                                       "vector_store, commit_smem, when, loop, nd_loop or "
+                                       "warp_map");
   }
   if (!warp_axes_.empty()) check_in_warp_map(kind, path);
   return op;

@@ -27,10 +27,6 @@ FloatFormat float_format_of(DType dtype) {
   }
 }
 
-std::uint64_t mask_of(int bits) {
-  return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
-}
-
 std::int64_t sign_extend(std::uint64_t v, int bits) {
   if (bits >= 64) return static_cast<std::int64_t>(v);
   const std::uint64_t sign = std::uint64_t{1} << (bits - 1);
@@ -66,7 +62,7 @@ std::uint64_t round_to_float_bits(DType dtype, double v) {
 std::uint64_t apply_reduction(ReductionOp op, DType dtype, std::uint64_t old, std::uint64_t src) {
   const DTypeInfo& info = dtype_info(dtype);
   const int bits = dtype_bits(dtype);
-  const std::uint64_t mask = mask_of(bits);
+  const std::uint64_t mask = low_bits_mask(bits);
   old &= mask;
   src &= mask;
   if (info.is_float) {

@@ -11,6 +11,11 @@
 
 namespace collfuzz {
 
+// The low `bits` bits set (all 64 for 64 or more): an element's mask.
+inline std::uint64_t low_bits_mask(int bits) {
+  return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+}
+
 // `old` combined with `src` (both `dtype_bits(dtype)`-bit patterns in the low bits), as the
 // hardware does it for `op` (docs/case-format.md "copy_smem_to_gmem"):
 // - add: integers wrap modulo 2^bits; floats add exactly and round to nearest even (no flush of

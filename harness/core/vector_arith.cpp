@@ -53,14 +53,10 @@ VectorElement vector_min_max(VectorKind op, DType dtype, std::uint64_t a, std::u
   return {out, zero_tie || subnormal};
 }
 
-std::uint64_t mask_of(int bits) {
-  return bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
-}
-
 // The integer value of `a` in dtype `d` (sign-extended when `d` is signed).
 std::int64_t integer_value(DType d, std::uint64_t a) {
   const int bits = dtype_bits(d);
-  const std::uint64_t v = a & mask_of(bits);
+  const std::uint64_t v = a & low_bits_mask(bits);
   if (!dtype_info(d).is_signed || bits == 64) return static_cast<std::int64_t>(v);
   const std::uint64_t sign = std::uint64_t{1} << (bits - 1);
   return static_cast<std::int64_t>((v ^ sign) - sign);
@@ -73,9 +69,9 @@ VectorElement vector_convert(DType from, DType to, std::uint64_t a, ComputedBy b
   const bool to_float = dtype_info(to).is_float;
   const int to_bits = dtype_bits(to);
   if (!from_float && !to_float) {
-    return {static_cast<std::uint64_t>(integer_value(from, a)) & mask_of(to_bits), false};
+    return {static_cast<std::uint64_t>(integer_value(from, a)) & low_bits_mask(to_bits), false};
   }
-  const double x = from_float ? float_element_value(from, a & mask_of(dtype_bits(from)))
+  const double x = from_float ? float_element_value(from, a & low_bits_mask(dtype_bits(from)))
                               : static_cast<double>(integer_value(from, a));
   if (to_float) {
     if (std::isnan(x)) return {0, true};
@@ -97,17 +93,17 @@ VectorElement vector_convert(DType from, DType to, std::uint64_t a, ComputedBy b
   const bool in_range = !std::isnan(x) && t >= lo && t <= hi;
   if (!in_range && by == ComputedBy::kHardware) return {0, true};
   const double s = std::clamp(t, lo, hi);  // XLA: saturated, NaN -> 0
-  return {static_cast<std::uint64_t>(static_cast<std::int64_t>(s)) & mask_of(to_bits), false};
+  return {static_cast<std::uint64_t>(static_cast<std::int64_t>(s)) & low_bits_mask(to_bits), false};
 }
 
 std::uint64_t vector_iota(DType dtype, std::int64_t index) {
   const std::uint64_t i = static_cast<std::uint64_t>(index);
-  if (!dtype_info(dtype).is_float) return i & mask_of(dtype_bits(dtype));
+  if (!dtype_info(dtype).is_float) return i & low_bits_mask(dtype_bits(dtype));
   return round_to_float_bits(dtype, static_cast<double>(index));
 }
 
 std::uint64_t vector_shift(VectorKind op, int bits, std::uint64_t a, std::uint64_t amount) {
-  const std::uint64_t mask = mask_of(bits);
+  const std::uint64_t mask = low_bits_mask(bits);
   const bool negative = (a >> (bits - 1)) & 1;
   // Past the width XLA's rule: all bits out, or the sign everywhere.
   if (amount >= static_cast<std::uint64_t>(bits)) {

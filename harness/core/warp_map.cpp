@@ -169,7 +169,7 @@ void check_in_warp_map(const std::string& kind, const std::string& path) {
   }
   if (kind == "copy_smem_to_gmem" || kind == "commit_smem_to_gmem_group" ||
       kind == "wait_smem_to_gmem" || kind == "vector_store" || kind == "commit_smem" ||
-      kind == "nd_loop") {
+      kind == "nd_loop" || kind == "try_cluster_cancel") {
     throw InputError(path + ".op", kind + " inside warp_map is not modelled");
   }
 }

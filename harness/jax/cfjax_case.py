@@ -215,6 +215,26 @@ def axis_names(j: Any) -> tuple:
   return tuple(axis_name(a) for a in j)
 
 
+def cancel_params(op: dict, path: str = "$") -> tuple[str, tuple]:
+  """A try_cluster_cancel's (result allocation's name, collective axes as a tuple of names)
+  (docs/case-format.md): `result` is {"alloc": NAME}, a whole SMEM allocation;
+  `collective_axes` absent, null or [] is (), a string one name, else a list of names. Anything
+  else is a CaseError naming the field."""
+  res = op.get("result")
+  if not isinstance(res, dict) or set(res) != {"alloc"} or not isinstance(res["alloc"], str):
+    raise CaseError(f"{path}.result: expected {{\"alloc\": NAME}} (a whole SMEM allocation), "
+                    f"got {res!r}")
+  axes = op.get("collective_axes")
+  if axes is None:
+    return res["alloc"], ()
+  if isinstance(axes, str):
+    return res["alloc"], (axes,)
+  if isinstance(axes, list) and all(isinstance(a, str) for a in axes):
+    return res["alloc"], tuple(axes)
+  raise CaseError(f"{path}.collective_axes: expected an axis name or an array of them, "
+                  f"got {axes!r}")
+
+
 def without_scratch_shapes(j: dict) -> dict:
   """`scratch_shapes` as what JAX makes of it (harness/core/scratch_shapes.h): one run_scoped around
   the program, collective over the thread axis for plgpu.kernel (JAX 0.11.2 wraps the kernel body

@@ -19,6 +19,7 @@ it and the `wait_smem_to_gmem(0)` right after it), any other `commit_smem` (an o
 vector_store, its value made of `get` loads of SMEM and inputs, constants, add/sub/mul/min/max
 and `convert_element_type` (astype)), `commit_group` (`plgpu.commit_smem_to_gmem_group()`), any
 other `wait_smem_to_gmem`, `barrier_arrive`, `barrier_wait`, `barrier_arrive_and_wait` (0.12.0.1),
+`try_cluster_cancel` (its result a whole SMEM allocation; `query_cluster_cancel` is refused),
 `cond` from `pl.when`, `scan` from a `lax.fori_loop` with a static trip count (an array it
 carries besides its index: the loop's `carry`), the `while` of a `plgpu.nd_loop` (an `nd_loop`;
 any other `while` is refused), and the scalar
@@ -44,7 +45,8 @@ primitive -> handler); each primitive family is a module of its own, a mixin of 
     cfjax_import_vectors.py   `ref[...] = value` (swap) into an output or SMEM: vector_store,
                               its value's loads (get), constants, add/sub/mul/min/max and
                               convert_element_type (astype: {"convert": ...})
-    cfjax_import_barriers.py  barrier_arrive, barrier_wait, a barrier's use
+    cfjax_import_barriers.py  barrier_arrive, barrier_wait, try_cluster_cancel, a barrier's
+                              use
     cfjax_import_control.py   pl.when (cond), lax.fori_loop (scan; its carried array), warp_map,
                               inlined calls
     cfjax_import_ndloop.py    plgpu.nd_loop (its `while`: grid, collective axes, tiling, index
@@ -113,7 +115,7 @@ class Importer(IndexMixin, AllocsMixin, CopiesMixin, VectorsMixin, BarriersMixin
                   "copy_gmem_to_smem, copy_smem_to_gmem, vector stores (`ref[...] = value`), "
                   "commit_smem, commit_smem_to_gmem_group, "
                   "wait_smem_to_gmem, barrier_arrive, barrier_wait, "
-                  "barrier_arrive_and_wait, "
+                  "barrier_arrive_and_wait, try_cluster_cancel, "
                   "pl.when, lax.fori_loop with a static trip count, plgpu.nd_loop, "
                   "pl.core_map over "
                   "plgpu.WarpMesh and lax.axis_index arithmetic)")
@@ -140,6 +142,8 @@ PRIMITIVES = {
     "barrier_arrive": _op(BarriersMixin.barrier_op),
     "barrier_wait": _op(BarriersMixin.barrier_op),
     "barrier_arrive_and_wait": _op(BarriersMixin.barrier_op),  # JAX 0.12.0.1
+    "try_cluster_cancel": _op(BarriersMixin.try_cluster_cancel),
+    "query_cluster_cancel": BarriersMixin.query_cluster_cancel,  # refused: not modelled
     "cond": _op(ControlMixin.when),
     "scan": _op(ControlMixin.loop),
     "mpmd_map": _op(ControlMixin.warp_map),

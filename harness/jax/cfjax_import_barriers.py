@@ -1,15 +1,18 @@
-"""Barriers: `barrier_arrive`, `barrier_wait`, `barrier_arrive_and_wait` and a barrier's use
-(`collfuzz import`, cfjax_import.py).
+"""Barriers: `barrier_arrive`, `barrier_wait`, `barrier_arrive_and_wait`, `try_cluster_cancel`
+(which arrives on its barrier) and a barrier's use (`collfuzz import`, cfjax_import.py).
 
 BarriersMixin.barrier_use turns a barrier ref (a Barrier or ClusterBarrier allocation in scope, one
 static index or a lax.fori_loop slot `bars.at[i % 2]`, {"loop": NAME, "mul", "add", "mod"}) into a
 case's barrier reference, for the arrive and wait ops and for a copy's barrier; barrier_op reads
-the arrive and wait equations. The allocations themselves are cfjax_import_allocs'.
+the arrive and wait equations; try_cluster_cancel reads plgpu.try_cluster_cancel's (its result a
+whole SMEM allocation, its barrier a use as theirs, its `collective_axes` a list, left out when
+empty); query_cluster_cancel is refused (not modelled). The allocations themselves are
+cfjax_import_allocs'.
 """
 
 from __future__ import annotations
 
-from cfjax_import_values import Ref
+from cfjax_import_values import Ref, axis_names_json, user_line
 
 
 class BarriersMixin:
@@ -42,3 +45,36 @@ class BarriersMixin:
       self.refuse(eqn, f"{name} with a predicate (a case guards an arrival with `when`)")
     transforms = eqn.params["transforms_treedef"].unflatten(flat)
     return {"op": name, "barrier": self.barrier_use(env, env.get(barrier), transforms, eqn, name)}
+
+  def try_cluster_cancel(self, eqn, env: dict) -> dict:
+    """plgpu.try_cluster_cancel(res, barrier, collective_axes=...) -> the case's op: `res` a whole
+    SMEM allocation in scope (no .at[] nor other transform), the barrier a use as an arrive's."""
+    p = eqn.params
+    res, barrier, *leaves = eqn.invars
+    res_tree, bar_tree = p.get("result_transforms_tree"), p.get("barrier_transforms_tree")
+    n_res = res_tree.num_leaves if res_tree is not None else 0
+    r = env.get(res)
+    if not isinstance(r, Ref) or r.kind != "alloc" or r.alloc["kind"] != "smem":
+      self.refuse(eqn, "try_cluster_cancel's result is not an SMEM allocation in scope (a case "
+                  "passes a whole SMEM allocation)")
+    if res_tree is not None and res_tree.unflatten(leaves[:n_res]):
+      self.refuse(eqn, f"try_cluster_cancel's result `{r.name}` is indexed or transformed "
+                  "(`.at[...]`); a case passes the whole SMEM allocation")
+    bar_t = bar_tree.unflatten(leaves[n_res:]) if bar_tree is not None else ()
+    op = {"op": "try_cluster_cancel", "result": {"alloc": r.name},
+          "barrier": self.barrier_use(env, env.get(barrier), bar_t, eqn,
+                                      "try_cluster_cancel's barrier")}
+    axes = p.get("collective_axes") or ()
+    if axes:
+      op["collective_axes"] = axis_names_json(axes)
+    # Asynchronous, as a copy's write: a load the case evaluates after it reads after issuing it.
+    self.wrote("alloc", r.name, [], user_line(eqn, self.user_file, self.kernel_line),
+               "the try_cluster_cancel")
+    return op
+
+  def query_cluster_cancel(self, eqn, env: dict, ops: list):
+    """plgpu.query_cluster_cancel: refused (the case language has no op that decodes a
+    try_cluster_cancel response)."""
+    del env, ops
+    self.refuse(eqn, "query_cluster_cancel is not modelled (a case issues try_cluster_cancel "
+                "but never decodes its response)")

@@ -11,7 +11,7 @@ whose loads was written since (ImportRefused, naming the load's line and the wri
 
 - every writing op the importer emits records its write (`wrote`): copy_gmem_to_smem (its SMEM
   destination, even though the copy is asynchronous: the case would read after issuing it),
-  vector_store (SMEM or output destination), copy_smem_to_gmem (output destination); a write in
+  try_cluster_cancel (its result, asynchronous as well), vector_store (SMEM or output destination), copy_smem_to_gmem (output destination); a write in
   a pl.when body counts as if it happened;
 - each `get` of an SMEM allocation is a Load (`loaded`) that the Vec holding it carries
   (cfjax_import_vectors.Vec.loads, the union of its operands'); loads of inputs are never written

@@ -33,7 +33,8 @@ def run(ex, case: Case) -> dict:
     arch = case.target["arch"]
     if arch == "sm_80":
       raise Unsupported("compile: sm_80 (ptxas, which checks the PTX against the arch, is not run)")
-    if arch != "sm_100a" and ("tcgen05" in rec.module_text or "cta_group" in rec.module_text):
+    if arch != "sm_100a" and any(w in rec.module_text
+                                 for w in ("tcgen05", "cta_group", "clusterlaunchcontrol")):
       raise Unsupported("compile: sm_100 PTX on sm_90a (ptxas is not run)")
     if arch != "sm_90a" and "wgmma" in rec.module_text:
       raise Unsupported(f"compile: wgmma (sm_90a only) on {arch} (ptxas is not run)")

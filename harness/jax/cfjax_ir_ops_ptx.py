@@ -3,7 +3,8 @@ against the PTX statements Mosaic GPU emits. Modelled: no-op fences, prefetches 
 commits (`cp.async.bulk.commit_group`: every store completes at issue), the empty
 optimization barrier on accumulator registers, named warpgroup barriers, cluster barrier
 arrive/wait, mbarrier init / arrive (expect_tx) / complete_tx, a remote arrive through mapa, TMA
-tensor loads (0.12's inline form, multicast and cta_group::2; through cfjax_ir_tma), mapa, bulk
+tensor loads (0.12's inline form, multicast and cta_group::2; through cfjax_ir_tma), cluster
+launch control's `clusterlaunchcontrol.try_cancel` (cfjax_ir_tma.try_cancel), mapa, bulk
 GMEM stores, reducing TMA stores (`cp.reduce.async.bulk.tensor`, cfjax_ir_tma.tma_reduce) and bulk
 loads, and the `max`/`min` of FragmentedArray.max/min (`max.NaN.f32`, `max.NaN.f16`/`.f16x2`,
 `.bf16`/`.bf16x2`, `max.s16`/`.u16`/`.s16x2`/`.u16x2` and the same `min`s: a vector_store's
@@ -39,6 +40,11 @@ _NOOP_PTX = {
     # plgpu.commit_smem_to_gmem_group(): groups stores that have completed at issue already.
     "cp.async.bulk.commit_group;",
 }
+
+
+# mgpu.utils.try_cluster_cancel: $0 the result's SMEM address, $1 the mbarrier's, $2 the predicate.
+_TRY_CANCEL = ("@$2 clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes"
+               ".multicast::cluster::all.b128 [$0], [$1];")
 
 
 def ptx_step(comp: Compiler, op, text: str, ins, outs):
@@ -157,6 +163,13 @@ def ptx_step(comp: Compiler, op, text: str, ins, outs):
         cfjax_ir_tma.tma_load(mach, th.cta, get(1), get(2), [get(k) for k in coord_ops], bar, mask,
                               bar_local=not mapped, pair=cta_pair)
     return simple(tma)
+  if text == _TRY_CANCEL:
+    # plgpu.try_cluster_cancel (both semantics; Warpgroup's mosaic_gpu.try_cluster_cancel lowers
+    # to the same statement): each issuing lane's 16-byte response multicast to every CTA.
+    def try_cancel(th):
+      for i in comp.pred_lanes(th, ins[2]):
+        cfjax_ir_tma.try_cancel(mach, th.cta, lane(th.env[ins[0]], i), lane(th.env[ins[1]], i))
+    return simple(try_cancel)
   if text == "mapa.shared::cluster.u32 $0, $1, $2;":
     def mapa(th):
       def f(addr, tgt):

@@ -4,7 +4,9 @@ cta_group::2 pairs included) and plain bulk loads (`bulk_load`), each completing
 mbarrier at issue time (docs/outcome-format.md, execution model); TMA tensor stores (`tma_store`:
 `cp.async.bulk.tensor...global.shared::cta`, a copy_smem_to_gmem from a tiled or swizzled SMEM
 ref) and reducing TMA stores (`tma_reduce`: `cp.reduce.async.bulk.tensor`, copy_smem_to_gmem's
-`reduction_op`), which write or combine the issuing CTA's SMEM box into GMEM at issue time.
+`reduction_op`), which write or combine the issuing CTA's SMEM box into GMEM at issue time; and
+cluster launch control's try_cancel response (`try_cancel`), multicast to every CTA of the
+cluster with its complete_tx.
 
 Swizzle (the descriptor's 32, 64 or 128; 16 is none): the box is laid out row-major (the
 descriptor's dims, innermost last) from the SMEM address, and each of its bytes then lies at that
@@ -137,6 +139,26 @@ def bulk_load(self: Machine, cta, dst, src, nbytes, bar):
   self.smem[dr][doff:doff + nbytes] = chunk
   br, boff = self.smem_of(cta, bar)
   self.bars[br][boff].complete_tx(nbytes)
+
+
+def try_cancel(self: Machine, cta, result, bar):
+  """`clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes
+  .multicast::cluster::all.b128 [result], [bar]` (plgpu.try_cluster_cancel): the 16-byte response
+  is written at the result's SMEM offset in every CTA of the cluster, each completing 16 bytes of
+  tx on the mbarrier at the barrier's offset in that CTA, at issue time (PTX ISA,
+  clusterlaunchcontrol.try_cancel). The response is zeros, one that says "not canceled": on
+  hardware its contents depend on timing, and the reference leaves them undefined."""
+  _, roff = self.smem_of(cta, result)
+  _, boff = self.smem_of(cta, bar)
+  for r in range(self.num_ctas):
+    smem = self.smem[r]
+    if roff + 16 > len(smem):
+      raise Unsupported("try_cancel response past the end of SMEM")
+    smem[roff:roff + 16] = bytes(16)
+    b = self.bars[r].get(boff)
+    if b is None:
+      raise Unsupported("mbarrier used before init")
+    b.complete_tx(16)
 
 
 # ---- reducing TMA stores (cp.reduce.async.bulk.tensor)

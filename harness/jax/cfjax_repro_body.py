@@ -10,6 +10,7 @@ store's `reduction_op=`, `predicate=` and `commit_group=False` included; its
 vector_src: `jnp.full`, `ref[...]` loads, `+ - *`, `jnp.minimum`/`jnp.maximum`,
 `(a).astype(jnp.T)`), `commit_smem` (a store's own left out for `"commit_smem": false`),
 `commit_smem_to_gmem_group`, `wait_smem_to_gmem(n, wait_read_only=...)`, barrier arrive/wait,
+`try_cluster_cancel(res, barrier, collective_axes=...)`,
 `pl.when`, a `lax.fori_loop` per `loop` (`def tripN(i, carry)`, its `index` the parameter, spelt
 by loop_ident so that it shadows none of the script's names; `_` without one; a loop with a
 `carry` is `def tripN(i, acc): ... return NEXT` and `acc = lax.fori_loop(0, n, tripN, INIT)`,
@@ -27,7 +28,8 @@ from __future__ import annotations
 import re
 
 from cfjax_case import (BODY_OPS, LOOP_OPS, REDUCTION_OPS, VECTOR_BINARY, CaseError,
-                        const_number, index_shape, iota_params, loop_carry, nd_loop_params)
+                        cancel_params, const_number, index_shape, iota_params, loop_carry,
+                        nd_loop_params)
 from cfjax_repro_src import (Unsupported, axis_name_src, axis_names_src, dtype_src, ident,
                              num_barriers_src, shape_src, tuple_src)
 from cfjax_smem_layout import transforms_src
@@ -313,7 +315,8 @@ class Writer:
     kind = op.get("op") if isinstance(op, dict) else None
     known = {"run_scoped", "copy_gmem_to_smem", "copy_smem_to_gmem", "vector_store",
              "commit_smem", "commit_smem_to_gmem_group", "wait_smem_to_gmem", "barrier_arrive",
-             "barrier_wait", "barrier_arrive_and_wait", "when", "loop", "nd_loop", "warp_map"}
+             "barrier_wait", "barrier_arrive_and_wait", "try_cluster_cancel", "when", "loop",
+             "nd_loop", "warp_map"}
     if kind not in known:
       raise Unsupported(f"{path}: op {kind!r} (the generator writes {', '.join(sorted(known))})")
     if kind == "run_scoped":
@@ -400,6 +403,17 @@ class Writer:
     elif kind == "barrier_arrive_and_wait":  # JAX 0.12.0.1
       self.emit(depth,
                 f"plgpu.barrier_arrive_and_wait({self.barrier_src(op['barrier'])})  # {path}")
+    elif kind == "try_cluster_cancel":
+      # cfjax_translate: plgpu.try_cluster_cancel(res, barrier, collective_axes=...), an empty
+      # collective_axes left out (JAX's default).
+      try:
+        res, axes = cancel_params(op, path)
+      except CaseError as e:
+        raise Unsupported(str(e)) from e
+      args = [ident(res), self.barrier_src(op["barrier"])]
+      if axes:
+        args.append(f"collective_axes={tuple_src([repr(a) for a in axes])}")
+      self.emit(depth, f"plgpu.try_cluster_cancel({', '.join(args)})  # {path}")
     elif kind == "when":
       src, _ = self.cond(op["cond"])
       self.emit(depth, f"@pl.when({src})  # {path}")

@@ -23,8 +23,9 @@ from jax.experimental.pallas import mosaic_gpu as plgpu
 
 import cfjax_smem_layout
 from cfjax_case import (LOOP_OPS, VECTOR_BINARY, Case, CaseError, axis_name, axis_names,
-                        carry_key, carry_leaf, const_number, flag, iota_params, loop_carry,
-                        loop_key, nd_loop_params, plus_terms, reduction_op, wait_groups)
+                        cancel_params, carry_key, carry_leaf, const_number, flag, iota_params,
+                        loop_carry, loop_key, nd_loop_params, plus_terms, reduction_op,
+                        wait_groups)
 
 LABEL_PREFIX = "cfop"
 HIDDEN_OUTPUT = "_cfjax_keep_alive"
@@ -474,6 +475,13 @@ class Translation:
     elif kind == "barrier_arrive_and_wait":
       # New in JAX 0.12.0.1: on 0.11.2 the attribute lookup raises AttributeError while tracing.
       plgpu.barrier_arrive_and_wait(barrier_ref(env, op["barrier"]))
+    elif kind == "try_cluster_cancel":
+      # Cluster launch control (Blackwell): every thread arrives on the barrier (the first along
+      # the thread axis, when it is collective, with 16 bytes of expect_tx); the first CTA along
+      # the collective cluster axes issues the try_cancel, whose 16-byte response is multicast to
+      # the result's offset in every CTA of the cluster (docs/case-format.md).
+      res, axes = cancel_params(op, path)
+      plgpu.try_cluster_cancel(env[res], barrier_ref(env, op["barrier"]), collective_axes=axes)
     elif kind == "when":
       body = op.get("body", [])
       pl.when(cond_value(op["cond"]))(lambda: self.emit_body(body, env, path + ".body"))

@@ -38,6 +38,9 @@ void check_compile(const Case& c, const KernelIr& ir, const Resources& rs,
   // orders_tensor_core arrivals and waits emit tcgen05.fence.
   if (major < 10 && ir.uses_orders_tensor_core)
     ptxas_refuses("tcgen05.fence", "sm_100a", rule_id::kOrdersTcArch);
+  // try_cluster_cancel: clusterlaunchcontrol.try_cancel.
+  if (major < 10 && !ir.cluster_cancels.empty())
+    ptxas_refuses("clusterlaunchcontrol", "sm_100a", rule_id::kClusterLaunchControlArch);
 }
 
 void check_launch(const Case& c, const ClusterGeometry& geometry) {

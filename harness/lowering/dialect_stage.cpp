@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "harness/core/memref_text.h"
 #include "harness/lowering/lowering_error.h"
 #include "harness/lowering/lowering_rules.h"
 #include "harness/lowering/rule_ids.h"
@@ -13,8 +14,25 @@ namespace collfuzz::lowering {
 void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry) {
   const bool warpgroup = c.target.semantics == Semantics::kWarpgroup;
   if (warpgroup) {
-    // module.operation.verify(): AsyncLoadOp's verifier.
-    for (const IrCopy& ic : ir.copies) {
+    // module.operation.verify(), op by op: AsyncLoadOp's verifier, and TryClusterCancelOp's
+    // (its result a 1-D memref of i8; int8 and uint8 are both signless i8).
+    for (const IrOp& op : ir.ops) {
+      if (op.kind == IrKind::kClusterCancel) {
+        const Alloc& result = *ir.cluster_cancels[static_cast<std::size_t>(op.index)].result;
+        if (result.shape.size() != 1 ||
+            (result.dtype != DType::kInt8 && result.dtype != DType::kUInt8)) {
+          raise(Stage::kVerify, "VerificationError",
+                "Pallas encountered an internal verification error. Please file a bug at "
+                "https://github.com/jax-ml/jax/issues/new/choose. Error details: "
+                "'mosaic_gpu.try_cluster_cancel' op operand #0 must be 1D memref of 8-bit "
+                "signless integer values, but got '" +
+                    memref_text(result.dtype, result.shape, {}, true) + "'",
+                rule_id::kTryClusterCancelResult, op.op->path);
+        }
+        continue;
+      }
+      if (op.kind != IrKind::kCopy) continue;
+      const IrCopy& ic = ir.copies[static_cast<std::size_t>(op.index)];
       if (ic.cp_async) continue;
       std::vector<int> dims = ic.collective;
       std::sort(dims.begin(), dims.end());

@@ -119,6 +119,15 @@ struct IrBarrierOp {
   bool orders_tensor_core = false;
 };
 
+// plgpu.try_cluster_cancel: the arrival on `barrier` and the request whose response lands at
+// `result_offset` of every CTA.
+struct IrClusterCancel {
+  IrBarrier barrier;
+  const Alloc* result = nullptr;
+  std::int64_t result_offset = 0;
+  const TryClusterCancel* op = nullptr;
+};
+
 struct IrScope {
   std::int32_t owners = 1;            // threads whose exits end a thread-collective allocation
   std::vector<std::int32_t> records;  // Plan::barrier_records
@@ -137,10 +146,11 @@ enum class IrKind : std::uint8_t {
   kStore,
   kArrive,
   kWait,
-  kStoreCommit,  // cp.async.bulk.commit_group
-  kStoreWait,    // cp.async.bulk.wait_group(.read) n; the op is a WaitSmemToGmem
-  kVectorStore,  // a vector store (KernelIr::vector_stores)
-  kCommitSmem,   // fence.proxy.async.shared::cta
+  kStoreCommit,    // cp.async.bulk.commit_group
+  kStoreWait,      // cp.async.bulk.wait_group(.read) n; the op is a WaitSmemToGmem
+  kVectorStore,    // a vector store (KernelIr::vector_stores)
+  kCommitSmem,     // fence.proxy.async.shared::cta
+  kClusterCancel,  // try_cluster_cancel (KernelIr::cluster_cancels)
 };
 
 struct IrOp {
@@ -158,6 +168,7 @@ struct KernelIr {
   std::vector<IrStore> stores;
   std::vector<IrVectorStore> vector_stores;
   std::vector<IrBarrierOp> barrier_ops;
+  std::vector<IrClusterCancel> cluster_cancels;
   std::vector<IrScope> scopes;
   // What the plan reports, collected while lowering.
   std::vector<std::pair<const Alloc*, std::int64_t>> records;  // (allocation, index)

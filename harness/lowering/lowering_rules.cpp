@@ -165,6 +165,8 @@ class Lowerer {
         vector_store(op, *vs);
       } else if (std::holds_alternative<CommitSmem>(op.v)) {
         ir_.ops.push_back(IrOp{IrKind::kCommitSmem, &op, 0, nullptr, true});  // _commit_smem
+      } else if (const auto* tc = std::get_if<TryClusterCancel>(&op.v)) {
+        cluster_cancel(op, *tc);
       }
     }
   }
@@ -702,6 +704,27 @@ class Lowerer {
     ir_.ops.push_back(IrOp{IrKind::kArrive, &op, static_cast<std::int32_t>(ir_.barrier_ops.size()),
                            nullptr, true});
     ir_.barrier_ops.push_back(b);
+  }
+
+  // try_cluster_cancel_lowering: the barrier's index, the response's size (128 bits), then the
+  // arrival and the request (the dialect op's verification of the result: dialect_stage.cpp).
+  void cluster_cancel(const Op& op, const TryClusterCancel& tc) {
+    IrClusterCancel c;
+    c.barrier = barrier_operand(tc.barrier);
+    c.op = &tc;
+    const Alloc& result = *lookup_.alloc(tc.result);
+    const std::int64_t bits = element_count(result.shape) * dtype_bits(result.dtype);
+    if (bits != 128) {
+      raise(Stage::kLower, "TypeError",
+            "Try cluster cancel response must be " + std::string("128 bits, but is ") +
+                std::to_string(bits) + " bits.",
+            rule_id::kTryClusterCancelBits, op.path);
+    }
+    c.result = &result;
+    c.result_offset = smem_offset_of(result, {}, false);
+    ir_.ops.push_back(IrOp{IrKind::kClusterCancel, &op,
+                           static_cast<std::int32_t>(ir_.cluster_cancels.size()), nullptr, true});
+    ir_.cluster_cancels.push_back(c);
   }
 
   // _barrier_wait_lowering: BarrierRef.wait -> wait_parity -> get_ptr.

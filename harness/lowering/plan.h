@@ -18,6 +18,7 @@ namespace collfuzz::lowering {
 inline constexpr int kMaxTmaRank = 5;
 inline constexpr int kMaxArrayRank = 8;
 inline constexpr int kWarpgroupLanes = 128;
+inline constexpr std::int64_t kResponseBytes = 16;  // clusterlaunchcontrol.try_cancel's .b128
 
 // A GMEM tensor as a TMA tensor map sees it, and one box of it: dims, strides (in elements) and
 // box outermost first. Coordinates may lie out of bounds (negative or past the end).
@@ -161,6 +162,16 @@ struct CompleteTxOp {
   std::int64_t bytes = 0;
 };
 
+// clusterlaunchcontrol.try_cancel.async ... .multicast::cluster::all.b128 (try_cluster_cancel):
+// the 16-byte response lands at `result_offset` of every CTA of the cluster, each write signalled
+// by a complete_tx of 16 bytes on that CTA's mbarrier `mbarrier`. The response is the grid
+// scheduler's (whether a pending cluster was cancelled): undefined contents.
+struct ClusterCancelOp {
+  std::int32_t mbarrier = 0;
+  std::int32_t record = 0;
+  std::int64_t result_offset = 0;
+};
+
 // mbarrier.try_wait.parity: waits for the phase of parity `phase & 1`; `phase` counts the waits
 // this thread made on this mbarrier before (the per-thread `phases` register of Mosaic GPU).
 struct WaitOp {
@@ -177,19 +188,20 @@ struct BlockSyncOp {
 };
 
 enum class StepKind : std::uint8_t {
-  kScopeEnter,    // a run_scoped's allocations come alive (records are opened)
-  kScopeExit,     // a run_scoped ends: its SMEM buffers are read back
-  kBlockSync,     // BlockSyncOp
-  kArrive,        // ArriveOp
-  kRemoteArrive,  // RemoteArriveOp
-  kCompleteTx,    // CompleteTxOp
-  kLoad,          // LoadOp
-  kStore,         // StoreOp
-  kWait,          // WaitOp
-  kStoreCommit,   // cp.async.bulk.commit_group (no table)
-  kStoreWait,     // StoreWaitOp
-  kVectorStore,   // VectorStoreOp
-  kCommitSmem,    // fence.proxy.async.shared::cta (no table)
+  kScopeEnter,     // a run_scoped's allocations come alive (records are opened)
+  kScopeExit,      // a run_scoped ends: its SMEM buffers are read back
+  kBlockSync,      // BlockSyncOp
+  kArrive,         // ArriveOp
+  kRemoteArrive,   // RemoteArriveOp
+  kCompleteTx,     // CompleteTxOp
+  kLoad,           // LoadOp
+  kStore,          // StoreOp
+  kWait,           // WaitOp
+  kStoreCommit,    // cp.async.bulk.commit_group (no table)
+  kStoreWait,      // StoreWaitOp
+  kVectorStore,    // VectorStoreOp
+  kCommitSmem,     // fence.proxy.async.shared::cta (no table)
+  kClusterCancel,  // ClusterCancelOp
   // A warp_map's entry (no instruction): whether some order of its warps makes a copy's
   // no-complete arrival complete a phase (WarpArrivalCheckOp; undefined behaviour
   // run.mbarrier.nocomplete_completes). The device runs nothing for it.
@@ -270,6 +282,7 @@ struct Plan {
   std::vector<ArriveOp> arrives;
   std::vector<RemoteArriveOp> remote_arrives;
   std::vector<CompleteTxOp> complete_txs;
+  std::vector<ClusterCancelOp> cluster_cancels;
   std::vector<LoadOp> loads;
   std::vector<StoreOp> stores;
   std::vector<StoreWaitOp> store_waits;

@@ -242,6 +242,9 @@ class PlanBuilder {
         case IrKind::kCommitSmem:
           if (!mutant_active(Mutant::kCommitSmemDropped)) step(StepKind::kCommitSmem, path, 0);
           break;
+        case IrKind::kClusterCancel:
+          cluster_cancel(ir_.cluster_cancels[static_cast<std::size_t>(op.index)], path, r, t);
+          break;
         case IrKind::kStoreWait: {
           const auto& w = std::get<WaitSmemToGmem>(op.op->v);
           store_wait(path, w.n, w.read_only);
@@ -261,6 +264,29 @@ class PlanBuilder {
     }
     program.num_steps = static_cast<std::int64_t>(plan_.steps.size()) - program.first_step;
     plan_.threads.push_back(program);
+  }
+
+  // try_cluster_cancel_lowering: each warpgroup's arrive_expect_tx (16 bytes from lane 0 of the
+  // first warpgroup along a named thread axis, of every warpgroup otherwise; 0 from the rest),
+  // then, where that warpgroup's CTA is first along every named cluster axis, the request.
+  void cluster_cancel(const IrClusterCancel& c, std::int32_t path, std::int64_t r, std::int64_t t) {
+    const std::vector<std::string>& axes = c.op->collective_axes;
+    const std::string* wg = geometry_.thread_name();
+    const bool wg_named = wg && std::find(axes.begin(), axes.end(), *wg) != axes.end();
+    const bool first_wg = !wg_named || t == 0;
+    const std::int32_t mb = mbarrier(c.barrier);
+    plan_.arrives.push_back(
+        ArriveOp{mb, record(c.barrier), kWarpgroupLanes, 1, first_wg ? kResponseBytes : 0, 0});
+    step(StepKind::kArrive, path, static_cast<std::int32_t>(plan_.arrives.size() - 1));
+    bool first_cta = true;
+    for (const std::string& axis : axes) {
+      if (!wg || axis != *wg) first_cta = first_cta && geometry_.axis_index(r, t, axis) == 0;
+    }
+    if (mutant_active(Mutant::kClusterCancelEveryCta)) first_cta = true;
+    if (!first_wg || !first_cta) return;
+    plan_.cluster_cancels.push_back(ClusterCancelOp{mb, record(c.barrier), c.result_offset});
+    step(StepKind::kClusterCancel, path,
+         static_cast<std::int32_t>(plan_.cluster_cancels.size() - 1));
   }
 
   // An op of warp `warp` (-1: none). The first op of a warp_map (a warp no later than the last

@@ -57,6 +57,11 @@ json step_json(const Plan& p, const Step& s) {
       j["mbarrier"] = p.remote_arrives[i].mbarrier;
       j["mask"] = p.remote_arrives[i].mask;
       break;
+    case StepKind::kClusterCancel:
+      j["step"] = "try_cancel";
+      j["mbarrier"] = p.cluster_cancels[i].mbarrier;
+      j["result_offset"] = p.cluster_cancels[i].result_offset;
+      break;
     case StepKind::kCompleteTx:
       j["step"] = "complete_tx";
       j["mbarrier"] = p.complete_txs[i].mbarrier;

@@ -99,6 +99,10 @@ inline constexpr std::string_view kCpAsyncSqueeze = "launch_context.cp_async.squ
 inline constexpr std::string_view kCpAsyncElements = "launch_context.cp_async.elements_128";
 inline constexpr std::string_view kCpAsyncBytes = "launch_context.cp_async.bytes_per_transfer";
 inline constexpr std::string_view kDuplicateDims = "verify.async_load.duplicate_dims";
+inline constexpr std::string_view kTryClusterCancelBits = "lower.try_cluster_cancel.result_bits";
+inline constexpr std::string_view kTryClusterCancelResult = "verify.try_cluster_cancel.result_i8";
+inline constexpr std::string_view kClusterLaunchControlArch =
+    "compile.try_cluster_cancel.pre_blackwell";
 inline constexpr std::string_view kClusterPreHopper = "compile.cluster.pre_hopper";
 inline constexpr std::string_view kCtaGroup2 = "compile.cta_group2.pre_blackwell";
 inline constexpr std::string_view kTmemArch = "compile.tmem.pre_blackwell";
@@ -189,6 +193,9 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kCpAsyncElements,
                                             kCpAsyncBytes,
                                             kDuplicateDims,
+                                            kTryClusterCancelBits,
+                                            kTryClusterCancelResult,
+                                            kClusterLaunchControlArch,
                                             kClusterPreHopper,
                                             kCtaGroup2,
                                             kTmemArch,

@@ -174,6 +174,34 @@ void collect(const Case& k, const Body& body, std::vector<const Cond*>& guards,
                 " CTAs (" + (issuers.empty() ? std::string("none") : "rank " + issuers) + ")";
       }
       out.push_back({op.path, what, here});
+    } else if (const auto* tc = std::get_if<TryClusterCancel>(&op.v)) {
+      if (!names_barrier(tc->barrier, barrier)) continue;
+      bool unknown = false;
+      const auto ts = running(nullptr, unknown);
+      std::string here = ts.empty() ? "does not run here (its pl.when is false in this CTA)"
+                                    : "arrives here from " + threads_text(ts);
+      if (unknown) here += " (a condition names an axis collfuzz cannot evaluate per CTA)";
+      // The request: from the CTAs at index 0 along every named cluster axis, its 16-byte
+      // response completing on this barrier of every CTA of the cluster.
+      std::string issuers;
+      std::size_t n = 0;
+      for (const CtaRecord& other : ctas) {
+        bool first = true;
+        for (std::size_t d = 0; d < k.mesh.cluster_names.size() && d < other.coords.size(); ++d) {
+          const AxisName& name = k.mesh.cluster_names[d];
+          const bool named =
+              !name.is_tuple && std::find(tc->collective_axes.begin(), tc->collective_axes.end(),
+                                          name.as_plain()) != tc->collective_axes.end();
+          first = first && (!named || other.coords[d] == 0);
+        }
+        if (!first) continue;
+        issuers += (issuers.empty() ? "" : ", ") + std::to_string(other.rank);
+        ++n;
+      }
+      here += "; the request is issued in " + std::to_string(n) + " of " +
+              std::to_string(ctas.size()) + " CTAs (rank " + issuers +
+              "), each response completing 16 B on this barrier of every CTA";
+      out.push_back({op.path, "try_cluster_cancel", here});
     } else if (const BarrierUse* a = arrival_barrier(op)) {
       if (!names_barrier(*a, barrier)) continue;
       bool unknown = false;

@@ -505,6 +505,17 @@ class Simulation {
           }
           break;
         }
+        case StepKind::kClusterCancel: {
+          // clusterlaunchcontrol.try_cancel .multicast::cluster::all: the response in every
+          // CTA, its bytes the scheduler's (undefined), each CTA's mbarrier completing 16 bytes.
+          const lowering::ClusterCancelOp& cc = plan_.cluster_cancels[idx];
+          for (std::int64_t j = 0; j < plan_.num_ctas; ++j) {
+            ctas_[static_cast<std::size_t>(j)].smem->mark(cc.result_offset,
+                                                          lowering::kResponseBytes, true);
+            complete_tx(j, cc.mbarrier, cc.record, lowering::kResponseBytes);
+          }
+          break;
+        }
         case StepKind::kCompleteTx: {
           const lowering::CompleteTxOp& ct = plan_.complete_txs[idx];
           complete_tx(p.cta, ct.mbarrier, ct.record, ct.bytes);

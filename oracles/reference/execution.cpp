@@ -136,6 +136,9 @@ bool Execution::advance(Thread& th, std::size_t stop) {
       case Step::Kind::kVectorStore:
         vector_store(th, *st.op, std::get<VectorStore>(st.op->v));
         break;
+      case Step::Kind::kClusterCancel:
+        try_cluster_cancel(th, *st.op, std::get<TryClusterCancel>(st.op->v));
+        break;
       case Step::Kind::kCommitSmem:
         th.unfenced.clear();  // fence.proxy.async.shared::cta
         break;

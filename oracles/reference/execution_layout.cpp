@@ -136,6 +136,8 @@ void Execution::build_steps(const Body& body, Thread& th, std::int64_t iteration
       push(Step::Kind::kStoreWait, op);
     } else if (std::holds_alternative<BarrierArrive>(op.v)) {
       push(Step::Kind::kArrive, op);
+    } else if (std::holds_alternative<TryClusterCancel>(op.v)) {
+      push(Step::Kind::kClusterCancel, op);
     } else if (const auto* wt = std::get_if<BarrierWait>(&op.v)) {
       if (wt->arrive_first) push(Step::Kind::kArrive, op);  // barrier_arrive_and_wait
       push(Step::Kind::kWait, op);

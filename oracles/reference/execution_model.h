@@ -35,6 +35,8 @@
 namespace collfuzz::ref::exec {
 
 constexpr std::int64_t kSmemAlignment = 1024;
+// clusterlaunchcontrol.try_cancel's response: one .b128 value.
+constexpr std::int64_t kResponseBytes = 16;
 
 inline std::int64_t align_up(std::int64_t x, std::int64_t a) { return (x + a - 1) / a * a; }
 
@@ -115,10 +117,11 @@ struct Step {
     kCopyOut,
     kArrive,
     kWait,
-    kStoreCommit,  // commit_smem_to_gmem_group
-    kStoreWait,    // wait_smem_to_gmem
-    kVectorStore,  // vector_store
-    kCommitSmem,   // commit_smem
+    kStoreCommit,    // commit_smem_to_gmem_group
+    kStoreWait,      // wait_smem_to_gmem
+    kVectorStore,    // vector_store
+    kCommitSmem,     // commit_smem
+    kClusterCancel,  // try_cluster_cancel (execution_cluster_cancel.cpp)
     // The ops of one warp_map (a When marked from_warp_map): its warps' copies, in warp order,
     // lie between the two (the compiler's profile only).
     kWarpMapBegin,
@@ -493,6 +496,10 @@ class Execution {
   // ---- barrier ops ---------------------------------------------------------------------------
 
   void barrier_arrive(const Thread& th, const Op& op, const BarrierUse& use);
+
+  // plgpu.try_cluster_cancel: the thread's arrival (arming 16 bytes or none) and, from the
+  // issuing thread, the response in every CTA of the cluster (execution_cluster_cancel.cpp).
+  void try_cluster_cancel(const Thread& th, const Op& op, const TryClusterCancel& tc);
 
   // At a warp_map's entry (the step at th.pc): whether some order of its warps makes a
   // no-complete arrival complete a barrier's phase (run.mbarrier.nocomplete_completes;

@@ -158,6 +158,8 @@ void check_interpret(Checker& ck) {
     }
     if (const auto* ar = std::get_if<BarrierArrive>(&op.v))
       check_barrier_use(ck, op, ar->barrier, scope);
+    if (const auto* tc = std::get_if<TryClusterCancel>(&op.v))
+      check_barrier_use(ck, op, tc->barrier, scope);
     if (const auto* wt = std::get_if<BarrierWait>(&op.v))
       check_barrier_use(ck, op, wt->barrier, scope);
   });

@@ -284,6 +284,8 @@ void check_dialect(Checker& ck) {
   if (ck.lane()) return;
   // Module verification runs over every op before the dialect lowering.
   walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
+    if (const auto* tc = std::get_if<TryClusterCancel>(&op.v))
+      check_try_cluster_cancel_verify(ck, op, *tc, scope);
     const auto* cp = std::get_if<CopyGmemToSmem>(&op.v);
     if (!cp || ck.arch_major() < 9) return;
     CopyFacts f = copy_facts(op, *cp, ck.c, scope);

@@ -12,6 +12,7 @@ void check_compile_and_launch(Checker& ck) {
   bool tmem = false;
   bool acc = false;
   bool orders_tc_used = false;
+  bool cluster_cancel = false;
   bool store = false;
   walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
     if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
@@ -30,6 +31,7 @@ void check_compile_and_launch(Checker& ck) {
     if (const auto* ar = std::get_if<BarrierArrive>(&op.v)) use = &ar->barrier;
     if (const auto* wt = std::get_if<BarrierWait>(&op.v)) use = &wt->barrier;
     if (use) orders_tc_used |= scope.allocs.at(use->alloc)->orders_tensor_core;
+    cluster_cancel |= std::holds_alternative<TryClusterCancel>(op.v);
   });
 
   ck.check(RuleId::kCompileClusterPreHopper, major < 9 && cluster_size > 1, "kernel");
@@ -38,6 +40,7 @@ void check_compile_and_launch(Checker& ck) {
   ck.check(RuleId::kCompileTmem, major < 10 && tmem, "kernel");
   ck.check(RuleId::kCompileWgmma, !ck.lane() && major != 9 && acc, "kernel");
   ck.check(RuleId::kCompileOrdersTensorCore, major < 10 && orders_tc_used, "kernel");
+  ck.check(RuleId::kCompileClusterLaunchControl, major < 10 && cluster_cancel, "kernel");
 
   ck.check(RuleId::kLaunchBlockThreads, ck.mesh.num_threads() * 128 > 1024, "kernel");
 

@@ -17,6 +17,8 @@ void check_lowering(Checker& ck) {
         // _barrier_arrive_and_wait_lowering: the arrive's lowering, then the wait's.
         if (const BarrierUse* arrival = arrival_barrier(op))
           check_barrier_op_lowering(ck, op, *arrival, true, scope);
+        if (const auto* tc = std::get_if<TryClusterCancel>(&op.v))
+          check_try_cluster_cancel_lowering(ck, op, *tc, scope);
         if (const auto* wt = std::get_if<BarrierWait>(&op.v))
           check_barrier_op_lowering(ck, op, wt->barrier, false, scope);
         // Under Warpgroup only an iota's layout cast is built here (the rest in the dialect).

@@ -65,6 +65,13 @@ void check_loop_carry_lowering(Checker& ck, const Op& op, const Scope& scope, St
 // Warpgroup's layout inference, over the whole module before the dialect lowering of any op: a
 // vector store of no multiple of 128 elements whose value loads a ref (vector_rules.cpp).
 void check_vector_layout_inference(Checker& ck);
+
+// plgpu.try_cluster_cancel (cluster_cancel_rules.cpp): its lowering rule's result size (stage
+// lower) and, under Warpgroup, the dialect op's verification of the result ref (stage verify).
+void check_try_cluster_cancel_lowering(Checker& ck, const Op& op, const TryClusterCancel& tc,
+                                       const Scope& scope);
+void check_try_cluster_cancel_verify(Checker& ck, const Op& op, const TryClusterCancel& tc,
+                                     const Scope& scope);
 // The whole layout inference pass (layout_inference_rules.cpp): a TMA copy's proven GMEM slice
 // against its tiled SMEM ref, its diagnosis, then the generic message (vector values included).
 void check_layout_inference(Checker& ck);

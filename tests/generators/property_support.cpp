@@ -107,6 +107,9 @@ Case rename_axes(Case c, const std::function<std::string(const std::string&)>& r
     }
     if (auto* w = std::get_if<When>(&op.v)) rename_cond(w->cond, rename);
     if (auto* wm = std::get_if<WarpMap>(&op.v)) wm->axis = rename(wm->axis);
+    if (auto* tc = std::get_if<TryClusterCancel>(&op.v)) {
+      for (std::string& a : tc->collective_axes) a = rename(a);
+    }
     if (auto* l = std::get_if<Loop>(&op.v); l && l->nd) {
       for (std::string& a : l->nd->axes) a = rename(a);
       attach_nd_coords(*l);  // the coordinates read the renamed axes

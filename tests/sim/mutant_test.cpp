@@ -163,6 +163,15 @@ const std::string kSwizzledRoundTrip =
       {"op": "barrier_wait", "barrier": {"alloc": "bar", "index": 0}},
       {"op": "copy_smem_to_gmem", "src": {"alloc": "dst"}, "dst": {"output": "y"}}]}])";
 
+// try_cluster_cancel(res, bar.at[0], collective_axes=("x",)) and its wait on the 2-CTA cluster:
+// CTA 0 alone issues, each CTA's barrier gets its one response.
+const std::string kClusterCancel =
+    R"([{"op": "run_scoped", "allocs": [{"name": "res", "kind": "smem", "shape": [16], "dtype": "uint8"},
+      {"name": "bar", "kind": "barrier"}],
+    "body": [{"op": "try_cluster_cancel", "result": {"alloc": "res"}, "barrier": {"alloc": "bar", "index": 0},
+              "collective_axes": ["x"]},
+             {"op": "barrier_wait", "barrier": {"alloc": "bar", "index": 0}}]}])";
+
 const Planted kPlanted[] = {
     // The three the issue names: bytes, memory, diagnostics.
     {Mutant::kLeaderBytesNotDoubled, kCluster2, kBlackwell, kX256, kPartitioned.c_str(),
@@ -219,6 +228,8 @@ const Planted kPlanted[] = {
     // CTA 1 runs a second trip (step 3 wraps to tile 0): one phase more than predicted.
     {Mutant::kNdLoopTripsRoundedUp, kCluster2, kLane, kX384, kNdLoopUneven.c_str(),
      "bytes:phases:copy:sim"},
+    {Mutant::kClusterCancelEveryCta, kCluster2, kBlackwell, "[]", kClusterCancel.c_str(),
+     "bytes:final_state:try_cluster_cancel:sim"},
 };
 
 std::vector<std::string> signatures(const Case& c) {
