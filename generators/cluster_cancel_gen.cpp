@@ -24,6 +24,10 @@ void append_cluster_cancel(RunScoped& rs, const ClusterCancelPlan& plan, const A
       result.shape = {8};
       result.dtype = DType::kUInt8;
       break;
+    case CancelResult::kRowOfTwo:
+      result.shape = {2, 16};
+      result.dtype = DType::kInt8;
+      break;
   }
   Alloc bar;
   bar.name = "ccbar" + suffix;
@@ -31,6 +35,7 @@ void append_cluster_cancel(RunScoped& rs, const ClusterCancelPlan& plan, const A
   bar.num_arrivals = env.num_threads();
   TryClusterCancel tc;
   tc.result = result.name;
+  if (plan.result == CancelResult::kRowOfTwo) tc.result_index = {1};
   tc.barrier = BarrierUse{bar.name, 0};
   // plain_cluster() holds the names the mesh declares once; the thread axis is one where no
   // cluster axis shares its name (thread_indexable). Each is named once.

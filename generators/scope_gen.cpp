@@ -61,7 +61,8 @@ rc::Gen<ClusterSyncPlan> cluster_sync() {
 rc::Gen<ClusterCancelPlan> cluster_cancel() {
   return rc::gen::build<ClusterCancelPlan>(
       rc::gen::set(&ClusterCancelPlan::result,
-                   weighted_element<CancelResult>({{70, CancelResult::kUint8x16},
+                   weighted_element<CancelResult>({{60, CancelResult::kUint8x16},
+                                                   {10, CancelResult::kRowOfTwo},
                                                    {10, CancelResult::kInt8x16},
                                                    {12, CancelResult::kUint32x4},
                                                    {8, CancelResult::kUint8x8}})),

@@ -111,6 +111,7 @@ enum class CancelResult : std::uint8_t {
   kInt8x16,
   kUint32x4,  // 128 bits: Lane takes it, Warpgroup's verifier does not (a JAX bug)
   kUint8x8,   // 64 bits: lower.try_cluster_cancel.result_bits
+  kRowOfTwo,  // plgpu.TryClusterCancelResult(2) (int8[2, 16]) used as res.at[1]
 };
 enum class CancelAxes : std::uint8_t {
   kCluster,           // every cluster axis: one issuer per cluster

@@ -537,10 +537,17 @@ struct BarrierArrive {
 // clusterlaunchcontrol.try_cancel, whose 16-byte response lands in `result` of every CTA of the
 // cluster with a complete_tx of 16 bytes on each CTA's `barrier`.
 struct TryClusterCancel {
-  std::string result;  // a whole SMEM allocation
+  std::string result;                      // an SMEM allocation
+  std::vector<std::int64_t> result_index;  // its leading integer indices (`res.at[1]`), if any
   BarrierUse barrier;
   std::vector<std::string> collective_axes;  // cluster axes or the thread axis
 };
+
+// The shape of a try_cluster_cancel's result ref: the allocation's dims past its index.
+inline Shape cancel_result_shape(const TryClusterCancel& tc, const Alloc& result) {
+  return Shape(result.shape.begin() + static_cast<std::ptrdiff_t>(tc.result_index.size()),
+               result.shape.end());
+}
 
 struct BarrierWait {
   BarrierUse barrier;

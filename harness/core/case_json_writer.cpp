@@ -229,6 +229,8 @@ json op_to_json(const Op& op) {
           json out{{"op", "try_cluster_cancel"},
                    {"result", json{{"alloc", v.result}}},
                    {"barrier", barrier_use_to_json(v.barrier)}};
+          if (!v.result_index.empty())
+            out["result"]["index"] = smem_index_to_json(v.result_index, std::nullopt);
           if (!v.collective_axes.empty()) out["collective_axes"] = v.collective_axes;
           return out;
         } else if constexpr (std::is_same_v<T, BarrierWait>) {

@@ -17,7 +17,7 @@ TryClusterCancel CaseParser::parse_try_cluster_cancel(const json& j, const std::
   TryClusterCancel tc;
   const std::string result_path = path + ".result";
   const json& result = jr::required(j, path, "result");
-  jr::object(result, result_path, {"alloc"});
+  jr::object(result, result_path, {"alloc", "index"});
   tc.result = jr::identifier(jr::required(result, result_path, "alloc"), result_path + ".alloc");
   const Alloc* a = lookup_alloc(tc.result, result_path + ".alloc");
   if (a->kind != AllocKind::kSmem) {
@@ -28,6 +28,8 @@ TryClusterCancel CaseParser::parse_try_cluster_cancel(const json& j, const std::
     throw InputError(result_path + ".alloc",
                      "a transformed (tiled or swizzled) result ref is not modelled");
   }
+  // `res.at[k]` of plgpu.TryClusterCancelResult(n): leading integer indices only.
+  parse_smem_index(jr::member(result, "index"), result_path + ".index", *a, tc.result_index);
   tc.barrier = parse_barrier_use(jr::required(j, path, "barrier"), path + ".barrier", true);
   const Alloc* bar = lookup_alloc(tc.barrier.alloc, path + ".barrier.alloc");
   if (!tc.barrier.index && bar->num_barriers != 1) {

@@ -215,22 +215,31 @@ def axis_names(j: Any) -> tuple:
   return tuple(axis_name(a) for a in j)
 
 
-def cancel_params(op: dict, path: str = "$") -> tuple[str, tuple]:
-  """A try_cluster_cancel's (result allocation's name, collective axes as a tuple of names)
-  (docs/case-format.md): `result` is {"alloc": NAME}, a whole SMEM allocation;
-  `collective_axes` absent, null or [] is (), a string one name, else a list of names. Anything
-  else is a CaseError naming the field."""
+def cancel_params(op: dict, path: str = "$") -> tuple[str, tuple, tuple]:
+  """A try_cluster_cancel's (result allocation's name, result index as a tuple of ints,
+  collective axes as a tuple of names) (docs/case-format.md): `result` is {"alloc": NAME} or
+  {"alloc": NAME, "index": [i, ...]}, static non-negative integers on the allocation's leading
+  dims (`res.at[i, ...]`; absent or [] the whole allocation); `collective_axes` absent, null or
+  [] is (), a string one name, else a list of names. Anything else is a CaseError naming the
+  field."""
   res = op.get("result")
-  if not isinstance(res, dict) or set(res) != {"alloc"} or not isinstance(res["alloc"], str):
-    raise CaseError(f"{path}.result: expected {{\"alloc\": NAME}} (a whole SMEM allocation), "
-                    f"got {res!r}")
+  if not isinstance(res, dict) or "alloc" not in res or not set(res) <= {"alloc", "index"} or \
+      not isinstance(res["alloc"], str):
+    raise CaseError(f"{path}.result: expected {{\"alloc\": NAME}} or {{\"alloc\": NAME, "
+                    f"\"index\": [ints]}} (an SMEM allocation), got {res!r}")
+  index = res.get("index", [])
+  if not isinstance(index, list) or not all(
+      isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in index):
+    raise CaseError(f"{path}.result.index: expected an array of non-negative integers (static "
+                    f"indices on the allocation's leading dims), got {index!r}")
+  index = tuple(index)
   axes = op.get("collective_axes")
   if axes is None:
-    return res["alloc"], ()
+    return res["alloc"], index, ()
   if isinstance(axes, str):
-    return res["alloc"], (axes,)
+    return res["alloc"], index, (axes,)
   if isinstance(axes, list) and all(isinstance(a, str) for a in axes):
-    return res["alloc"], tuple(axes)
+    return res["alloc"], index, tuple(axes)
   raise CaseError(f"{path}.collective_axes: expected an axis name or an array of them, "
                   f"got {axes!r}")
 

@@ -19,10 +19,10 @@ it and the `wait_smem_to_gmem(0)` right after it), any other `commit_smem` (an o
 vector_store, its value made of `get` loads of SMEM and inputs, constants, add/sub/mul/min/max
 and `convert_element_type` (astype)), `commit_group` (`plgpu.commit_smem_to_gmem_group()`), any
 other `wait_smem_to_gmem`, `barrier_arrive`, `barrier_wait`, `barrier_arrive_and_wait` (0.12.0.1),
-`try_cluster_cancel` (its result a whole SMEM allocation; `query_cluster_cancel` is refused),
-`cond` from `pl.when`, `scan` from a `lax.fori_loop` with a static trip count (an array it
-carries besides its index: the loop's `carry`), the `while` of a `plgpu.nd_loop` (an `nd_loop`;
-any other `while` is refused), and the scalar
+`try_cluster_cancel` (its result an SMEM allocation, whole or `.at[1]`; `query_cluster_cancel`
+is refused), `cond` from `pl.when`, `scan` from a `lax.fori_loop` with a static trip count (an
+array it carries besides its index: the loop's `carry`), the `while` of a `plgpu.nd_loop` (an
+`nd_loop`; any other `while` is refused), and the scalar
 arithmetic of `lax.axis_index(...) * m + a` and comparisons that indices and conditions are made
 of. Anything else is refused with the primitive's name and the user's source line (the equation's
 source_info), exit code 2.

@@ -4,10 +4,10 @@
 BarriersMixin.barrier_use turns a barrier ref (a Barrier or ClusterBarrier allocation in scope, one
 static index or a lax.fori_loop slot `bars.at[i % 2]`, {"loop": NAME, "mul", "add", "mod"}) into a
 case's barrier reference, for the arrive and wait ops and for a copy's barrier; barrier_op reads
-the arrive and wait equations; try_cluster_cancel reads plgpu.try_cluster_cancel's (its result a
-whole SMEM allocation, its barrier a use as theirs, its `collective_axes` a list, left out when
-empty); query_cluster_cancel is refused (not modelled). The allocations themselves are
-cfjax_import_allocs'.
+the arrive and wait equations; try_cluster_cancel reads plgpu.try_cluster_cancel's (its result an
+SMEM allocation, whole or `.at[1]`, static integers on its leading dims; its barrier a use as
+theirs, its `collective_axes` a list, left out when empty); query_cluster_cancel is refused (not
+modelled). The allocations themselves are cfjax_import_allocs'.
 """
 
 from __future__ import annotations
@@ -47,8 +47,10 @@ class BarriersMixin:
     return {"op": name, "barrier": self.barrier_use(env, env.get(barrier), transforms, eqn, name)}
 
   def try_cluster_cancel(self, eqn, env: dict) -> dict:
-    """plgpu.try_cluster_cancel(res, barrier, collective_axes=...) -> the case's op: `res` a whole
-    SMEM allocation in scope (no .at[] nor other transform), the barrier a use as an arrive's."""
+    """plgpu.try_cluster_cancel(res, barrier, collective_axes=...) -> the case's op: `res` an
+    untransformed SMEM allocation in scope, whole or indexed by static integers on its leading
+    dims (`res.at[1]`: {"alloc": "res", "index": [1]}; full slices after them, as JAX's indexer
+    spells the rest of the ref), the barrier a use as an arrive's."""
     p = eqn.params
     res, barrier, *leaves = eqn.invars
     res_tree, bar_tree = p.get("result_transforms_tree"), p.get("barrier_transforms_tree")
@@ -56,21 +58,46 @@ class BarriersMixin:
     r = env.get(res)
     if not isinstance(r, Ref) or r.kind != "alloc" or r.alloc["kind"] != "smem":
       self.refuse(eqn, "try_cluster_cancel's result is not an SMEM allocation in scope (a case "
-                  "passes a whole SMEM allocation)")
-    if res_tree is not None and res_tree.unflatten(leaves[:n_res]):
-      self.refuse(eqn, f"try_cluster_cancel's result `{r.name}` is indexed or transformed "
-                  "(`.at[...]`); a case passes the whole SMEM allocation")
+                  "passes an SMEM allocation, whole or `.at[i]`)")
+    res_t = res_tree.unflatten(leaves[:n_res]) if res_tree is not None else ()
+    index = self.cancel_index(env, res_t, r, eqn)
     bar_t = bar_tree.unflatten(leaves[n_res:]) if bar_tree is not None else ()
-    op = {"op": "try_cluster_cancel", "result": {"alloc": r.name},
+    result = {"alloc": r.name, "index": index} if index else {"alloc": r.name}
+    op = {"op": "try_cluster_cancel", "result": result,
           "barrier": self.barrier_use(env, env.get(barrier), bar_t, eqn,
                                       "try_cluster_cancel's barrier")}
     axes = p.get("collective_axes") or ()
     if axes:
       op["collective_axes"] = axis_names_json(axes)
     # Asynchronous, as a copy's write: a load the case evaluates after it reads after issuing it.
-    self.wrote("alloc", r.name, [], user_line(eqn, self.user_file, self.kernel_line),
+    self.wrote("alloc", r.name, index, user_line(eqn, self.user_file, self.kernel_line),
                "the try_cluster_cancel")
     return op
+
+  def cancel_index(self, env, transforms, r: Ref, eqn) -> list:
+    """A try_cluster_cancel result's transforms -> its case index: none, or one `.at[...]` of
+    static integers on the leading dims (at most rank - 1 of them) and full slices after them
+    (`res.at[:]` and a pl.ds of the whole dim, which JAX's indexer spells alike, are the whole
+    ref)."""
+    what = "try_cluster_cancel's result"
+    rule = ("a case passes an SMEM allocation whole or indexed by static integers on its leading "
+            "dims, `res.at[1]`")
+    if r.layout:
+      self.refuse(eqn, f"{what} `{r.name}` is a transformed (tiled or swizzled) allocation; {rule}")
+    entries = self.gmem_index(env, transforms, r, eqn, what)
+    for e in entries:
+      if isinstance(e, dict) and "start" in e:
+        self.refuse(eqn, f"{what} `{r.name}` is indexed with a slice ({e!r}, a `pl.ds` or `:` "
+                    f"short of the whole dim); {rule}")
+      if e == ":":
+        self.refuse(eqn, f"{what} `{r.name}` is indexed with `:` before an integer; {rule}")
+      if isinstance(e, bool) or not isinstance(e, int) or e < 0:
+        self.refuse(eqn, f"{what} `{r.name}` is indexed with {e!r} (not a static integer: "
+                    f"lax.axis_index or a loop index); {rule}")
+    if len(entries) >= max(len(r.shape), 1):
+      self.refuse(eqn, f"{what} `{r.name}` is indexed with {entries!r}: {len(entries)} "
+                  f"integers on its {len(r.shape)} dims, none left for the response; {rule}")
+    return list(entries)
 
   def query_cluster_cancel(self, eqn, env: dict, ops: list):
     """plgpu.query_cluster_cancel: refused (the case language has no op that decodes a

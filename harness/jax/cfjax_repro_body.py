@@ -404,13 +404,14 @@ class Writer:
       self.emit(depth,
                 f"plgpu.barrier_arrive_and_wait({self.barrier_src(op['barrier'])})  # {path}")
     elif kind == "try_cluster_cancel":
-      # cfjax_translate: plgpu.try_cluster_cancel(res, barrier, collective_axes=...), an empty
-      # collective_axes left out (JAX's default).
+      # cfjax_translate: plgpu.try_cluster_cancel(res, barrier, collective_axes=...), a result
+      # index as `res.at[1]`, an empty collective_axes left out (JAX's default).
       try:
-        res, axes = cancel_params(op, path)
+        res, index, axes = cancel_params(op, path)
       except CaseError as e:
         raise Unsupported(str(e)) from e
-      args = [ident(res), self.barrier_src(op["barrier"])]
+      ref = ident(res) + (f".at[{', '.join(str(i) for i in index)}]" if index else "")
+      args = [ref, self.barrier_src(op["barrier"])]
       if axes:
         args.append(f"collective_axes={tuple_src([repr(a) for a in axes])}")
       self.emit(depth, f"plgpu.try_cluster_cancel({', '.join(args)})  # {path}")

@@ -479,9 +479,11 @@ class Translation:
       # Cluster launch control (Blackwell): every thread arrives on the barrier (the first along
       # the thread axis, when it is collective, with 16 bytes of expect_tx); the first CTA along
       # the collective cluster axes issues the try_cancel, whose 16-byte response is multicast to
-      # the result's offset in every CTA of the cluster (docs/case-format.md).
-      res, axes = cancel_params(op, path)
-      plgpu.try_cluster_cancel(env[res], barrier_ref(env, op["barrier"]), collective_axes=axes)
+      # the result's offset in every CTA of the cluster (docs/case-format.md). A result index
+      # is `res.at[i, ...]`: static integers on the allocation's leading dims.
+      res, index, axes = cancel_params(op, path)
+      ref = env[res].at[index] if index else env[res]
+      plgpu.try_cluster_cancel(ref, barrier_ref(env, op["barrier"]), collective_axes=axes)
     elif kind == "when":
       body = op.get("body", [])
       pl.when(cond_value(op["cond"]))(lambda: self.emit_body(body, env, path + ".body"))

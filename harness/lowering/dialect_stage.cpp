@@ -18,15 +18,18 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
     // (its result a 1-D memref of i8; int8 and uint8 are both signless i8).
     for (const IrOp& op : ir.ops) {
       if (op.kind == IrKind::kClusterCancel) {
-        const Alloc& result = *ir.cluster_cancels[static_cast<std::size_t>(op.index)].result;
-        if (result.shape.size() != 1 ||
+        const IrClusterCancel& cc = ir.cluster_cancels[static_cast<std::size_t>(op.index)];
+        const Alloc& result = *cc.result;
+        if (cancel_result_shape(*cc.op, result).size() != 1 ||
             (result.dtype != DType::kInt8 && result.dtype != DType::kUInt8)) {
           raise(Stage::kVerify, "VerificationError",
                 "Pallas encountered an internal verification error. Please file a bug at "
                 "https://github.com/jax-ml/jax/issues/new/choose. Error details: "
                 "'mosaic_gpu.try_cluster_cancel' op operand #0 must be 1D memref of 8-bit "
                 "signless integer values, but got '" +
-                    memref_text(result.dtype, result.shape, {}, true) + "'",
+                    memref_text(result.dtype, result.shape,
+                                smem_index_entries(cc.op->result_index, false), true) +
+                    "'",
                 rule_id::kTryClusterCancelResult, op.op->path);
         }
         continue;

@@ -713,7 +713,8 @@ class Lowerer {
     c.barrier = barrier_operand(tc.barrier);
     c.op = &tc;
     const Alloc& result = *lookup_.alloc(tc.result);
-    const std::int64_t bits = element_count(result.shape) * dtype_bits(result.dtype);
+    const std::int64_t bits =
+        element_count(cancel_result_shape(tc, result)) * dtype_bits(result.dtype);
     if (bits != 128) {
       raise(Stage::kLower, "TypeError",
             "Try cluster cancel response must be " + std::string("128 bits, but is ") +
@@ -721,7 +722,7 @@ class Lowerer {
             rule_id::kTryClusterCancelBits, op.path);
     }
     c.result = &result;
-    c.result_offset = smem_offset_of(result, {}, false);
+    c.result_offset = smem_offset_of(result, tc.result_index, false);
     ir_.ops.push_back(IrOp{IrKind::kClusterCancel, &op,
                            static_cast<std::int32_t>(ir_.cluster_cancels.size()), nullptr, true});
     ir_.cluster_cancels.push_back(c);

@@ -11,7 +11,8 @@ void check_try_cluster_cancel_lowering(Checker& ck, const Op& op, const TryClust
   // `bits = math.prod(result_ty.shape) * mgpu.bitwidth(result_ty.element_type)`, after the
   // barrier's index is taken.
   const Alloc& result = *scope.allocs.at(tc.result);
-  const std::int64_t bits = element_count(result.shape) * dtype_bits(result.dtype);
+  const std::int64_t bits =
+      element_count(cancel_result_shape(tc, result)) * dtype_bits(result.dtype);
   ck.check(RuleId::kLowerTryClusterCancelBits, bits != 128, op.path, [&] {
     return Holes{{"bits", std::to_string(bits)}};
   });
@@ -24,8 +25,10 @@ void check_try_cluster_cancel_verify(Checker& ck, const Op& op, const TryCluster
   if (ck.lane()) return;
   const Alloc& result = *scope.allocs.at(tc.result);
   const bool i8 = result.dtype == DType::kInt8 || result.dtype == DType::kUInt8;
-  ck.check(RuleId::kVerifyTryClusterCancelResult, result.shape.size() != 1 || !i8, op.path, [&] {
-    return Holes{{"memref", memref_text(result.dtype, result.shape, {}, true)}};
+  const bool one_d = cancel_result_shape(tc, result).size() == 1;
+  ck.check(RuleId::kVerifyTryClusterCancelResult, !one_d || !i8, op.path, [&] {
+    return Holes{{"memref", memref_text(result.dtype, result.shape,
+                                        smem_index_entries(tc.result_index, false), true)}};
   });
 }
 

@@ -44,7 +44,8 @@ void Execution::try_cluster_cancel(const Thread& th, const Op& op, const TryClus
   for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
     View result = buffer(r, tc.result);
     Memory& m = *result.mem;
-    const auto at = static_cast<std::size_t>(result.offset);
+    const std::int64_t first = smem_ref_base(tc.result, tc.result_index, std::nullopt);
+    const auto at = static_cast<std::size_t>(result.offset + first * dtype_bits(result.dtype) / 8);
     std::fill_n(m.undef.begin() + static_cast<std::ptrdiff_t>(at), kResponseBytes, 1);
     m.any_undef = true;
     complete_tx(r, tc.barrier.alloc, index, kResponseBytes);

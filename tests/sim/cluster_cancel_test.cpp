@@ -97,6 +97,35 @@ TEST(ClusterCancel, EveryCtaIssuingDeliversTwoResponsesToEach) {
   }
 }
 
+TEST(ClusterCancel, AnIndexedResultIsARowOfTheAllocation) {
+  // plgpu.TryClusterCancelResult(2).at[1]: int8[2, 16], the response in row 1.
+  json j = cancel_case({"x"}, "int8", 16, "warpgroup");
+  j["program"][0]["allocs"][0]["shape"] = json::array({2, 16});
+  j["program"][0]["body"][0]["result"]["index"] = json::array({1});
+  const Case c = case_from_json(j);
+  EXPECT_EQ(case_to_json(case_from_json(case_to_json(c))), case_to_json(c));
+  const Outcome o = predicted_and_simulated(c);
+  ASSERT_EQ(o.kind, OutcomeKind::kCompleted);
+  EXPECT_EQ(bar_of(o, 1).received.value_or(-99), 16);
+  // The whole int8[2, 16] is 256 bits; an index past the dim is bad input.
+  j["program"][0]["body"][0]["result"].erase("index");
+  const Outcome whole = predicted_and_simulated(case_from_json(j));
+  ASSERT_EQ(whole.kind, OutcomeKind::kRejected);
+  EXPECT_EQ(whole.diagnostic->message,
+            "Try cluster cancel response must be 128 bits, but is 256 bits.");
+  j["program"][0]["body"][0]["result"]["index"] = json::array({2});
+  EXPECT_NE(parse_error(j).find("$.program[0].body[0].result.index[0]"), std::string::npos);
+  // uint32[2, 4].at[1] under Warpgroup: the verifier names the strided row.
+  json u = cancel_case({"x"}, "uint32", 4, "warpgroup");
+  u["program"][0]["allocs"][0]["shape"] = json::array({2, 4});
+  u["program"][0]["body"][0]["result"]["index"] = json::array({1});
+  const Outcome v = predicted_and_simulated(case_from_json(u));
+  ASSERT_EQ(v.kind, OutcomeKind::kRejected);
+  EXPECT_NE(v.diagnostic->message.find(
+                "but got 'memref<4xi32, strided<[1], offset: ?>, #gpu.address_space<workgroup>>'"),
+            std::string::npos);
+}
+
 TEST(ClusterCancel, InterpretModeMakesEveryCancelFail) {
   const Outcome o = predict(case_from_json(cancel_case({"x"})), Profile::kInterpret).outcome;
   ASSERT_EQ(o.kind, OutcomeKind::kCompleted);
