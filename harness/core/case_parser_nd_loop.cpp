@@ -47,7 +47,8 @@ Loop CaseParser::parse_nd_loop(const json& j, const std::string& path, int depth
                        "the grid has more than " + std::to_string(kMaxNdGridSize) + " steps");
     }
   }
-  if (const json* t = jr::member(j, "tiling"); t && !t->is_null())
+  // JAX tests `if tiling:`: an empty tuple is no tiling, as None is.
+  if (const json* t = jr::member(j, "tiling"); t && !t->is_null() && !(t->is_array() && t->empty()))
     nd.tiling = parse_nd_dims(*t, path + ".tiling");
   const json& axes = jr::required(j, path, "collective_axes");
   const std::string axes_path = path + ".collective_axes";

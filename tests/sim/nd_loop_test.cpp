@@ -177,6 +177,13 @@ TEST(NdLoop, TheWriterWritesWhatTheReaderReads) {
   EXPECT_EQ(case_to_json(case_from_json(written)), written);
 }
 
+TEST(NdLoop, AnEmptyTilingIsNoTiling) {
+  // helpers.py tests `if tiling:`: tiling=() is tiling=None, the same loop.
+  const Case untiled = case_from_json(tiles_case({2, 4}, nullptr, 2, 4));
+  const Case empty = case_from_json(tiles_case({2, 4}, json::array(), 2, 4));
+  EXPECT_EQ(case_to_json(empty), case_to_json(untiled));
+}
+
 TEST(NdLoop, UnderLaneACarryIsComparedEvenWhereEveryCtaRunsOneTrip) {
   // grid (2,) over 2 CTAs: one trip each, but the trip count is dynamic: no unrolling.
   json j = tiles_case({1, 2});
