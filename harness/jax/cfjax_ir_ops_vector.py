@@ -279,7 +279,7 @@ def shuffle(comp, op, ins, outs):
 
 # ---- min / max of two elements' bits (PTX `max.NaN.f32`, `min.s16x2`, ... : cfjax_ir_ops_ptx)
 
-_CANONICAL_NAN = {"f32": 0x7FFFFFFF, "f16": 0x7FFF, "bf16": 0x7FFF}
+CANONICAL_NAN = {"f32": 0x7FFFFFFF, "f16": 0x7FFF, "bf16": 0x7FFF}
 
 
 def min_max_bits(is_max: bool, ty: str, a: int, b: int) -> int:
@@ -296,14 +296,14 @@ def min_max_bits(is_max: bool, ty: str, a: int, b: int) -> int:
     x, y = (signed(a, 16), signed(b, 16)) if ty == "s16" else (a & 0xFFFF, b & 0xFFFF)
     pick = x if (x >= y if is_max else x <= y) else y
     return pick & 0xFFFF
-  if ty not in _CANONICAL_NAN:
+  if ty not in CANONICAL_NAN:
     raise Unsupported(f"min/max of {ty}")
   bits = _BITS[ty]
   a &= (1 << bits) - 1
   b &= (1 << bits) - 1
   x, y = (float(np.array(v, _uint(bits)).view(_np_float(ty))) for v in (a, b))
   if math.isnan(x) or math.isnan(y):
-    return _CANONICAL_NAN[ty]
+    return CANONICAL_NAN[ty]
   if x == y:  # equal values; of +0.0 and -0.0 the sign bit decides (-0.0 is the lesser)
     neg_a, neg_b = a >> (bits - 1), b >> (bits - 1)
     return (a if neg_a <= neg_b else b) if is_max else (a if neg_a >= neg_b else b)

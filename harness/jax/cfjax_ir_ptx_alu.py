@@ -20,42 +20,24 @@ import itertools
 import math
 import re
 
-import numpy as np
-
 from cfjax_ir_core import lift
 from cfjax_ir_extract import Unsupported
+from cfjax_ir_ops_convert import float_bits, float_value
+from cfjax_ir_ops_vector import CANONICAL_NAN
 
 _M32 = 0xFFFFFFFF
-_CANONICAL_NAN = {"bf16": 0x7FFF, "f16": 0x7FFF}
-
-
-def _half_value(bits: int, ty: str) -> float:
-  if ty == "f16":
-    return float(np.array(bits, np.uint16).view(np.float16))
-  return float(np.array(bits << 16, np.uint32).view(np.float32))
-
-
-def _half_bits(x: float, ty: str) -> int:
-  """The 16-bit float nearest x, ties to even (x a double holding the exact result of one op
-  on two halves, or rounded from it once past 53 bits: rounding 53 -> 24 -> 11 or 8 bits equals
-  one rounding, 53 >= 2 * 24 + 2 and 24 >= 2 * 11 + 2)."""
-  if math.isnan(x):
-    return _CANONICAL_NAN[ty]
-  with np.errstate(over="ignore"):
-    f32 = np.array(x, np.float64).astype(np.float32)
-    if ty == "f16":
-      return int(f32.astype(np.float16).view(np.uint16))
-    import ml_dtypes  # pylint: disable=import-outside-toplevel
-    return int(f32.astype(ml_dtypes.bfloat16).view(np.uint16))
 
 
 def _packed(op: str, ty: str, a: int, b: int) -> int:
+  """Each 16-bit half of a and b as a float of `ty`, `op` computed exactly in a double and rounded
+  once to `ty` (cfjax_ir_ops_convert.float_bits rounds through float32: 53 >= 2 * 24 + 2 and
+  24 >= 2 * 11 + 2 bits, so the double rounding is innocuous); a NaN is the canonical one."""
   out = 0
   for half in (0, 16):
-    x = _half_value((a >> half) & 0xFFFF, ty)
-    y = _half_value((b >> half) & 0xFFFF, ty)
+    x = float_value((a >> half) & 0xFFFF, ty)
+    y = float_value((b >> half) & 0xFFFF, ty)
     r = x + y if op == "add" else x - y if op == "sub" else x * y
-    out |= _half_bits(r, ty) << half
+    out |= (CANONICAL_NAN[ty] if math.isnan(r) else float_bits(r, ty)) << half
   return out
 
 

@@ -116,6 +116,15 @@ void collect(const Case& k, const Body& body, std::vector<const Cond*>& guards,
     }
     return ts;
   };
+  // Which threads of this CTA an arrival runs on, as the contributor line says it.
+  const auto arrival_here = [&]() {
+    bool unknown = false;
+    const auto ts = running(nullptr, unknown);
+    std::string here = ts.empty() ? "does not run here (its pl.when is false in this CTA)"
+                                  : "arrives here from " + threads_text(ts);
+    if (unknown) here += " (a condition names an axis collfuzz cannot evaluate per CTA)";
+    return here;
+  };
   for (const Op& op : body) {
     if (const auto* s = std::get_if<RunScoped>(&op.v)) {
       collect(k, s->body, guards, barrier, coords, ctas, out);
@@ -176,11 +185,7 @@ void collect(const Case& k, const Body& body, std::vector<const Cond*>& guards,
       out.push_back({op.path, what, here});
     } else if (const auto* tc = std::get_if<TryClusterCancel>(&op.v)) {
       if (!names_barrier(tc->barrier, barrier)) continue;
-      bool unknown = false;
-      const auto ts = running(nullptr, unknown);
-      std::string here = ts.empty() ? "does not run here (its pl.when is false in this CTA)"
-                                    : "arrives here from " + threads_text(ts);
-      if (unknown) here += " (a condition names an axis collfuzz cannot evaluate per CTA)";
+      std::string here = arrival_here();
       // The request: from the CTAs at index 0 along every named cluster axis, its 16-byte
       // response completing on this barrier of every CTA of the cluster.
       std::string issuers;
@@ -204,11 +209,7 @@ void collect(const Case& k, const Body& body, std::vector<const Cond*>& guards,
       out.push_back({op.path, "try_cluster_cancel", here});
     } else if (const BarrierUse* a = arrival_barrier(op)) {
       if (!names_barrier(*a, barrier)) continue;
-      bool unknown = false;
-      const auto ts = running(nullptr, unknown);
-      std::string here = ts.empty() ? "does not run here (its pl.when is false in this CTA)"
-                                    : "arrives here from " + threads_text(ts);
-      if (unknown) here += " (a condition names an axis collfuzz cannot evaluate per CTA)";
+      const std::string here = arrival_here();
       out.push_back({op.path,
                      std::holds_alternative<BarrierArrive>(op.v) ? "barrier_arrive"
                                                                  : "barrier_arrive_and_wait",

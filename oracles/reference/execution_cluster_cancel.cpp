@@ -41,11 +41,13 @@ void Execution::try_cluster_cancel(const Thread& th, const Op& op, const TryClus
     first_cta = first_cta && mesh_.axis_index(th.rank, th.index, axis) == 0;
   }
   if (!first_thread || !first_cta) return;
+  // The row's first byte: the same offset in every CTA.
+  const std::int64_t row = smem_ref_base(tc.result, tc.result_index, std::nullopt) *
+                           dtype_bits(allocs_.at(tc.result)->dtype) / 8;
   for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
     View result = buffer(r, tc.result);
     Memory& m = *result.mem;
-    const std::int64_t first = smem_ref_base(tc.result, tc.result_index, std::nullopt);
-    const auto at = static_cast<std::size_t>(result.offset + first * dtype_bits(result.dtype) / 8);
+    const auto at = static_cast<std::size_t>(result.offset + row);
     std::fill_n(m.undef.begin() + static_cast<std::ptrdiff_t>(at), kResponseBytes, 1);
     m.any_undef = true;
     complete_tx(r, tc.barrier.alloc, index, kResponseBytes);
