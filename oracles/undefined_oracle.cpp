@@ -1,11 +1,14 @@
 // The undefined-behaviour oracle: a run that meets undefined behaviour (outcome kind "undefined",
 // harness/core/undefined_behaviour.def) held against the reference's prediction by its code.
+#include <algorithm>
+
 #include "oracles/oracles.h"
 
 namespace collfuzz {
 
 std::string describe_undefined(const UndefinedRecord& u) {
   std::string out = to_string(u.code);
+  for (const UndefinedBehaviour c : u.also) out += std::string(" or ") + to_string(c);
   if (!u.op.empty()) out += " at " + u.op;
   if (u.cta) out += " on CTA " + std::to_string(*u.cta);
   if (!u.detail.empty()) out += " (" + u.detail + ")";
@@ -18,7 +21,9 @@ bool undefined_oracle(const Outcome& expected, const Outcome& actual, Verdict& v
   if (!eu && !au) return false;
   if (eu && au) {
     ++v.compared;
-    if (expected.undefined->code != actual.undefined->code) {
+    const auto& also = expected.undefined->also;
+    if (expected.undefined->code != actual.undefined->code &&
+        std::find(also.begin(), also.end(), actual.undefined->code) == also.end()) {
       const std::string what = to_string(expected.undefined->code);
       add_mismatch(v, "undefined", "other_code", what,
                    "the reference predicts undefined behaviour " +

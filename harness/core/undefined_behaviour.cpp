@@ -39,21 +39,34 @@ nlohmann::json undefined_record_to_json(const UndefinedRecord& u) {
   if (!u.op.empty()) j["op"] = u.op;
   if (u.cta) j["cta"] = *u.cta;
   if (!u.detail.empty()) j["detail"] = u.detail;
+  if (!u.also.empty()) {
+    nlohmann::json also = nlohmann::json::array();
+    for (const UndefinedBehaviour c : u.also) also.push_back(to_string(c));
+    j["also"] = std::move(also);
+  }
   return j;
 }
 
 UndefinedRecord undefined_record_from_json(const nlohmann::json& j, const std::string& path) {
-  jr::object(j, path, {"code", "op", "cta", "detail"});
+  jr::object(j, path, {"code", "op", "cta", "detail", "also"});
   UndefinedRecord u;
-  const std::string& code = jr::string(jr::required(j, path, "code"), path + ".code", 128);
-  const auto parsed = parse_undefined_behaviour(code);
-  if (!parsed) {
-    std::string known;
-    for (const auto& info : kTable) known += (known.empty() ? "" : ", ") + std::string(info.name);
-    throw InputError(path + ".code",
-                     "unknown undefined-behaviour code \"" + code + "\" (known: " + known + ")");
+  const auto code_at = [](const nlohmann::json& v, const std::string& p) {
+    const std::string& code = jr::string(v, p, 128);
+    const auto parsed = parse_undefined_behaviour(code);
+    if (!parsed) {
+      std::string known;
+      for (const auto& info : kTable) known += (known.empty() ? "" : ", ") + std::string(info.name);
+      throw InputError(p,
+                       "unknown undefined-behaviour code \"" + code + "\" (known: " + known + ")");
+    }
+    return *parsed;
+  };
+  u.code = code_at(jr::required(j, path, "code"), path + ".code");
+  if (const auto* also = jr::member(j, "also")) {
+    jr::array(*also, path + ".also", kTable.size());
+    for (std::size_t k = 0; k < also->size(); ++k)
+      u.also.push_back(code_at((*also)[k], path + ".also[" + std::to_string(k) + "]"));
   }
-  u.code = *parsed;
   if (const auto* op = jr::member(j, "op")) u.op = jr::string(*op, path + ".op", 512);
   if (const auto* cta = jr::member(j, "cta")) u.cta = jr::integer(*cta, path + ".cta", 0, 63);
   if (const auto* d = jr::member(j, "detail")) u.detail = jr::string(*d, path + ".detail", 4096);

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -41,6 +42,10 @@ struct UndefinedRecord {
   std::string op;
   std::optional<std::int64_t> cta;
   std::string detail;  // human-readable; never compared
+  // Other undefined behaviour that a run of another interleaving meets first (a prediction's
+  // only: the warps of a warp_map run in any order, docs/outcome-format.md); an executor that
+  // reports one of these agrees.
+  std::vector<UndefinedBehaviour> also;
 };
 
 // {"code": ..., "op": ..., "cta": ..., "detail": ...} (docs/outcome-format.md); the parser throws

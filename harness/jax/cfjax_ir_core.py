@@ -254,6 +254,75 @@ class Thread:
     self.cluster_gen = 0
 
 
+def warp_map_paths(program, prefix="$.program") -> list[str]:
+  """The JSON paths of the case's warp_map ops (outermost ones; a nested warp_map never runs)."""
+  found = []
+  for i, op in enumerate(program if isinstance(program, list) else []):
+    if not isinstance(op, dict):
+      continue
+    path = f"{prefix}[{i}]"
+    if op.get("op") == "warp_map":
+      found.append(path)
+      continue
+    for key, v in op.items():
+      if isinstance(v, list) and v and all(isinstance(x, dict) and "op" in x for x in v):
+        found += warp_map_paths(v, f"{path}.{key}")
+  return found
+
+
+def warp_order(mach, ops, steps):
+  """A warp_map's body runs warp by warp, as the reference runs it (harness/core/warp_map.h: one
+  copy of the body per warp, in warp order): the ops of `ops` whose location names an op inside a
+  warp_map, with the unlabelled ops between them, become one step that runs them once per warp
+  under that warp's lanes. The compiled body is one instruction stream for the 4 warps; run op by
+  op across them, a copy's arrivals from every warp would come before any warp's transfer, an
+  order the canonical schedule does not take (its phases can complete elsewhere)."""
+  bodies = getattr(mach, "warp_bodies", None)
+  if bodies is None:
+    bodies = mach.warp_bodies = [p + "." for p in warp_map_paths(mach.case.raw.get("program"))]
+  if not bodies:
+    return steps
+  inside = []
+  for op in ops:
+    label = loc_label(str(op.location), mach.label_re)
+    path = mach.op_paths[label] if label is not None and label < len(mach.op_paths) else None
+    inside.append(None if path is None else
+                  next((b for b in bodies if path.startswith(b)), False))
+  out, i = [], 0
+  while i < len(ops):
+    if not inside[i]:
+      out.append(steps[i])
+      i += 1
+      continue
+    end = i
+    for j in range(i + 1, len(ops)):
+      if inside[j] is False or (inside[j] and inside[j] != inside[i]):
+        break
+      if inside[j]:
+        end = j
+    out.append(_per_warp(steps[i:end + 1]))
+    i = end + 1
+  return out
+
+
+def _per_warp(steps):
+  warps = LANES // 32
+
+  def step(th):
+    base = th.mask
+    for w in range(warps):
+      m = [(base is None or base[i]) and i // 32 == w for i in range(LANES)]
+      if not any(m):
+        continue
+      th.mask = m
+      try:
+        yield from run_steps(th, steps)
+      finally:
+        th.mask = base
+  step.gen = True
+  return step
+
+
 def run_steps(th, steps):
   m = th.mach
   for s in steps:
@@ -307,7 +376,9 @@ class Compiler:
     return s
 
   def block(self, block):
-    return [self.op(op) for op in block.operations]
+    ops = list(block.operations)
+    steps = [self.op(op) for op in ops]
+    return warp_order(self.m, ops, steps)
 
   def op(self, op):
     op = op.operation if hasattr(op, "operation") else op

@@ -110,7 +110,7 @@ class Simulation {
 
   void meet_undefined(UndefinedBehaviour code, std::string op, std::optional<std::int64_t> cta,
                       std::string detail) {
-    if (!ub_) ub_ = UndefinedRecord{code, std::move(op), cta, std::move(detail)};
+    if (!ub_) ub_ = UndefinedRecord{code, std::move(op), cta, std::move(detail), {}};
   }
 
   // ---- kernel start: SMEM, mbarrier.init, inputs, outputs --------------------------------------

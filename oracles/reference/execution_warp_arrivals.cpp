@@ -1,6 +1,7 @@
 // A warp_map's warps run concurrently (docs/case-format.md, "warp_map"): the reference runs them
 // in warp order, which changes no count, except where a copy's no-complete arrivals could
-// complete a phase in another order (run.mbarrier.nocomplete_completes, undefined_runs.h).
+// complete a phase in another order (run.mbarrier.nocomplete_completes, undefined_runs.h), and
+// where a copy that meets other undefined behaviour could issue first (UndefinedRecord::also).
 #include "oracles/reference/execution_model.h"
 #include "oracles/reference/undefined_runs.h"
 
@@ -22,12 +23,22 @@ void Execution::check_warp_arrivals(const Thread& th) {
     warps[static_cast<std::size_t>(st.op->warp)].push_back(a);
   };
   const bool gated = at_least(c_.target.jax, JaxVersion::k0_12_0_1);
+  // The undefined behaviour the warp_map's copies meet when they issue (run.multicast.
+  // outside_cluster), which warps in another order than the reference's meet before a
+  // no-complete arrival completes a phase.
+  std::vector<UndefinedBehaviour> also;
   for (std::size_t k = th.pc + 1; k < th.steps.size(); ++k) {
     const Step& st = th.steps[k];
     if (st.kind == Step::Kind::kWarpMapEnd) break;
     if (st.kind == Step::Kind::kCopy) {
       const CopyFacts& f = copies_.at(st.op);
       const CopyGmemToSmem& cp = *f.copy;
+      const bool issues = !cp.predicate || eval_cond(*cp.predicate, mesh_, th.rank, th.index);
+      if (f.n > 1 && !(f.leader && f.n == 2) && issues && also.empty()) {
+        for (const std::int64_t r : multicast_targets(mesh_, f.dims, th.rank))
+          if (r >= mesh_.num_ctas() && also.empty())
+            also.push_back(UndefinedBehaviour::kMulticastOutsideCluster);
+      }
       // Only the Pallas-counted Barrier: an orders_tensor_core one is armed from one lane.
       if (!cp.barrier || f.barrier->orders_tensor_core || ck_.arch_major() < 9) continue;
       // A leader-tracked copy over a 2-CTA group arrives on its leader only (JAX's first_block);
@@ -48,7 +59,7 @@ void Execution::check_warp_arrivals(const Thread& th) {
   for (const auto& [key, warps] : arrivals) {
     const std::int64_t pending = barrier(th.rank, key.first, key.second).pending();
     check_warp_no_complete(warps, pending * kWarpgroupLanes, ops,
-                           key.first + "[" + std::to_string(key.second) + "]", th.rank);
+                           key.first + "[" + std::to_string(key.second) + "]", th.rank, also);
   }
 }
 

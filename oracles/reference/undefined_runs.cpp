@@ -13,7 +13,7 @@ std::int64_t first_outside(const std::vector<std::int64_t>& targets, std::int64_
 
 [[noreturn]] void raise_undefined(UndefinedBehaviour code, const std::string& op,
                                   std::int64_t issuer, std::string detail) {
-  throw UndefinedRun{UndefinedRecord{code, op, issuer, std::move(detail)}};
+  throw UndefinedRun{UndefinedRecord{code, op, issuer, std::move(detail), {}}};
 }
 
 }  // namespace
@@ -52,16 +52,19 @@ void check_mbarrier_count(std::int64_t hardware_count, const std::string& alloc)
 
 void check_warp_no_complete(const std::vector<std::vector<WarpArrival>>& warps,
                             std::int64_t pending, const std::vector<const std::string*>& ops,
-                            const std::string& barrier, std::int64_t issuer) {
+                            const std::string& barrier, std::int64_t issuer,
+                            const std::vector<UndefinedBehaviour>& also) {
   const std::optional<NoCompleteHit> hit = no_complete_completion(warps, pending);
   if (!hit) return;
   const WarpArrival& a = warps[hit->warp][hit->arrival];
-  raise_undefined(UndefinedBehaviour::kMbarrierNoCompleteCompletes,
-                  *ops.at(static_cast<std::size_t>(a.tag)), issuer,
-                  "warp " + std::to_string(hit->warp) + "'s no-complete arrival on " + barrier +
-                      " completes its phase after " + std::to_string(hit->before) +
-                      " other arrivals of its " + std::to_string(pending) +
-                      " pending hardware arrivals, in some order of the warps");
+  UndefinedRecord record{UndefinedBehaviour::kMbarrierNoCompleteCompletes,
+                         *ops.at(static_cast<std::size_t>(a.tag)), issuer,
+                         "warp " + std::to_string(hit->warp) + "'s no-complete arrival on " +
+                             barrier + " completes its phase after " + std::to_string(hit->before) +
+                             " other arrivals of its " + std::to_string(pending) +
+                             " pending hardware arrivals, in some order of the warps",
+                         also};
+  throw UndefinedRun{std::move(record)};
 }
 
 Outcome undefined_outcome(const UndefinedRun& u, Profile profile) {

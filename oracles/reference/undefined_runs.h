@@ -39,10 +39,12 @@ void check_mbarrier_count(std::int64_t hardware_count, const std::string& alloc)
 // run.mbarrier.nocomplete_completes: throws when some order of a warp_map's warps makes a
 // no-complete arrival complete the phase of `barrier` (harness/core/no_complete_search.h), whose
 // `pending` hardware arrivals are those at the warp_map's entry; `ops` names the ops by the
-// arrivals' tags.
+// arrivals' tags. `also`: the other undefined behaviour of the warp_map's ops, which a run whose
+// warps go in another order meets first (UndefinedRecord::also).
 void check_warp_no_complete(const std::vector<std::vector<WarpArrival>>& warps,
                             std::int64_t pending, const std::vector<const std::string*>& ops,
-                            const std::string& barrier, std::int64_t issuer);
+                            const std::string& barrier, std::int64_t issuer,
+                            const std::vector<UndefinedBehaviour>& also = {});
 
 // The prediction for a run that meets `u`.
 Outcome undefined_outcome(const UndefinedRun& u, Profile profile);

@@ -122,7 +122,7 @@ TEST(RootCause, UndefinedBehaviourIsTheQuantityItCorruptsOutOfRange) {
 Outcome undefined(UndefinedBehaviour code) {
   Outcome o;
   o.kind = OutcomeKind::kUndefined;
-  o.undefined = UndefinedRecord{code, "$.program[0].body[0]", 0, "a multicast to CTA 2"};
+  o.undefined = UndefinedRecord{code, "$.program[0].body[0]", 0, "a multicast to CTA 2", {}};
   return o;
 }
 

@@ -13,6 +13,7 @@
 #include "harness/core/no_complete_search.h"
 #include "harness/core/outcome_json.h"
 #include "harness/core/undefined_behaviour.h"
+#include "oracles/oracles.h"
 #include "oracles/reference/reference.h"
 
 namespace collfuzz {
@@ -163,6 +164,47 @@ TEST(UndefinedBehaviourPrediction, TheSearchOverWarpOrdersCountsEveryArrival) {
   EXPECT_FALSE(undefined({{arrive}, {nc, ex}}, 256));
   // Exactly the pending count is a completion too.
   EXPECT_TRUE(undefined({{nc, ex}, {nc, ex}}, 192));
+}
+
+TEST(UndefinedBehaviourPrediction, ANoCompleteCompletionListsAMulticastAnotherWarpOrderMeetsFirst) {
+  const Case c = corpus_case("run.mbarrier.nocomplete_completes__or_multicast_outside_cluster");
+  const Outcome o = predict(c, Profile::kMosaic).outcome;
+  ASSERT_EQ(o.kind, OutcomeKind::kUndefined) << to_string(o.kind);
+  EXPECT_EQ(o.undefined->code, UndefinedBehaviour::kMbarrierNoCompleteCompletes);
+  EXPECT_EQ(o.undefined->also,
+            std::vector<UndefinedBehaviour>{UndefinedBehaviour::kMulticastOutsideCluster});
+  // Through JSON and back.
+  const nlohmann::json j = outcome_to_json(o);
+  EXPECT_EQ(j.at("undefined").at("also"), nlohmann::json::array({"multicast_outside_cluster"}));
+  EXPECT_EQ(outcome_from_json(j, c, "$").undefined->also, o.undefined->also);
+  nlohmann::json bad = j;
+  bad["undefined"]["also"] = nlohmann::json::array({"nonsense"});
+  try {
+    outcome_from_json(bad, c, "$");
+    ADD_FAILURE() << "an unknown code in also was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("$.undefined.also[0]"), std::string::npos) << e.what();
+  }
+  // An executor that meets either agrees; a third code does not.
+  Outcome run = o;
+  run.executor = "jax-ir";
+  run.undefined = UndefinedRecord{UndefinedBehaviour::kMulticastOutsideCluster, "", 0, "", {}};
+  Verdict agree;
+  ASSERT_TRUE(undefined_oracle(o, run, agree));
+  EXPECT_TRUE(agree.mismatches.empty());
+  EXPECT_EQ(agree.compared, 1);
+  run.undefined->code = UndefinedBehaviour::kMbarrierInitCount;
+  Verdict differ;
+  undefined_oracle(o, run, differ);
+  EXPECT_EQ(differ.mismatches.size(), 1u);
+  // Without the multicast the warp_map has nothing else to meet: no `also`.
+  Case plain = c;
+  auto& copy = std::get<CopyGmemToSmem>(
+      std::get<WarpMap>(std::get<RunScoped>(plain.program[0].v).body[0].v).body[0].v);
+  copy.collective_axes->pop_back();
+  const Outcome p = predict(plain, Profile::kMosaic).outcome;
+  ASSERT_EQ(p.kind, OutcomeKind::kUndefined) << to_string(p.kind);
+  EXPECT_TRUE(p.undefined->also.empty());
 }
 
 TEST(UndefinedBehaviourTable, IdsAndCodesAreUniqueAndRunStage) {
