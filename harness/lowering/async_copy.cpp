@@ -177,6 +177,21 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
   for (std::size_t k = 0; k < num_squeezed && k < rank; ++k) {
     if (transformed_slice[k] != 1) fail("AssertionError", "", rule_id::kSqueezedAssert);
   }
+  // _prepare_async_copy's TileTransform.transform_shape (TMA only): after a PARTITIONED split the
+  // tiled dims of the slice can be a part of a tile.
+  const Shape& slice_tiling = req.smem_transforms.tiling;
+  if (!req.cp_async && !slice_tiling.empty() && transformed_slice.size() >= slice_tiling.size()) {
+    const std::size_t first = transformed_slice.size() - slice_tiling.size();
+    for (std::size_t j = 0; j < slice_tiling.size(); ++j) {
+      if (transformed_slice[first + j] % slice_tiling[j] == 0) continue;
+      fail("ValueError",
+           "Expected GMEM slice shape " + py::tuple_of_ints(transformed_slice) +
+               " suffix to be a multiple of tiling " + py::tuple_of_ints(slice_tiling) +
+               ".\nIf you're using padded async copies, your slice might need to extend out of "
+               "bounds of the GMEM buffer (OOB accesses will be skipped).",
+           rule_id::kSliceTiling);
+    }
+  }
   const Shape tail(
       transformed_slice.begin() + static_cast<std::ptrdiff_t>(std::min(num_squeezed, rank)),
       transformed_slice.end());

@@ -114,11 +114,28 @@ void check_tma(Checker& ck, const CopyFacts& f, Stage stage) {
       slice[p] /= f.n;
     }
   }
-  // TileTransform.transform_shape's own check (the GMEM slice's tiled dims are whole tiles) cannot
-  // fail here: the slice has the SMEM ref's shape (trace), whose tiled dims are whole tiles
-  // (alloc.smem.tiling_divides, lower.smem.slice_tile_aligned); the parser refuses integer
-  // indices into tiled dims.
+  // TileTransform.transform_shape's own check: the slice's tiled dims are whole tiles. Without a
+  // PARTITIONED split the slice has the SMEM ref's shape (trace), whose tiled dims are whole tiles
+  // (alloc.smem.tiling_divides, lower.smem.slice_tile_aligned; the parser refuses integer indices
+  // into tiled dims); the split can leave half a tile. The squeezed dims lead (TransposeTransform,
+  // then the batched TileTransform), as the message shows the shape.
   const Shape& tiling = f.dst->transforms.tiling;
+  if (!tiling.empty()) {
+    std::vector<std::int64_t> moved;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (std::size_t i = 0; i < slice.size(); ++i)
+        if (f.squeezed[i] == (pass == 0)) moved.push_back(slice[i]);
+    }
+    bool whole = moved.size() >= tiling.size();
+    for (std::size_t j = 0; whole && j < tiling.size(); ++j)
+      whole = moved[moved.size() - tiling.size() + j] % tiling[j] == 0;
+    ck.check(
+        RuleId::kLcSliceTiling, !whole, where,
+        [&] {
+          return Holes{{"shape", py::tuple_of_ints(moved)}, {"tiling", py::tuple_of_ints(tiling)}};
+        },
+        stage);
+  }
   check_slice_against_smem(ck, f, slice, true, stage);
 
   // _prepare_tma.
