@@ -13,6 +13,7 @@ add_library(collfuzz_core STATIC
   harness/core/case_parser_cluster_cancel.cpp
   harness/core/case_parser_nd_loop.cpp
   harness/core/case_parser_vectors.cpp
+  harness/core/case_parser_cluster_ref.cpp
   harness/core/scratch_shapes.cpp
   harness/core/dtype.cpp
   harness/core/element_value.cpp

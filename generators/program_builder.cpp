@@ -669,9 +669,23 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
           case_.inputs.push_back(*partner);
         }
         const std::optional<NamedAxis> carry_axis = env_.varying_axis();
+        // A peer's tile (plgpu.cluster_ref) where the scope syncs its cluster before the
+        // write-back: the first plain cluster axis of size > 1 that no other axis is named like.
+        std::optional<NamedAxis> peer_axis;
+        if (plan.cluster_sync && !indexed_loop) {
+          for (const NamedAxis& a : env_.varying_axes()) {
+            if (peer_axis || a.name.is_tuple) continue;
+            const std::string n = a.name.as_plain();
+            int named = 0;
+            for (const AxisName& c : case_.mesh.cluster_names)
+              named += !c.is_tuple && c.as_plain() == n ? 1 : 0;
+            if (named == 1 && !(case_.mesh.thread_name && *case_.mesh.thread_name == n))
+              peer_axis = a;
+          }
+        }
         apply_vector_back(ops, *plan.vector_back, wb, first.dtype, tile,
                           partner ? &*partner : nullptr, indexed_loop.has_value(),
-                          carry_axis ? &*carry_axis : nullptr);
+                          carry_axis ? &*carry_axis : nullptr, peer_axis ? &*peer_axis : nullptr);
       }
       return ops;
     };

@@ -113,7 +113,9 @@ rc::Gen<VectorBackPlan> vector_back() {
                                                        {10, VectorValueShape::kCarried}})),
       rc::gen::set(&VectorBackPlan::constant, rc::gen::inRange<std::int64_t>(1, 4)),
       rc::gen::set(&VectorBackPlan::uneven, chance(30)),
-      rc::gen::set(&VectorBackPlan::carry_nd, chance(30)));
+      rc::gen::set(&VectorBackPlan::carry_nd, chance(30)),
+      rc::gen::set(&VectorBackPlan::peer,
+                   weighted_element<std::int64_t>({{65, 0}, {20, 1}, {15, 2}})));
 }
 
 rc::Gen<ExtraAlloc> extra_alloc() {

@@ -124,7 +124,7 @@ DType round_trip_dtype(DType d, std::int64_t pick) {
 
 void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGmem& store,
                        DType dtype, const Shape& tile_shape, const ArraySpec* partner, bool in_loop,
-                       const NamedAxis* nd_axis) {
+                       const NamedAxis* nd_axis, const NamedAxis* peer_axis) {
   const std::int64_t elements = element_count(tile_shape);
   if (!holds(dtype) || elements < 2 || (elements % 128 != 0 && !plan.uneven) || store.predicate ||
       store.reduction_op) {
@@ -138,6 +138,13 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
   tile.ref = store.src;
   tile.smem_index = store.src_index;
   tile.smem_slot = store.src_slot;
+  if (plan.peer != 0 && peer_axis != nullptr) {
+    // A DSMEM read: the same tile of a peer CTA (docs/case-format.md, "DSMEM reads").
+    const std::string a = peer_axis->name.as_plain();
+    tile.cluster_axis = a;
+    tile.cluster_index = plan.peer == 1 ? DynStart{a, -1, peer_axis->size - 1}
+                                        : DynStart{a, 1, 1, false, peer_axis->size};
+  }
   const VectorValue c = constant(dtype, plan.constant);
   VectorStore vs;
   // kCarried: the loop that computes the value, placed right before the vector store.

@@ -92,6 +92,10 @@ struct VectorBackPlan {
   // kCarried: the loop is a plgpu.nd_loop over a varying axis of the mesh, its grid the trips
   // times the axis size (every thread runs the same trips; the count is dynamic all the same).
   bool carry_nd = false;
+  // The tile read from a peer CTA, where the scope syncs its cluster first (a ClusterBarrier):
+  // 1 `plgpu.cluster_ref(tile, {a: size - 1 - lax.axis_index(a)})` (the mirror), 2 `{a:
+  // lax.rem(lax.axis_index(a) + 1, size)}` (the next); a the first cluster axis of size > 1.
+  std::int64_t peer = 0;
 };
 
 // Applies `plan` to the write-back ops `ops` (the store `store` and its commits and waits) of an
@@ -100,9 +104,11 @@ struct VectorBackPlan {
 // the store has a predicate or a reducing twin.
 // `in_loop`: the ops are in a loop's body (kCarried adds a loop, and loops do not nest).
 // `nd_axis`: the axis a carry_nd loop deals its steps out over (none: a fori_loop).
+// `peer_axis`: the cluster axis a plan's peer read crosses (none: the CTA's own tile).
 void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGmem& store,
                        DType dtype, const Shape& tile, const ArraySpec* partner = nullptr,
-                       bool in_loop = false, const NamedAxis* nd_axis = nullptr);
+                       bool in_loop = false, const NamedAxis* nd_axis = nullptr,
+                       const NamedAxis* peer_axis = nullptr);
 
 // kMixedWidth: the dtype of the partner input for a tile of `dtype` (another width), or nullopt
 // where there is none (8-bit dtypes).

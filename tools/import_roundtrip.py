@@ -231,9 +231,10 @@ def canonical(case: dict) -> dict:
     return r
 
   def vvalue(v, dtype=None):
-    """A vector_store's value (of `dtype`): loads renamed, their indices canonical, a constant one
-    number (an integral float as its int: the import reads `2.0` back as 2; -0.0 kept), a convert
-    of a constant that its dtype holds exactly that constant (the import folds it)."""
+    """A vector_store's value (of `dtype`): loads renamed, their indices (and a peer CTA's
+    `cluster` index) canonical, a constant one number (an integral float as its int: the import
+    reads `2.0` back as 2; -0.0 kept), a convert of a constant that its dtype holds exactly that
+    constant (the import folds it)."""
     if not isinstance(v, dict) or len(v) != 1:
       return v
     (k, a), = v.items()
@@ -248,7 +249,11 @@ def canonical(case: dict) -> dict:
       return {"const": int(a)}
     if k == "load" and isinstance(a, dict) and "alloc" in a:
       nm = ren.get(a["alloc"], a["alloc"])
-      return {"load": {"alloc": nm, "index": _smem_index(a.get("index"), loops, shapes.get(nm))}}
+      load = {"alloc": nm, "index": _smem_index(a.get("index"), loops, shapes.get(nm))}
+      if isinstance(a.get("cluster"), dict):  # a peer CTA's SMEM: {AXIS: int or dynamic index}
+        load["cluster"] = {axis: (_dyn(i, loops) if isinstance(i, dict) else i)
+                           for axis, i in a["cluster"].items()}
+      return {"load": load}
     if k == "load" and isinstance(a, dict) and "input" in a:
       src = ren.get(a["input"], a["input"])
       return {"load": {"input": src, "index": _index(a.get("index"), shapes.get(src, []), loops)}}

@@ -70,6 +70,7 @@ void features(const Body& body, const std::optional<std::string>& thread, std::u
         bits |= std::uint64_t{1} << 49;
       for_each_vector_load(vs->value, [&](const VectorValue& load) {
         bits |= std::uint64_t{1} << (load.kind == VectorKind::kLoadSmem ? 41 : 42);
+        if (!load.cluster_axis.empty()) bits |= std::uint64_t{1} << 50;  // a DSMEM read
       });
     } else if (const auto* ws = std::get_if<WaitSmemToGmem>(&op.v)) {
       if (ws->read_only) bits |= std::uint64_t{1} << 28;

@@ -441,6 +441,12 @@ struct VectorValue {
   std::string ref;
   std::vector<std::int64_t> smem_index;
   std::optional<DynStart> smem_slot = std::nullopt;
+  // kLoadSmem: `plgpu.cluster_ref(ref, {cluster_axis: index})[...]`, a DSMEM read of the SMEM of
+  // the cluster's CTA whose index along the plain cluster axis `cluster_axis` is `cluster_index`
+  // (its axis empty: the constant `add`; else lax.axis_index(axis) * mul + add, mul possibly
+  // negative, `lax.rem` by mod if set). cluster_axis empty: the CTA's own SMEM.
+  std::string cluster_axis;
+  DynStart cluster_index;
   // kLoadInput: `x_ref.at[entries][...]`.
   std::vector<IndexEntry> gmem_index;
   std::vector<VectorValue> args;  // binary ops (kAdd ... kMax, kAnd ... kShift*): the two

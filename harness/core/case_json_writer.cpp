@@ -116,6 +116,15 @@ json vector_value_to_json(const VectorValue& v) {
     case VectorKind::kLoadSmem: {
       json ref{{"alloc", v.ref}};
       if (!v.smem_index.empty()) ref["index"] = smem_index_to_json(v.smem_index, v.smem_slot);
+      if (!v.cluster_axis.empty()) {
+        const DynStart& d = v.cluster_index;
+        json idx = d.add;
+        if (!d.axis.empty()) {
+          idx = json{{"axis", d.axis}, {"mul", d.mul}, {"add", d.add}};
+          if (d.mod > 0) idx["mod"] = d.mod;
+        }
+        ref["cluster"] = json{{v.cluster_axis, idx}};
+      }
       return json{{"load", ref}};
     }
     case VectorKind::kLoadInput: {

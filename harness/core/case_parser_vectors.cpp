@@ -255,8 +255,9 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
     }
     Shape got;
     if (jr::member(arg, "alloc")) {
-      jr::object(arg, at, {"alloc", "index"});
+      jr::object(arg, at, {"alloc", "index", "cluster"});
       v.kind = VectorKind::kLoadSmem;
+      if (const json* cl = jr::member(arg, "cluster")) parse_cluster_ref(*cl, at + ".cluster", v);
       v.ref = jr::identifier(jr::required(arg, at, "alloc"), at + ".alloc");
       const Alloc* a = lookup_alloc(v.ref, at + ".alloc");
       if (a->kind != AllocKind::kSmem) {

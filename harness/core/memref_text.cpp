@@ -30,7 +30,7 @@ const char* element_type(DType dtype) {
 }  // namespace
 
 std::string memref_text(DType dtype, const Shape& ref_shape, const std::vector<IndexEntry>& index,
-                        bool smem) {
+                        bool smem, bool cluster) {
   std::vector<std::int64_t> strides(ref_shape.size(), 1);
   for (std::size_t d = ref_shape.size(); d-- > 1;) strides[d - 1] = strides[d] * ref_shape[d];
   std::string dims;
@@ -65,7 +65,11 @@ std::string memref_text(DType dtype, const Shape& ref_shape, const std::vector<I
     }
     text += ">";
   }
-  if (smem) text += ", #gpu.address_space<workgroup>";
+  if (cluster) {
+    text += ", 7 : i32";
+  } else if (smem) {
+    text += ", #gpu.address_space<workgroup>";
+  }
   return text + ">";
 }
 

@@ -23,8 +23,10 @@
 
 namespace collfuzz {
 
+// `cluster`: an SMEM ref through plgpu.cluster_ref, in the shared::cluster address space
+// (`memref<64xf32, 7 : i32>`, mgpu.get_cluster_ref; probed on both releases).
 std::string memref_text(DType dtype, const Shape& ref_shape, const std::vector<IndexEntry>& index,
-                        bool smem);
+                        bool smem, bool cluster = false);
 
 // An SMEM ref's leading integer indices (`buf.at[1]`, a loop slot `buf.at[i % 2]` for entry 0 when
 // `slotted`) as index entries.

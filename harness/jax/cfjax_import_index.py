@@ -89,6 +89,8 @@ class IndexMixin:
         out = b.plus(a)
       elif name == "sub" and isinstance(a, Axis) and isinstance(b, int):
         out = a.plus(-b)
+      elif name == "sub" and isinstance(b, Axis) and isinstance(a, int) and not b.loop:
+        out = b.times(-1).plus(a)  # `1 - lax.axis_index("x")` (a cluster_ref's peer CTA)
       else:
         out = Unknown(f"`{name}` of {self.describe(a)} and {self.describe(b)}",
                       user_line(eqn, self.user_file))
@@ -194,6 +196,10 @@ class IndexMixin:
       transforms = transforms[n:]
     if not transforms:
       return None
+    if any(type(t).__name__ == "ClusterRefTransform" for t in transforms):
+      self.refuse(eqn, f"{what}: a ref of `{ref.name}` through plgpu.cluster_ref (a case reads "
+                  "a peer CTA's SMEM only in a vector_store's value, `plgpu.cluster_ref(smem, "
+                  "{axis: idx})[...]`)")
     if len(transforms) != 1 or not isinstance(transforms[0], indexing.NDIndexer):
       kinds = ", ".join(type(t).__name__ for t in transforms)
       self.refuse(eqn, f"{what}: the ref of `{ref.name}` is transformed by {kinds}; a case "

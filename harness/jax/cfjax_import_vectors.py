@@ -5,7 +5,9 @@ dropped) on an output ref (dst {"output", "index"}) or an SMEM allocation (`smem
 value`: dst {"alloc", "index"}) into a case's `vector_store` (docs/case-format.md "vector_store"), its
 value followed back through the equations that made it (vector_eqn binds each to a Vec, the
 value's JSON): `get` of an SMEM allocation (`smem.at[0][...]`: {"load": {"alloc", "index"}}) or
-of an input (`x_ref.at[idx][...]`: {"load": {"input", "index"}}); `add`, `sub`, `mul`, `min`,
+of an input (`x_ref.at[idx][...]`: {"load": {"input", "index"}}), a peer CTA's SMEM
+(`plgpu.cluster_ref(smem.at[0], {"x": 1 - lax.axis_index("x")})[...]`: the load's "cluster",
+VectorsMixin.cluster_peer); `add`, `sub`, `mul`, `min`,
 `max`, `and`, `or`, `xor` of two such values ({"add": [a, b]}, ...; `min`/`max` are
 jnp.minimum/maximum); `shift_left`, `shift_right_logical`, `shift_right_arithmetic` (`v << 3`,
 `v >> 3`, `v << w`, lax.shift_*) by any value of the dtype, a constant one below the width (a
@@ -42,8 +44,9 @@ import re
 
 from cfjax_case import (CONVERT_DTYPES, VECTOR_BINARY, converted_const, iota_crosses_rows,
                         iota_params)
+from cfjax_cluster_ref import split_cluster
 from cfjax_import_stale import union
-from cfjax_import_values import Ref, Unknown, user_line
+from cfjax_import_values import Axis, Ref, Unknown, user_line
 
 _BINARY = tuple(VECTOR_BINARY)  # the case format's binary ops, each lax.<name>_p
 
@@ -262,13 +265,22 @@ class VectorsMixin:
     input; of anything else an Unknown."""
     ref_var, *flat = eqn.invars
     r = env.get(ref_var)
-    transforms = eqn.params["tree"].unflatten(flat)
-    if isinstance(r, Ref) and r.kind == "alloc" and r.alloc["kind"] == "smem":
+    transforms, cluster = split_cluster(eqn.params["tree"].unflatten(flat))
+    smem = isinstance(r, Ref) and r.kind == "alloc" and r.alloc["kind"] == "smem"
+    if cluster is not None and not smem:
+      what = f"`{r.name}`" if isinstance(r, Ref) else "a ref the importer does not follow"
+      return Unknown(f"a load (`get`) through plgpu.cluster_ref of {what} (a vector_store reads "
+                     "a peer CTA's SMEM allocation only)", where)
+    if smem:
       if r.alloc.get("transforms"):
         return Unknown(f"a load (`get`) of the transformed (tiled or swizzled) SMEM allocation "
                        f"`{r.name}` (a vector_store's loads are of untransformed ones)", where)
       load = {"alloc": r.name}
       index = self.static_index(env, transforms, r, eqn, "a vector load")
+      if cluster is not None:  # a peer CTA's SMEM (cfjax_cluster_ref): {"cluster": {AXIS: IDX}}
+        peer = self.cluster_peer(env, cluster)
+        if isinstance(peer, str):
+          return Unknown(peer, where)
     elif isinstance(r, Ref) and r.kind == "input":
       load = {"input": r.name}
       index = self.gmem_index(env, transforms, r, eqn, "a vector load")
@@ -279,9 +291,52 @@ class VectorsMixin:
                      "inputs)", where)
     if index:
       load["index"] = index
+    if cluster is not None:
+      load["cluster"] = peer
     # An input is never written (inputs are read-only): only an SMEM load can go stale.
     loads = (self.loaded(r.name, index, where),) if r.kind == "alloc" else ()
     return Vec({"load": load}, shape, dtype, loads)
+
+  def cluster_peer(self, env: dict, t):
+    """A load's ClusterRefTransform (`plgpu.cluster_ref(ref, {AXIS: IDX})`) -> its "cluster"
+    JSON, {AXIS: IDX}, or a str saying what a case cannot express (the caller makes it an Unknown
+    at the load's line). AXIS: one cluster axis of the mesh. IDX: an integer (a literal, or an
+    integer known statically), or lax.axis_index(A) * m + a of one cluster axis A or the thread
+    axis (`1 - lax.axis_index("x")`: {"axis": "x", "mul": -1, "add": 1}; `lax.axis_index("x")`:
+    {"axis": "x"}); a loop index, a sum, a `%` / lax.rem or pl.multiple_of is refused."""
+    if isinstance(t, list):
+      return "plgpu.cluster_ref applied twice to one ref (a case's load names one peer CTA)"
+    dims, idxs = tuple(t.dims), tuple(t.idxs)
+    if len(dims) != 1 or len(idxs) != 1:
+      return (f"plgpu.cluster_ref over {len(dims)} cluster axes {dims!r} (a case's load "
+              "overrides one cluster axis; Mosaic GPU lowers only one too)")
+    axis = dims[0]
+    names = [n for n in self.mesh.get("cluster_names", []) if isinstance(n, str)]
+    if not isinstance(axis, str) or axis not in names:
+      return (f"plgpu.cluster_ref along {axis!r}, which is not a cluster axis of the kernel's "
+              f"mesh ({', '.join(map(repr, names)) or 'none'})")
+    v = idxs[0]
+    x = v if isinstance(v, int) else self.value(env, v)
+    if x is None and not hasattr(v, "aval"):
+      x = self.literal(v)
+    if isinstance(x, int) and not isinstance(x, bool):
+      return {axis: x}
+    thread = self.mesh.get("thread_name")
+    if isinstance(x, Axis) and not x.loop and not x.terms and x.mod is None and \
+        x.multiple_of is None and (x.axis in names or (thread is not None and x.axis == thread)):
+      e = {"axis": x.axis}
+      if x.mul != 1:
+        e["mul"] = x.mul
+      if x.add != 0:
+        e["add"] = x.add
+      return {axis: e}
+    what = (f"the lax.axis_index of {x.axis!r}, which is neither a cluster axis nor the thread "
+            "axis" if
+            isinstance(x, Axis) and not x.loop and not x.terms and x.mod is None and
+            x.multiple_of is None else self.describe(x))
+    return (f"plgpu.cluster_ref along {axis!r} to the CTA {what} (a case's peer CTA is an "
+            "integer or lax.axis_index(axis) * m + a of one cluster axis, e.g. "
+            "1 - lax.axis_index('x'))")
 
   def swap(self, eqn, env: dict, ops: list):
     """`ref.at[idx][...] = value` on a kernel output ({"output", "index"}) or on an SMEM

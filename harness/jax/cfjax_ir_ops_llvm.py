@@ -1,6 +1,7 @@
 """jax-ir ops of the `llvm` dialect (all but `llvm.inline_asm`, which is PTX: cfjax_ir_ops_ptx).
 
-Memref descriptors as LLVM structs (`(allocated, aligned, offset, (sizes), (strides))`), pointer
+Memref descriptors as LLVM structs (`(allocated, aligned, offset, (sizes), (strides))`; GMEM,
+SMEM `ptr<3>`, or a peer CTA's SMEM through shared::cluster `ptr<7>`, get_cluster_ref's), pointer
 arithmetic, the host function's private memory (allocas, loads, stores), and the kernel's
 `llvm.load`/`llvm.store` of `vector<N x T>` through SMEM (`!llvm.ptr<3>`) and GMEM pointers, lane
 by lane (a ref in a WGMMA layout: a tiled, swizzled SMEM ref's registers, their addresses
@@ -41,7 +42,7 @@ def mlir_constant(comp, op, ins, outs):
 @register("llvm.mlir.undef")
 def mlir_undef(comp, op, ins, outs):
   t = str(op.results[0].type)
-  m = re.fullmatch(r"!llvm\.struct<\(ptr(?:<3>)?, ptr(?:<3>)?, i64, array<(\d+) x i64>, array<\d+ x i64>\)>", t)
+  m = re.fullmatch(r"!llvm\.struct<\(ptr(?:<[37]>)?, ptr(?:<[37]>)?, i64, array<(\d+) x i64>, array<\d+ x i64>\)>", t)
   if m is None:
     # An undefined vector, or scalar (FragmentedArray.broadcasted_iota splats an undef element
     # before it writes every register): None, which no case may read.

@@ -1,8 +1,9 @@
 """jax-ir ops of the `nvvm` dialect: warp-level ops (elect.sync, shfl.sync idx), fences (no
 effect: every copy completes at issue), mbarriers (init, arrive.expect_tx, arrive.nocomplete,
 try_wait.parity, which
-records the wait), the TMA tensor load and the TMA tensor store (through cfjax_ir_tma).
-Registers into cfjax_ir_core.OPS: nvvm.elect.sync, shfl.sync, fence.proxy, tcgen05.fence,
+records the wait), the TMA tensor load and the TMA tensor store (through cfjax_ir_tma), and mapa
+(a peer CTA's shared::cluster address: `plgpu.cluster_ref`'s DSMEM reads).
+Registers into cfjax_ir_core.OPS: nvvm.elect.sync, shfl.sync, fence.proxy, tcgen05.fence, mapa,
 wgmma.fence.aligned, cp.async.bulk.commit.group, cp.async.bulk.wait_group, mbarrier.init,
 mbarrier.arrive.expect_tx, mbarrier.arrive.nocomplete, mbarrier.try_wait.parity,
 cp.async.bulk.tensor.shared.cluster.global,
@@ -13,7 +14,8 @@ The same effects written as inline PTX are cfjax_ir_ops_ptx's.
 from __future__ import annotations
 
 import cfjax_ir_tma
-from cfjax_ir_core import LANES, LV, Mbarrier, attrs, ints, lane, lift, loc_label, register, signed, uniform
+from cfjax_ir_core import (CLUSTER_SHIFT, LANES, LV, Mbarrier, attrs, ints, lane, lift, loc_label,
+                           register, signed, uniform)
 from cfjax_ir_extract import Undefined, Unsupported
 
 
@@ -43,6 +45,31 @@ def shfl_sync(comp, op, ins, outs):
   def step(th):
     v, s = th.env[val], th.env[src]
     th.env[o] = lift(lambda i, s_: lane(v, (i // 32) * 32 + (s_ & 31)), LV(range(LANES)), s)
+  return comp.simple(step)
+
+
+@register("nvvm.mapa")
+def mapa(comp, op, ins, outs):
+  """`nvvm.mapa %p, %rank : !llvm.ptr<3> -> !llvm.ptr<7>` (0.11.2's get_cluster_ref, Lane and
+  Warpgroup alike; 0.12.0.1 writes it as the inline PTX `mapa.shared::cluster.u32`,
+  cfjax_ir_ops_ptx): the shared::cluster address of the same offset in CTA `rank` of the cluster,
+  ((rank + 1) << CLUSTER_SHIFT) | offset, which vector.load / llvm.load read from that CTA's SMEM
+  (Machine.smem_of). A generic pointer's mapa (`generic=True`) is not modelled."""
+  src, dst = str(op.operands[0].type), str(op.results[0].type)
+  if (src, dst) != ("!llvm.ptr<3>", "!llvm.ptr<7>"):
+    raise Unsupported(f"op nvvm.mapa from {src} to {dst}")
+  mach = comp.m
+  low = (1 << CLUSTER_SHIFT) - 1
+  p, r, o = ins[0], ins[1], outs[0]
+
+  def f(addr, rank):
+    rank = signed(rank, 32)
+    if not 0 <= rank < mach.num_ctas:
+      raise Unsupported("mapa to a CTA past the cluster")
+    return ((rank + 1) << CLUSTER_SHIFT) | (addr & low)
+
+  def step(th):
+    th.env[o] = lift(f, th.env[p], th.env[r])
   return comp.simple(step)
 
 

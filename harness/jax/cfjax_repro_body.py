@@ -7,7 +7,8 @@ allocation's `transforms=(plgpu.TilingTransform(...), plgpu.SwizzleTransform(S))
 store's `reduction_op=`, `predicate=` and `commit_group=False` included; its
 `wait_smem_to_gmem(0)` left out for `"wait": false`),
 `vector_store` as `dst.at[idx][...] = value` (an output slice or an SMEM ref: vector_dst;
-vector_src: `jnp.full`, `ref[...]` loads, `+ - *`, `jnp.minimum`/`jnp.maximum`,
+vector_src: `jnp.full`, `ref[...]` loads (a peer CTA's SMEM as `plgpu.cluster_ref(ref, {AXIS:
+IDX})[...]`), `+ - *`, `jnp.minimum`/`jnp.maximum`,
 `(a).astype(jnp.T)`), `commit_smem` (a store's own left out for `"commit_smem": false`),
 `commit_smem_to_gmem_group`, `wait_smem_to_gmem(n, wait_read_only=...)`, barrier arrive/wait,
 `try_cluster_cancel(res, barrier, collective_axes=...)`,
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from cfjax_cluster_ref import cluster_member, index_text
 from cfjax_case import (BODY_OPS, LOOP_OPS, REDUCTION_OPS, VECTOR_BINARY, CaseError,
                         cancel_params, const_number, index_shape, iota_params, loop_carry,
                         nd_loop_params)
@@ -620,6 +622,15 @@ class Writer:
         ref = ident(arg["alloc"])
         if arg.get("index"):
           ref += f".at[{self.smem_index(arg['index'])}]"
+        try:
+          cluster = cluster_member(arg, f"{path}.load")
+        except CaseError as e:
+          raise Unsupported(str(e)) from e
+        if cluster is not None:  # a peer CTA's SMEM: cfjax_translate's cluster_ref
+          axis, idx = cluster
+          text = index_text(idx, "" if isinstance(idx, int) else self.term(idx))
+          ref = (f"plgpu.cluster_ref({ref}, {{{axis!r}: "
+                 f"{text if text is not None else self.dynamic_index(idx)}}})")
       elif isinstance(arg, dict) and "input" in arg:
         ref = ident(arg["input"])
         if arg.get("index"):

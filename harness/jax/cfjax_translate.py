@@ -22,6 +22,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
 import cfjax_smem_layout
+from cfjax_cluster_ref import cluster_member
 from cfjax_case import (LOOP_OPS, VECTOR_BINARY, Case, CaseError, axis_name, axis_names,
                         cancel_params, carry_key, carry_leaf, const_number, flag, iota_params,
                         loop_carry, loop_key, nd_loop_params, plus_terms, reduction_op,
@@ -262,7 +263,9 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
   plgpu.layout_cast(lax.broadcasted_iota(dtype, shape, d), plgpu.Layout.WG_STRIDED(shape,
   vec_size=v)), with "layout_cast": false the bare iota; {"broadcast": {"shape": S, "value": a}} is jnp.broadcast_to(a, shape), a of shape
   S, and with "dims": D lax.broadcast_in_dim(a, shape, D); {"load": {"alloc": A, "index": [...]}}
-  reads SMEM (`a.at[i, ...][...]`), {"load": {"input": X, "index": [...]}} GMEM
+  reads SMEM (`a.at[i, ...][...]`; with "cluster": {AXIS: IDX} another CTA's,
+  `plgpu.cluster_ref(a.at[i, ...], {AXIS: IDX})[...]`, cfjax_cluster_ref), {"load": {"input": X,
+  "index": [...]}} GMEM
   (`x.at[idx][...]`); {"add"|"sub"|"mul"|"and"|"or"|"xor": [a, b]} is a + b, a - b, a * b,
   a & b, a | b, a ^ b; {"min"|"max": [a, b]}
   is jnp.minimum(a, b), jnp.maximum(a, b) (lax.min_p / lax.max_p); {"shift_left"|
@@ -305,10 +308,15 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
   if kind == "load":
     if not isinstance(arg, dict):
       raise CaseError(f"{path}.load: not a load: {arg!r}")
+    cluster = cluster_member(arg, f"{path}.load")
     if "alloc" in arg:
       ref = env[arg["alloc"]]
       if arg.get("index"):
         ref = ref.at[smem_index(arg["index"], env)]
+      if cluster is not None:  # a peer CTA's SMEM (DSMEM): the index first, then cluster_ref
+        axis, idx = cluster
+        idx = idx if isinstance(idx, int) else dynamic_index(idx, env)
+        ref = plgpu.cluster_ref(ref, {axis: idx})
     elif "input" in arg:
       ref = env[arg["input"]]
       if arg.get("index"):

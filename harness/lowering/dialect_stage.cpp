@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "harness/core/memref_text.h"
+#include "harness/lowering/jax_facts.h"
 #include "harness/lowering/lowering_error.h"
 #include "harness/lowering/lowering_rules.h"
 #include "harness/lowering/rule_ids.h"
@@ -73,6 +74,13 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
         if (iv.elements % 128 != 0) {  // a value of constants: a splat (inference passed it)
           raise(Stage::kDialect, "NotImplementedError", kSplatStoreCountMessage,
                 rule_id::kSplatStoreCount, op.op->path);
+        }
+        // The value's loads are lowered first, in the order Python evaluated them.
+        if (!jax_facts(c.target.jax).indexed_cluster_ref_loads &&
+            !iv.indexed_cluster_memref.empty()) {
+          raise(Stage::kDialect, "ValueError",
+                "Expected type " + iv.indexed_cluster_memref + " for value OpResult(",
+                rule_id::kClusterRefIndexedType, op.op->path);
         }
         if (iv.eight_bit) {
           raise(Stage::kDialect, "NotImplementedError", kPointwise8BitMessage,

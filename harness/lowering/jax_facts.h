@@ -39,6 +39,10 @@ struct JaxFacts {
   // ref when it diagnoses a failed divisibility, and so raises its generic message (0.11.2:
   // "You need to prove the divisibility of index i ..." or its assertion, as for a whole ref).
   bool sliced_ref_no_culprit = false;
+  // Warpgroup's dialect lowering loads a peer CTA's SMEM through an indexed ref (a cluster_ref of
+  // `smem.at[k]`) (0.11.2: the vector.load expects the strided type with a dynamic offset that
+  // the cluster ref's result lacks, ValueError "Expected type memref<...> for value OpResult(...").
+  bool indexed_cluster_ref_loads = false;
 };
 
 constexpr JaxFacts jax_facts(JaxVersion v) {
@@ -53,6 +57,7 @@ constexpr JaxFacts jax_facts(JaxVersion v) {
     f.has_barrier_arrive_and_wait = true;
     f.splat_vec_size_gcd = true;
     f.sliced_ref_no_culprit = true;
+    f.indexed_cluster_ref_loads = true;
   }
   return f;
 }

@@ -83,6 +83,10 @@ struct IrVectorStore {
   std::int64_t dst_smem_offset = 0;  // to_smem: the destination ref's first byte
   std::int64_t dst_slot_stride = 0;
   bool eight_bit = false;  // its value computes on 8-bit elements (lower.vector.pointwise_8bit)
+  // The MLIR type of its value's first load of a peer CTA's SMEM through an indexed ref (a
+  // cluster_ref of `smem.at[k]`, which Warpgroup's dialect lowering of 0.11.2 refuses); empty if
+  // none.
+  std::string indexed_cluster_memref;
   DType dtype = DType::kFloat32;
   std::int64_t elements = 0;
   // Its value has a layout of its own: it reads a ref or holds an iota (Warpgroup: the layout

@@ -465,7 +465,8 @@ class Lowerer {
     if (load.kind == VectorKind::kLoadSmem) {
       const Alloc& a = *lookup_.alloc(load.ref);
       return memref_text(a.dtype, a.shape,
-                         smem_index_entries(load.smem_index, load.smem_slot.has_value()), true);
+                         smem_index_entries(load.smem_index, load.smem_slot.has_value()), true,
+                         !load.cluster_axis.empty());
     }
     const ArraySpec& x = *lookup_.input(load.ref);
     return memref_text(x.dtype, x.shape, load.gmem_index, false);
@@ -615,6 +616,14 @@ class Lowerer {
       const Alloc& a = *lookup_.alloc(load.ref);
       iv.smem_loads.emplace_back(smem_offset_of(a, load.smem_index, load.smem_slot.has_value()),
                                  load.smem_slot ? slot_stride_of(a) : 0);
+      // A peer CTA's SMEM through an indexed ref: the type Warpgroup's dialect lowering of
+      // 0.11.2 expects for it (dialect_stage.cpp).
+      if (!load.cluster_axis.empty() && (!load.smem_index.empty() || load.smem_slot) &&
+          iv.indexed_cluster_memref.empty()) {
+        iv.indexed_cluster_memref = memref_text(
+            a.dtype, a.shape, smem_index_entries(load.smem_index, load.smem_slot.has_value()), true,
+            true);
+      }
     });
   }
 

@@ -101,6 +101,7 @@ struct VectorNode {
   DType from = DType::kFloat32;   // kConvert: its operand's
   std::uint64_t bits = 0;         // kConst
   std::int64_t smem_offset = 0;   // kLoadSmem: bytes, the ref's first element in the CTA's SMEM
+  std::int32_t smem_rank = -1;    // kLoadSmem: a cluster_ref's peer CTA (-1: the CTA's own)
   std::int32_t input = 0;         // kLoadInput: Plan::inputs index
   ArraySlice slice;               // kLoadInput
   // The node's element count: it is evaluated at the store's element j modulo it (below a

@@ -44,6 +44,25 @@ class PlanBuilder {
   const KernelIr& ir_;
   const ModuleLayout& layout_;
   const ClusterGeometry& geometry_;
+
+  // mgpu.get_cluster_ref: the CTA whose coordinate along the cluster_ref's axis is its index, the
+  // others this CTA's (mapa to that rank).
+  std::int32_t cluster_ref_rank(const VectorValue& load, std::int64_t r, std::int64_t t) const {
+    const DynStart& d = load.cluster_index;
+    const std::int64_t k =
+        d.axis.empty() ? d.add : dyn_value(d, geometry_.axis_index(r, t, d.axis));
+    std::size_t dim = 0;
+    while (dim < c_.mesh.cluster_names.size() &&
+           (c_.mesh.cluster_names[dim].is_tuple ||
+            c_.mesh.cluster_names[dim].as_plain() != load.cluster_axis))
+      ++dim;
+    std::vector<std::int64_t> want = geometry_.pallas_coords(r);
+    want.at(dim) = k;
+    for (std::int64_t peer = 0; peer < geometry_.num_ctas(); ++peer) {
+      if (geometry_.pallas_coords(peer) == want) return static_cast<std::int32_t>(peer);
+    }
+    return static_cast<std::int32_t>(r);
+  }
   Plan plan_;
   std::vector<std::int32_t> op_strings_;  // per IrOp: Plan::strings index of its path
   std::int64_t iteration_ = 0;  // the trip of the innermost open loop, for the op being built
@@ -537,6 +556,8 @@ class PlanBuilder {
             n.smem_offset = offset;
             if (value.smem_slot)
               n.smem_offset += dyn_value(*value.smem_slot, iteration_) * slot_stride;
+            if (!value.cluster_axis.empty() && !mutant_active(Mutant::kClusterRefReadsOwnSmem))
+              n.smem_rank = cluster_ref_rank(value, r, t);
           } else if (value.kind == VectorKind::kCarry) {
             n.reg = registers_.at(value.ref);
           } else if (value.kind == VectorKind::kLoadInput) {

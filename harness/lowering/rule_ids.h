@@ -86,6 +86,7 @@ inline constexpr std::string_view kGmemStrides = "launch_context.gmem_strides_16
 inline constexpr std::string_view kPartitionedDivide = "launch_context.partitioned.size_divides";
 inline constexpr std::string_view kSqueezedAssert = "launch_context.squeezed_dims_assert";
 inline constexpr std::string_view kSliceTiling = "launch_context.slice_tiling";
+inline constexpr std::string_view kClusterRefIndexedType = "dialect.cluster_ref.indexed_type";
 inline constexpr std::string_view kSmemShape = "launch_context.smem_shape";
 inline constexpr std::string_view kLastStride = "launch_context.tma.last_stride";
 inline constexpr std::string_view kTmaStorePreHopper = "compile.tma_store.pre_hopper";
@@ -181,6 +182,7 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kPartitionedDivide,
                                             kSqueezedAssert,
                                             kSliceTiling,
+                                            kClusterRefIndexedType,
                                             kSmemShape,
                                             kLastStride,
                                             kTmaStorePreHopper,

@@ -102,6 +102,7 @@ class Simulation {
   const Plan& plan_;
   DeviceMemory& memory_;
   std::vector<Cta> ctas_;
+  ClusterSmem cluster_smem_;  // every CTA's SMEM, by rank (a cluster_ref load reads a peer's)
   std::vector<Thread> threads_;
   std::vector<GmemArray> gmem_;
   std::vector<OutputArray> outputs_;
@@ -126,9 +127,11 @@ class Simulation {
   void start() {
     registers_.assign(plan_.registers.size(), {});
     ctas_.resize(static_cast<std::size_t>(plan_.num_ctas));
+    cluster_smem_.clear();
     for (std::size_t rank = 0; rank < ctas_.size(); ++rank) {
       Cta& cta = ctas_[rank];
       cta.smem = &memory_.smem(static_cast<std::int64_t>(rank));
+      cluster_smem_.push_back(cta.smem);
       cta.smem->reset(arena_bytes());
       cta.mbarriers.resize(plan_.mbarriers.size());
       for (std::size_t i = 0; i < plan_.mbarriers.size(); ++i) {
@@ -535,14 +538,16 @@ class Simulation {
         case StepKind::kVectorStore: {
           const lowering::VectorStoreOp& v = plan_.vector_stores[idx];
           if (v.to_register >= 0) {
-            run_vector_store_register(plan_, v, *cta.smem, gmem_, registers_);
+            run_vector_store_register(plan_, v, *cta.smem, cluster_smem_, gmem_, registers_);
           } else if (v.to_smem) {
             before_write(p.cta, v.smem_offset, v.elements * dtype_bits(v.dtype) / 8);
-            run_vector_store_smem(plan_, v, *cta.smem, gmem_, registers_, th.unfenced);
+            run_vector_store_smem(plan_, v, *cta.smem, cluster_smem_, gmem_, registers_,
+                                  th.unfenced);
           } else {
             // Only a store into an output names one (into SMEM, v.output is not an index).
             OutputArray& out = outputs_[static_cast<std::size_t>(v.output)];
-            run_vector_store(plan_, v, *cta.smem, gmem_, registers_, out.bytes, out.written);
+            run_vector_store(plan_, v, *cta.smem, cluster_smem_, gmem_, registers_, out.bytes,
+                             out.written);
           }
           break;
         }

@@ -25,9 +25,9 @@ std::int64_t array_element(const lowering::ArraySlice& s, std::int64_t j) {
 
 // The value of element j of `v` (row-major over the store's shape).
 VectorElement element_value(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
-                            const SharedMemory& smem, const std::vector<GmemArray>& inputs,
-                            const CarryRegisters& registers, std::int64_t store_j,
-                            std::vector<VectorElement>& stack) {
+                            const SharedMemory& local, const ClusterSmem& cluster,
+                            const std::vector<GmemArray>& inputs, const CarryRegisters& registers,
+                            std::int64_t store_j, std::vector<VectorElement>& stack) {
   const auto first = plan.vector_nodes.begin() + v.first_node;
   const auto last = first + v.num_nodes;
   stack.clear();
@@ -42,6 +42,9 @@ VectorElement element_value(const lowering::Plan& plan, const lowering::VectorSt
         stack.push_back({n->bits, false});
         break;
       case VectorKind::kLoadSmem: {
+        // A cluster_ref's peer CTA's SMEM, or the CTA's own.
+        const SharedMemory& smem =
+            n->smem_rank < 0 ? local : *cluster.at(static_cast<std::size_t>(n->smem_rank));
         const int bits = dtype_bits(n->dtype);
         const std::int64_t j = own();
         stack.push_back({load_packed(smem.data() + n->smem_offset, bits, j),
@@ -93,8 +96,9 @@ std::int64_t store_elements(const lowering::VectorStoreOp& v) {
 }  // namespace
 
 void run_vector_store(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
-                      const SharedMemory& smem, const std::vector<GmemArray>& inputs,
-                      const CarryRegisters& registers, std::vector<std::uint8_t>& out_bytes,
+                      const SharedMemory& smem, const ClusterSmem& cluster,
+                      const std::vector<GmemArray>& inputs, const CarryRegisters& registers,
+                      std::vector<std::uint8_t>& out_bytes,
                       std::vector<std::uint8_t>& out_written) {
   const DType dtype = plan.outputs[static_cast<std::size_t>(v.output)].dtype;
   const int bits = dtype_bits(dtype);
@@ -102,7 +106,7 @@ void run_vector_store(const lowering::Plan& plan, const lowering::VectorStoreOp&
   std::vector<VectorElement> stack;
   stack.reserve(static_cast<std::size_t>(v.num_nodes));
   for (std::int64_t j = 0; j < elements; ++j) {
-    const VectorElement r = element_value(plan, v, smem, inputs, registers, j, stack);
+    const VectorElement r = element_value(plan, v, smem, cluster, inputs, registers, j, stack);
     const std::int64_t index = array_element(v.slice, j);
     store_packed(out_bytes.data(), bits, index, r.bits);
     out_written[static_cast<std::size_t>(index)] = r.unspecified ? 0 : 1;
@@ -110,8 +114,9 @@ void run_vector_store(const lowering::Plan& plan, const lowering::VectorStoreOp&
 }
 
 void run_vector_store_smem(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
-                           SharedMemory& smem, const std::vector<GmemArray>& inputs,
-                           const CarryRegisters& registers, std::vector<UnfencedBytes>& unfenced) {
+                           SharedMemory& smem, const ClusterSmem& cluster,
+                           const std::vector<GmemArray>& inputs, const CarryRegisters& registers,
+                           std::vector<UnfencedBytes>& unfenced) {
   const DType dtype = v.dtype;
   const int width = dtype_bits(dtype) / 8;
   const std::int64_t elements = v.elements;
@@ -119,7 +124,7 @@ void run_vector_store_smem(const lowering::Plan& plan, const lowering::VectorSto
   std::vector<VectorElement> values;
   values.reserve(static_cast<std::size_t>(elements));
   for (std::int64_t j = 0; j < elements; ++j)
-    values.push_back(element_value(plan, v, smem, inputs, registers, j, stack));
+    values.push_back(element_value(plan, v, smem, cluster, inputs, registers, j, stack));
   const std::uint8_t* at = smem.data() + v.smem_offset;
   unfenced.push_back(
       UnfencedBytes{v.smem_offset, std::vector<std::uint8_t>(at, at + elements * width)});
@@ -131,13 +136,13 @@ void run_vector_store_smem(const lowering::Plan& plan, const lowering::VectorSto
 }
 
 void run_vector_store_register(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
-                               const SharedMemory& smem, const std::vector<GmemArray>& inputs,
-                               CarryRegisters& registers) {
+                               const SharedMemory& smem, const ClusterSmem& cluster,
+                               const std::vector<GmemArray>& inputs, CarryRegisters& registers) {
   std::vector<VectorElement> stack;
   std::vector<VectorElement> values;
   values.reserve(static_cast<std::size_t>(v.elements));
   for (std::int64_t j = 0; j < v.elements; ++j)
-    values.push_back(element_value(plan, v, smem, inputs, registers, j, stack));
+    values.push_back(element_value(plan, v, smem, cluster, inputs, registers, j, stack));
   registers[static_cast<std::size_t>(v.to_register)] = std::move(values);
 }
 

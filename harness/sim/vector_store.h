@@ -12,6 +12,9 @@
 
 namespace collfuzz::sim {
 
+// Every CTA's SMEM by rank: a cluster_ref load (VectorNode::smem_rank) reads a peer's.
+using ClusterSmem = std::vector<const SharedMemory*>;
+
 // The registers of loop-carried values (Plan::registers), each its elements' values.
 using CarryRegisters = std::vector<std::vector<VectorElement>>;
 
@@ -25,13 +28,14 @@ struct UnfencedBytes {
 // A vector store into SMEM (v.to_smem): writes the elements at v.smem_offset (undefined where an
 // SMEM operand is) and records the bytes it replaced in `unfenced`.
 void run_vector_store_smem(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
-                           SharedMemory& smem, const std::vector<GmemArray>& inputs,
-                           const CarryRegisters& registers, std::vector<UnfencedBytes>& unfenced);
+                           SharedMemory& smem, const ClusterSmem& cluster,
+                           const std::vector<GmemArray>& inputs, const CarryRegisters& registers,
+                           std::vector<UnfencedBytes>& unfenced);
 
 // A loop carry's init or next (v.to_register): the whole value, then the register takes it.
 void run_vector_store_register(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
-                               const SharedMemory& smem, const std::vector<GmemArray>& inputs,
-                               CarryRegisters& registers);
+                               const SharedMemory& smem, const ClusterSmem& cluster,
+                               const std::vector<GmemArray>& inputs, CarryRegisters& registers);
 
 // Bytes [offset, offset + n) of `smem` as a TMA store reads them: where a thread's unfenced vector
 // store wrote, the bytes before its first such write. Points into `smem`, or into `scratch` when
@@ -43,8 +47,8 @@ const std::uint8_t* async_proxy_view(const SharedMemory& smem, std::int64_t offs
 // Writes the store's elements into `out_bytes` (packed) and marks each in `out_written`: 1 where
 // defined, 0 where an SMEM operand is undefined or the result unspecified (vector_arith.h).
 void run_vector_store(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
-                      const SharedMemory& smem, const std::vector<GmemArray>& inputs,
-                      const CarryRegisters& registers, std::vector<std::uint8_t>& out_bytes,
-                      std::vector<std::uint8_t>& out_written);
+                      const SharedMemory& smem, const ClusterSmem& cluster,
+                      const std::vector<GmemArray>& inputs, const CarryRegisters& registers,
+                      std::vector<std::uint8_t>& out_bytes, std::vector<std::uint8_t>& out_written);
 
 }  // namespace collfuzz::sim

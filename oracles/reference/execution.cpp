@@ -152,7 +152,7 @@ bool Execution::advance(Thread& th, std::size_t stop) {
         break;
       case Step::Kind::kCarryInit:
       case Step::Kind::kCarryNext:
-        carry(th, *std::get<Loop>(st.op->v).carry, st.kind == Step::Kind::kCarryNext);
+        carry(th, *std::get<Loop>(st.op->v).carry, st.kind == Step::Kind::kCarryNext, st.op->path);
         break;
       case Step::Kind::kStoreWait: {
         const auto& w = std::get<WaitSmemToGmem>(st.op->v);

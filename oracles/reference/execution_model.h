@@ -464,11 +464,16 @@ class Execution {
   // kVectorStoreSeq), which store_unordered, for a later TMA store, always finds unordered.
   void vector_store(Thread& th, const Op& op, const VectorStore& vs);
   // A loop's carry takes the value of its init (`next` false) or of its next.
-  void carry(Thread& th, const Loop::Carry& carry, bool next);
+  void carry(Thread& th, const Loop::Carry& carry, bool next, const std::string& where);
   void vector_store_smem(Thread& th, const Op& op, const VectorStore& vs);
-  // The value's elements, row-major over `shape`, from the refs as they stand.
+  // The value's elements, row-major over `shape`, from the refs as they stand (a cluster_ref's
+  // from its peer CTA's SMEM); the op at `where` computes it.
   std::vector<VectorElement> vector_values(const Thread& th, const VectorValue& value,
-                                           const Shape& shape, DType dtype);
+                                           const Shape& shape, DType dtype,
+                                           const std::string& where);
+  // The CTA whose SMEM a vector load reads: its own, or a cluster_ref's peer. Interpret mode
+  // has no DSMEM: a cluster_ref read raises interpret.cluster_ref.unsupported there.
+  std::int64_t load_rank(const Thread& th, const VectorValue& load, const std::string& where);
   // The element an SMEM ref `alloc.at[index...]` starts at (a slot for entry 0 at this trip).
   std::int64_t smem_ref_base(const std::string& alloc, const std::vector<std::int64_t>& index,
                              const std::optional<DynStart>& slot) const;

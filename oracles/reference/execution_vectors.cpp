@@ -14,8 +14,10 @@
 // and a TMA store (of any thread) that reads one of them races: its output elements are not
 // compared (copy_out, execution_stores.cpp).
 
+#include <algorithm>
 #include <cstring>
 
+#include "harness/core/pyrepr.h"
 #include "harness/core/vector_arith.h"
 #include "oracles/reference/execution_model.h"
 #include "oracles/reference/execution_writes.h"
@@ -51,8 +53,47 @@ std::int64_t element_at(const SliceWalk& w, const Shape& shape, std::int64_t e) 
 
 }  // namespace
 
+std::int64_t Execution::load_rank(const Thread& th, const VectorValue& load,
+                                  const std::string& where) {
+  if (load.cluster_axis.empty()) return th.rank;
+  const DynStart& d = load.cluster_index;
+  const std::int64_t k =
+      d.axis.empty() ? d.add : dyn_value(d, mesh_.axis_index(th.rank, th.index, d.axis));
+  ck_.check(
+      RuleId::kInterpClusterRef, !mosaic_, where,
+      [&] {
+        return Holes{{"axis", py::repr_str(load.cluster_axis)},
+                     {"idx", "Array(" + std::to_string(k) + ", dtype=int32)"}};
+      },
+      Stage::kRun);
+  std::size_t pos = 0;
+  while (pos < c_.mesh.cluster_names.size() &&
+         (c_.mesh.cluster_names[pos].is_tuple ||
+          c_.mesh.cluster_names[pos].as_plain() != load.cluster_axis))
+    ++pos;
+  std::vector<std::int64_t> want = mesh_.coords(th.rank);
+  want.at(pos) = k;
+  std::int64_t peer = th.rank;  // the parser keeps the index inside the cluster
+  for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
+    if (mesh_.coords(r) == want) peer = r;
+  }
+  // explain: which CTA's SMEM the read sees, and that nothing but the program's own
+  // synchronisation orders it after the peer's writes (the canonical schedule decides).
+  std::string note = "DSMEM: CTA " + std::to_string(th.rank) + " thread " +
+                     std::to_string(th.index) + " at " + where + " reads CTA " +
+                     std::to_string(peer) + "'s " + load.ref + " (plgpu.cluster_ref over '" +
+                     load.cluster_axis + "' = " + std::to_string(k) +
+                     "); what it sees is the peer's SMEM when the reader gets there in the "
+                     "canonical schedule (a read not ordered after the peer's writes by a "
+                     "ClusterBarrier is a race on hardware, not predicted as one)";
+  if (std::find(ck_.notes.begin(), ck_.notes.end(), note) == ck_.notes.end())
+    ck_.notes.push_back(std::move(note));
+  return peer;
+}
+
 std::vector<VectorElement> Execution::vector_values(const Thread& th, const VectorValue& value,
-                                                    const Shape& shape, DType dtype) {
+                                                    const Shape& shape, DType dtype,
+                                                    const std::string& where) {
   const auto axis = [&](const std::string& a) { return mesh_.axis_index(th.rank, th.index, a); };
   // Each load's source, resolved once for this thread and trip.
   struct Leaf {
@@ -65,7 +106,7 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
   for_each_vector_load(value, [&](const VectorValue& load) {
     Leaf leaf;
     if (load.kind == VectorKind::kLoadSmem) {
-      leaf.smem = buffer(th.rank, load.ref);
+      leaf.smem = buffer(load_rank(th, load, where), load.ref);
       leaf.base = smem_ref_base(load.ref, load.smem_index, load.smem_slot);
     } else {
       const ArraySpec* in = nullptr;
@@ -167,10 +208,10 @@ std::int64_t Execution::smem_ref_base(const Thread& th, const std::string& alloc
   return base + start * row_major_strides(a.shape)[dim];
 }
 
-void Execution::carry(Thread& th, const Loop::Carry& carry, bool next) {
+void Execution::carry(Thread& th, const Loop::Carry& carry, bool next, const std::string& where) {
   // The whole value first: next reads the trip's value it replaces.
   std::vector<VectorElement> value =
-      vector_values(th, next ? carry.next : carry.init, carry.shape, carry.dtype);
+      vector_values(th, next ? carry.next : carry.init, carry.shape, carry.dtype, where);
   th.carries[carry.name] = std::move(value);
 }
 
@@ -188,7 +229,7 @@ void Execution::vector_store(Thread& th, const Op& op, const VectorStore& vs) {
   const Shape& shape = dst_slice.shape;
   const SliceWalk dst_walk = walk_of(out->shape, dst_slice);
   const DType dtype = out->dtype;
-  const std::vector<VectorElement> values = vector_values(th, vs.value, shape, dtype);
+  const std::vector<VectorElement> values = vector_values(th, vs.value, shape, dtype, op.path);
 
   std::vector<std::uint8_t>& written = written_.at(vs.dst);
   const std::vector<std::uint8_t> before_written = written;
@@ -218,7 +259,7 @@ void Execution::vector_store_smem(Thread& th, const Op& op, const VectorStore& v
   const Shape shape(a->shape.begin() + static_cast<std::ptrdiff_t>(vs.smem_index.size()),
                     a->shape.end());
   // The value first: it may read the bytes it overwrites (`tile[...] = tile[...] + 1`).
-  const std::vector<VectorElement> values = vector_values(th, vs.value, shape, a->dtype);
+  const std::vector<VectorElement> values = vector_values(th, vs.value, shape, a->dtype, op.path);
   View dst = buffer(th.rank, vs.dst);
   const std::int64_t base = smem_ref_base(vs.dst, vs.smem_index, vs.smem_slot);
   const auto [at, n] = byte_span(dst, base, static_cast<std::int64_t>(values.size()));

@@ -21,7 +21,8 @@ namespace collfuzz::ref {
 namespace {
 
 bool interleaving_dependent(const Diagnostic& d) {
-  return d.stage == to_string(Stage::kRun) && d.rule.rfind("run.barrier.", 0) == 0;
+  return d.stage == to_string(Stage::kRun) &&
+         (d.rule.rfind("run.barrier.", 0) == 0 || d.rule == "interpret.cluster_ref.unsupported");
 }
 
 // Whether some CTA's threads arrive on another CTA's barriers: interpret mode's ClusterBarrier

@@ -144,12 +144,25 @@ const VectorValue* first_load(const VectorValue& v) {
   return nullptr;
 }
 
+// The value's first load of a peer CTA's SMEM through an indexed ref (`plgpu.cluster_ref(
+// smem.at[k], ...)`), in the order Python evaluates it, or nullptr.
+const VectorValue* first_indexed_peer_load(const VectorValue& v) {
+  if (v.kind == VectorKind::kLoadSmem && !v.cluster_axis.empty() &&
+      (!v.smem_index.empty() || v.smem_slot))
+    return &v;
+  for (const VectorValue& a : v.args) {
+    if (const VectorValue* l = first_indexed_peer_load(a)) return l;
+  }
+  return nullptr;
+}
+
 // The MLIR type of the ref a load reads.
 std::string load_memref(const Checker& ck, const VectorValue& load, const Scope& scope) {
   if (load.kind == VectorKind::kLoadSmem) {
     const Alloc& a = *scope.allocs.at(load.ref);
     return memref_text(a.dtype, a.shape,
-                       smem_index_entries(load.smem_index, load.smem_slot.has_value()), true);
+                       smem_index_entries(load.smem_index, load.smem_slot.has_value()), true,
+                       !load.cluster_axis.empty());
   }
   const ArraySpec* x = find_array(ck.c.inputs, load.ref);
   return x ? memref_text(x->dtype, x->shape, load.gmem_index, false) : std::string();
@@ -328,6 +341,12 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
     ck.check(RuleId::kDialectSplatStoreCount, splat, op.path);
     return;
   }
+  // The value's loads lower first: 0.11.2 refuses a peer's SMEM through an indexed ref.
+  if (const VectorValue* peer = first_indexed_peer_load(vs.value)) {
+    ck.check(RuleId::kDialectClusterRefIndexed, true, op.path, [&] {
+      return Holes{{"memref", load_memref(ck, *peer, scope)}};
+    });
+  }
   // Any add, sub, mul, min, max or shift (FragmentedArray.min/max call _pointwise too).
   ck.check(RuleId::kLowerVectorPointwise8Bit, computes_8bit_arithmetic(vs.value, dtype), op.path,
            stage);
@@ -342,7 +361,12 @@ void check_loop_carry_lowering(Checker& ck, const Op& op, const Scope& scope, St
   const VectorValue& value = after_body ? c.next : c.init;
   if (stage == Stage::kDialect) {
     // Warpgroup's dialect lowering of the value's ops, in program order (init's before the body's
-    // ops, next's after them).
+    // ops, next's after them): its loads first.
+    if (const VectorValue* peer = first_indexed_peer_load(value)) {
+      ck.check(RuleId::kDialectClusterRefIndexed, true, op.path, [&] {
+        return Holes{{"memref", load_memref(ck, *peer, scope)}};
+      });
+    }
     ck.check(RuleId::kLowerVectorPointwise8Bit, computes_8bit_arithmetic(value, c.dtype), op.path,
              stage);
     return;

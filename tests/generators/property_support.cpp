@@ -105,6 +105,16 @@ Case rename_axes(Case c, const std::function<std::string(const std::string&)>& r
       for (auto& e : st->dst_index) entry(e);
       if (st->src_slice) entry(*st->src_slice);
     }
+    if (auto* vs = std::get_if<VectorStore>(&op.v)) {
+      for (auto& e : vs->dst_index) entry(e);
+      std::function<void(VectorValue&)> value = [&](VectorValue& v) {
+        for (auto& e : v.gmem_index) entry(e);
+        if (!v.cluster_axis.empty()) v.cluster_axis = rename(v.cluster_axis);
+        if (!v.cluster_index.axis.empty()) v.cluster_index.axis = rename(v.cluster_index.axis);
+        for (VectorValue& a : v.args) value(a);
+      };
+      value(vs->value);
+    }
     if (auto* w = std::get_if<When>(&op.v)) rename_cond(w->cond, rename);
     if (auto* wm = std::get_if<WarpMap>(&op.v)) wm->axis = rename(wm->axis);
     if (auto* tc = std::get_if<TryClusterCancel>(&op.v)) {

@@ -165,6 +165,20 @@ const std::string kSwizzledRoundTrip =
 
 // try_cluster_cancel(res, bar.at[0], collective_axes=("x",)) and its wait on the 2-CTA cluster:
 // CTA 0 alone issues, each CTA's barrier gets its one response.
+// Each CTA loads its row of x, syncs the cluster, and stores the peer's row into y (JAX's
+// test_cluster_ref_read on an untransformed buffer).
+const std::string kClusterRefRead =
+    R"([{"op": "run_scoped", "allocs": [{"name": "smem", "kind": "smem", "shape": [256], "dtype": "float32"},
+      {"name": "bar", "kind": "barrier", "num_barriers": []},
+      {"name": "cbar", "kind": "cluster_barrier", "collective_axes": ["x"]}],
+    "body": [
+      {"op": "copy_gmem_to_smem", "src": {"input": "x", "index": [{"axis": "x"}]}, "dst": {"alloc": "smem"}, "barrier": {"alloc": "bar"}},
+      {"op": "barrier_wait", "barrier": {"alloc": "bar"}},
+      {"op": "barrier_arrive", "barrier": {"alloc": "cbar", "index": 0}},
+      {"op": "barrier_wait", "barrier": {"alloc": "cbar", "index": 0}},
+      {"op": "vector_store", "dst": {"output": "y", "index": [{"axis": "x"}]},
+       "value": {"load": {"alloc": "smem", "cluster": {"x": {"axis": "x", "mul": -1, "add": 1}}}}}]}])";
+
 const std::string kClusterCancel =
     R"([{"op": "run_scoped", "allocs": [{"name": "res", "kind": "smem", "shape": [16], "dtype": "uint8"},
       {"name": "bar", "kind": "barrier"}],
@@ -230,6 +244,11 @@ const Planted kPlanted[] = {
      "bytes:phases:copy:sim"},
     {Mutant::kClusterCancelEveryCta, kCluster2, kBlackwell, "[]", kClusterCancel.c_str(),
      "bytes:final_state:try_cluster_cancel:sim"},
+    // Each CTA stores its own row: y = x where the flip is predicted.
+    {Mutant::kClusterRefReadsOwnSmem, kCluster2, kLane,
+     R"([{"name": "x", "shape": [2, 256], "dtype": "float32"}])", kClusterRefRead.c_str(),
+     "memory:output:copy_smem_to_gmem:sim",
+     R"([{"name": "y", "shape": [2, 256], "dtype": "float32"}])"},
 };
 
 std::vector<std::string> signatures(const Case& c) {
