@@ -138,12 +138,21 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
   tile.ref = store.src;
   tile.smem_index = store.src_index;
   tile.smem_slot = store.src_slot;
+  // The peer: the mirror (size - 1 - i) or the next CTA ((i + 1) % size) along the axis.
+  std::string peer_name;
+  DynStart peer_index;
   if (plan.peer != 0 && peer_axis != nullptr) {
-    // A DSMEM read: the same tile of a peer CTA (docs/case-format.md, "DSMEM reads").
-    const std::string a = peer_axis->name.as_plain();
-    tile.cluster_axis = a;
-    tile.cluster_index = plan.peer == 1 ? DynStart{a, -1, peer_axis->size - 1}
-                                        : DynStart{a, 1, 1, false, peer_axis->size};
+    peer_name = peer_axis->name.as_plain();
+    peer_index = plan.peer == 1 ? DynStart{peer_name, -1, peer_axis->size - 1}
+                                : DynStart{peer_name, 1, 1, false, peer_axis->size};
+  }
+  // A DSMEM read of the peer's tile (docs/case-format.md, "DSMEM reads"), except that a
+  // kInPlace store to the next CTA writes the peer's tile instead (a DSMEM write).
+  const bool peer_write =
+      !peer_name.empty() && plan.peer == 2 && plan.kind == VectorBackKind::kInPlace;
+  if (!peer_name.empty() && !peer_write) {
+    tile.cluster_axis = peer_name;
+    tile.cluster_index = peer_index;
   }
   const VectorValue c = constant(dtype, plan.constant);
   VectorStore vs;
@@ -383,6 +392,10 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
     vs.to_smem = true;
     vs.smem_index = store.src_index;
     vs.smem_slot = store.src_slot;
+    if (peer_write) {
+      vs.cluster_axis = peer_name;
+      vs.cluster_index = peer_index;
+    }
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (!std::holds_alternative<CopySmemToGmem>(ops[i].v)) continue;
       Body before;

@@ -95,6 +95,7 @@ struct VectorBackPlan {
   // The tile read from a peer CTA, where the scope syncs its cluster first (a ClusterBarrier):
   // 1 `plgpu.cluster_ref(tile, {a: size - 1 - lax.axis_index(a)})` (the mirror), 2 `{a:
   // lax.rem(lax.axis_index(a) + 1, size)}` (the next); a the first cluster axis of size > 1.
+  // With 2 and kInPlace, the store writes the next CTA's tile instead (a DSMEM write).
   std::int64_t peer = 0;
 };
 

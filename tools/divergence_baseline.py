@@ -36,7 +36,7 @@ REASONS = [
     (r"^diagnostic:rejected_not_accepted:interpret\.cluster_barrier\.leader_tracked",
      "interpret mode does not support leader-tracked ClusterBarriers", "2.2"),
     (r"^diagnostic:rejected_not_accepted:interpret\.cluster_ref\.",
-     "interpret mode has no DSMEM: its memory callbacks raise on plgpu.cluster_ref's ClusterRefTransform when a thread reaches the load (docs/jax-divergences.md row 30)", "4"),
+     "interpret mode has no DSMEM: its memory callbacks raise on plgpu.cluster_ref's ClusterRefTransform when a thread reaches the load or store (docs/jax-divergences.md row 30)", "4"),
     (r"^diagnostic:rejected_not_accepted:interpret\.", "an interpret-mode-only run_scoped check", "2.2"),
     (r"^(bytes|memory):[a-z_]+:copy_partitioned$",
      "interpret mode ignores leader tracking: every CTA arms its own barrier once and every CTA gets src's first half", "4.1, 4.2"),
@@ -53,7 +53,7 @@ REASONS = [
 # only the named cases explain (checked first).
 CASE_REASONS = [
     (r"cluster_ref", r"^diagnostic:rule:",
-     "interpret mode refuses every plgpu.cluster_ref read at run time (no DSMEM: docs/jax-divergences.md "
+     "interpret mode refuses every plgpu.cluster_ref read or write at run time (no DSMEM: docs/jax-divergences.md "
      "row 30); the compiler refuses this one earlier, while lowering", "4"),
     (r"^mode\.orders_tensor_core__copy_lanes_arrive", r"^bytes:(arrivals|phases|final_state):copy$",
      "JAX 0.11.2's compiler arms an orders_tensor_core barrier from every lane (128 arrivals of its "

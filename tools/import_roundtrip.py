@@ -230,6 +230,10 @@ def canonical(case: dict) -> dict:
       r["index"] = _slot(use["index"], loops)
     return r
 
+  def peer(c: dict) -> dict:
+    """A load's or a vector_store dst's `cluster` (a peer CTA's SMEM), its index canonical."""
+    return {axis: (_dyn(i, loops) if isinstance(i, dict) else i) for axis, i in c.items()}
+
   def vvalue(v, dtype=None):
     """A vector_store's value (of `dtype`): loads renamed, their indices (and a peer CTA's
     `cluster` index) canonical, a constant one number (an integral float as its int: the import
@@ -251,8 +255,7 @@ def canonical(case: dict) -> dict:
       nm = ren.get(a["alloc"], a["alloc"])
       load = {"alloc": nm, "index": _smem_index(a.get("index"), loops, shapes.get(nm))}
       if isinstance(a.get("cluster"), dict):  # a peer CTA's SMEM: {AXIS: int or dynamic index}
-        load["cluster"] = {axis: (_dyn(i, loops) if isinstance(i, dict) else i)
-                           for axis, i in a["cluster"].items()}
+        load["cluster"] = peer(a["cluster"])
       return {"load": load}
     if k == "load" and isinstance(a, dict) and "input" in a:
       src = ren.get(a["input"], a["input"])
@@ -314,6 +317,8 @@ def canonical(case: dict) -> dict:
         r = {"op": kind, "dst": {"alloc": dst, "index": _smem_index(op["dst"].get("index"),
                                                                      loops, shapes.get(dst))},
              "value": vvalue(op.get("value"), dtypes.get(dst))}
+        if isinstance(op["dst"].get("cluster"), dict):  # a DSMEM write, into a peer CTA's SMEM
+          r["dst"]["cluster"] = peer(op["dst"]["cluster"])
       elif kind == "vector_store":
         dst = ren.get(op["dst"]["output"], op["dst"]["output"])
         r = {"op": kind, "dst": {"output": dst, "index": _index(op["dst"].get("index"),

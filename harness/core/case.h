@@ -525,6 +525,11 @@ struct VectorStore {
   bool to_smem = false;
   std::vector<std::int64_t> smem_index;  // to_smem: leading integer indices
   std::optional<DynStart> smem_slot = std::nullopt;
+  // to_smem: `plgpu.cluster_ref(ref, {cluster_axis: index})[...] = value`, a DSMEM write into
+  // the SMEM of the cluster's CTA at that index along the axis (VectorValue's fields of the same
+  // names); cluster_axis empty: the CTA's own.
+  std::string cluster_axis;
+  DynStart cluster_index;
   VectorValue value;
 };
 

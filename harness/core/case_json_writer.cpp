@@ -105,6 +105,17 @@ json alloc_to_json(const Alloc& a) {
 
 json body_to_json(const Body& body);
 
+// A cluster_ref's {axis: index} (docs/case-format.md, "DSMEM reads"): a constant index as an
+// integer.
+json cluster_ref_to_json(const std::string& axis, const DynStart& d) {
+  json idx = d.add;
+  if (!d.axis.empty()) {
+    idx = json{{"axis", d.axis}, {"mul", d.mul}, {"add", d.add}};
+    if (d.mod > 0) idx["mod"] = d.mod;
+  }
+  return json{{axis, idx}};
+}
+
 // A vector value (docs/case-format.md "vector_store"); a constant as the number it is, an
 // integral one as a JSON integer.
 json vector_value_to_json(const VectorValue& v) {
@@ -116,15 +127,8 @@ json vector_value_to_json(const VectorValue& v) {
     case VectorKind::kLoadSmem: {
       json ref{{"alloc", v.ref}};
       if (!v.smem_index.empty()) ref["index"] = smem_index_to_json(v.smem_index, v.smem_slot);
-      if (!v.cluster_axis.empty()) {
-        const DynStart& d = v.cluster_index;
-        json idx = d.add;
-        if (!d.axis.empty()) {
-          idx = json{{"axis", d.axis}, {"mul", d.mul}, {"add", d.add}};
-          if (d.mod > 0) idx["mod"] = d.mod;
-        }
-        ref["cluster"] = json{{v.cluster_axis, idx}};
-      }
+      if (!v.cluster_axis.empty())
+        ref["cluster"] = cluster_ref_to_json(v.cluster_axis, v.cluster_index);
       return json{{"load", ref}};
     }
     case VectorKind::kLoadInput: {
@@ -218,6 +222,8 @@ json op_to_json(const Op& op) {
             out["dst"] = json{{"alloc", v.dst}};
             if (!v.smem_index.empty())
               out["dst"]["index"] = smem_index_to_json(v.smem_index, v.smem_slot);
+            if (!v.cluster_axis.empty())
+              out["dst"]["cluster"] = cluster_ref_to_json(v.cluster_axis, v.cluster_index);
           } else {
             out["dst"] = json{{"output", v.dst}};
             if (!v.dst_index.empty()) out["dst"]["index"] = gmem_index_to_json(v.dst_index);

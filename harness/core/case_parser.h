@@ -121,9 +121,10 @@ class CaseParser {
   // local index, not a coordinate of its grid index.
   IndexAxisSize slot_axis_size() const;
 
-  // A vector load's {"cluster": {axis: index}} (plgpu.cluster_ref): into v.cluster_axis and
-  // v.cluster_index, in range for every CTA (case_parser_cluster_ref.cpp).
-  void parse_cluster_ref(const json& j, const std::string& path, VectorValue& v) const;
+  // A vector load's or an SMEM vector store's {"cluster": {axis: index}} (plgpu.cluster_ref):
+  // into `axis` and `index`, in range for every CTA (case_parser_cluster_ref.cpp).
+  void parse_cluster_ref(const json& j, const std::string& path, std::string& axis,
+                         DynStart& index) const;
 
   // lax.axis_index(axis) is used by conditions and dynamic indices: it must name exactly one
   // cluster axis or the thread axis.

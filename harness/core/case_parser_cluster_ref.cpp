@@ -6,7 +6,8 @@
 
 namespace collfuzz::case_json {
 
-void CaseParser::parse_cluster_ref(const json& j, const std::string& path, VectorValue& v) const {
+void CaseParser::parse_cluster_ref(const json& j, const std::string& path,
+                                   std::string& cluster_axis, DynStart& cluster_index) const {
   if (!j.is_object() || j.size() != 1) {
     throw InputError(path,
                      "expected an object with one cluster axis, as plgpu.cluster_ref's {axis: "
@@ -30,7 +31,7 @@ void CaseParser::parse_cluster_ref(const json& j, const std::string& path, Vecto
                              "\" names the thread axis too: a cluster_ref over it is not "
                              "modelled");
   }
-  v.cluster_axis = axis;
+  cluster_axis = axis;
   const json& idx = j.begin().value();
   DynStart d;
   std::optional<std::int64_t> over = 1;  // the values the index's axis takes
@@ -54,7 +55,7 @@ void CaseParser::parse_cluster_ref(const json& j, const std::string& path, Vecto
       }
     }
   }
-  v.cluster_index = std::move(d);
+  cluster_index = std::move(d);
 }
 
 }  // namespace collfuzz::case_json

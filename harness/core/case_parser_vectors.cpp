@@ -257,7 +257,8 @@ VectorValue CaseParser::parse_vector_value(const json& j, const std::string& pat
     if (jr::member(arg, "alloc")) {
       jr::object(arg, at, {"alloc", "index", "cluster"});
       v.kind = VectorKind::kLoadSmem;
-      if (const json* cl = jr::member(arg, "cluster")) parse_cluster_ref(*cl, at + ".cluster", v);
+      if (const json* cl = jr::member(arg, "cluster"))
+        parse_cluster_ref(*cl, at + ".cluster", v.cluster_axis, v.cluster_index);
       v.ref = jr::identifier(jr::required(arg, at, "alloc"), at + ".alloc");
       const Alloc* a = lookup_alloc(v.ref, at + ".alloc");
       if (a->kind != AllocKind::kSmem) {
@@ -405,7 +406,7 @@ VectorStore CaseParser::parse_vector_store(const json& j, const std::string& pat
   std::string dst_field = path + ".dst.output";
   if (dst.is_object() && jr::member(dst, "alloc")) {
     // An SMEM ref: `smem.at[i...][...] = value`.
-    jr::object(dst, path + ".dst", {"alloc", "index"});
+    jr::object(dst, path + ".dst", {"alloc", "index", "cluster"});
     vs.to_smem = true;
     dst_field = path + ".dst.alloc";
     vs.dst = jr::identifier(jr::required(dst, path + ".dst", "alloc"), dst_field);
@@ -423,6 +424,8 @@ VectorStore CaseParser::parse_vector_store(const json& j, const std::string& pat
     shape = parse_smem_index(jr::member(dst, "index"), path + ".dst.index", *a, vs.smem_index,
                              &vs.smem_slot);
     dtype = a->dtype;
+    if (const json* cl = jr::member(dst, "cluster"))
+      parse_cluster_ref(*cl, path + ".dst.cluster", vs.cluster_axis, vs.cluster_index);
   } else {
     jr::object(dst, path + ".dst", {"output", "index"});
     vs.dst = jr::identifier(jr::required(dst, path + ".dst", "output"), dst_field);

@@ -39,8 +39,9 @@ enum class Mutant : std::uint8_t {
   kCarryNextIgnored,      // a loop carry's next updates nothing: the carry keeps its init
   kNdLoopTripsRoundedUp,  // an nd_loop runs ceil(G / S) trips on every thread, not G // S + (a < G
                           // % S)
-  kClusterCancelEveryCta,   // try_cluster_cancel issued by every CTA, not the first along its axes
-  kClusterRefReadsOwnSmem,  // a plgpu.cluster_ref load reads the CTA's own SMEM, not the peer's
+  kClusterCancelEveryCta,    // try_cluster_cancel issued by every CTA, not the first along its axes
+  kClusterRefReadsOwnSmem,   // a plgpu.cluster_ref load reads the CTA's own SMEM, not the peer's
+  kClusterRefWritesOwnSmem,  // a store through plgpu.cluster_ref writes the CTA's own SMEM
   // The reference's interpret profile (found by real JAX interpret mode, jax-interpret):
   kInterpretScopedCheckOrder,        // run_scoped: thread_axis_required checked before cluster_axes
   kInterpretPredicateAccepted,       // interpret.copy.predicate never fires

@@ -12,6 +12,10 @@ The C++ parser checks that IDX is in range for every CTA and that the allocation
 `transforms`; this module checks the member's form only, for the adapter (cfjax_translate) and
 repro (cfjax_repro_body), and finds the transform in a `get` for import (cfjax_import_vectors,
 whose VectorsMixin.cluster_peer reads its index).
+
+DSMEM writes: a vector_store's SMEM `dst` takes the same member, {"alloc": "smem", "index": [0],
+"cluster": {AXIS: IDX}}, `plgpu.cluster_ref(smem.at[0], {AXIS: IDX})[...] = value` (JAX's `swap`
+on the transformed ref: the warpgroup's synchronous store into the peer CTA's SMEM).
 """
 
 from __future__ import annotations
@@ -22,14 +26,16 @@ from cfjax_case import CaseError
 
 
 def cluster_member(load: dict, path: str) -> tuple[str, Any] | None:
-  """A load's "cluster" member as (axis name, index): the index an int or a dynamic index dict;
-  None without one. A malformed member is a CaseError naming `path`.cluster."""
+  """A load's or a vector_store dst's "cluster" member as (axis name, index): the index an int
+  or a dynamic index dict; None without one. A malformed member is a CaseError naming
+  `path`.cluster."""
   c = load.get("cluster")
   if c is None:
     return None
   where = f"{path}.cluster"
   if "alloc" not in load:
-    raise CaseError(f"{where}: only a load of an SMEM allocation reads another CTA's memory")
+    raise CaseError(f"{where}: only a load or a store of an SMEM allocation reaches another "
+                    "CTA's memory")
   if not isinstance(c, dict) or len(c) != 1:
     raise CaseError(f"{where}: expected one cluster axis and its index, {{AXIS: IDX}}, got {c!r}")
   (axis, idx), = c.items()

@@ -197,9 +197,9 @@ class IndexMixin:
     if not transforms:
       return None
     if any(type(t).__name__ == "ClusterRefTransform" for t in transforms):
-      self.refuse(eqn, f"{what}: a ref of `{ref.name}` through plgpu.cluster_ref (a case reads "
-                  "a peer CTA's SMEM only in a vector_store's value, `plgpu.cluster_ref(smem, "
-                  "{axis: idx})[...]`)")
+      self.refuse(eqn, f"{what}: a ref of `{ref.name}` through plgpu.cluster_ref (a case reaches "
+                  "a peer CTA's SMEM only in a vector_store's value or SMEM destination, "
+                  "`plgpu.cluster_ref(smem, {axis: idx})[...]`)")
     if len(transforms) != 1 or not isinstance(transforms[0], indexing.NDIndexer):
       kinds = ", ".join(type(t).__name__ for t in transforms)
       self.refuse(eqn, f"{what}: the ref of `{ref.name}` is transformed by {kinds}; a case "

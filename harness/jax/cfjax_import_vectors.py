@@ -2,11 +2,13 @@
 
 VectorsMixin reads a `swap` equation (`o_ref.at[idx][...] = value`; the old value it returns is
 dropped) on an output ref (dst {"output", "index"}) or an SMEM allocation (`smem.at[0][...] =
-value`: dst {"alloc", "index"}) into a case's `vector_store` (docs/case-format.md "vector_store"), its
-value followed back through the equations that made it (vector_eqn binds each to a Vec, the
-value's JSON): `get` of an SMEM allocation (`smem.at[0][...]`: {"load": {"alloc", "index"}}) or
-of an input (`x_ref.at[idx][...]`: {"load": {"input", "index"}}), a peer CTA's SMEM
-(`plgpu.cluster_ref(smem.at[0], {"x": 1 - lax.axis_index("x")})[...]`: the load's "cluster",
+value`: dst {"alloc", "index"}; a peer CTA's, `plgpu.cluster_ref(smem.at[0], {"x": 1 -
+lax.axis_index("x")})[...] = value`, adds the dst's "cluster") into a case's `vector_store`
+(docs/case-format.md "vector_store"), its value followed back through the equations that made it
+(vector_eqn binds each to a Vec, the value's JSON): `get` of an SMEM allocation (`smem.at[0][...]`:
+{"load": {"alloc", "index"}}) or of an input (`x_ref.at[idx][...]`: {"load": {"input", "index"}}), a
+peer CTA's SMEM (`plgpu.cluster_ref(smem.at[0], {"x": 1 - lax.axis_index("x")})[...]`: the load's
+"cluster",
 VectorsMixin.cluster_peer); `add`, `sub`, `mul`, `min`,
 `max`, `and`, `or`, `xor` of two such values ({"add": [a, b]}, ...; `min`/`max` are
 jnp.minimum/maximum); `shift_left`, `shift_right_logical`, `shift_right_arithmetic` (`v << 3`,
@@ -298,18 +300,20 @@ class VectorsMixin:
     return Vec({"load": load}, shape, dtype, loads)
 
   def cluster_peer(self, env: dict, t):
-    """A load's ClusterRefTransform (`plgpu.cluster_ref(ref, {AXIS: IDX})`) -> its "cluster"
-    JSON, {AXIS: IDX}, or a str saying what a case cannot express (the caller makes it an Unknown
-    at the load's line). AXIS: one cluster axis of the mesh. IDX: an integer (a literal, or an
-    integer known statically), or lax.axis_index(A) * m + a of one cluster axis A or the thread
-    axis (`1 - lax.axis_index("x")`: {"axis": "x", "mul": -1, "add": 1}; `lax.axis_index("x")`:
-    {"axis": "x"}); a loop index, a sum, a `%` / lax.rem or pl.multiple_of is refused."""
+    """A load's or a store's ClusterRefTransform (`plgpu.cluster_ref(ref, {AXIS: IDX})`) -> its
+    "cluster" JSON, {AXIS: IDX}, or a str saying what a case cannot express (the caller makes it an
+    Unknown at the load's line, or refuses the store). AXIS: one cluster axis of the mesh. IDX: an
+    integer (a literal, or an integer known statically), or lax.axis_index(A) * m + a of one cluster
+    axis A or the thread axis (`1 - lax.axis_index("x")`: {"axis": "x", "mul": -1, "add": 1};
+    `lax.axis_index("x")`: {"axis": "x"}); a loop index, a sum, a `%` / lax.rem or pl.multiple_of is
+    refused."""
     if isinstance(t, list):
-      return "plgpu.cluster_ref applied twice to one ref (a case's load names one peer CTA)"
+      return ("plgpu.cluster_ref applied twice to one ref (a case's load or store names one peer "
+              "CTA)")
     dims, idxs = tuple(t.dims), tuple(t.idxs)
     if len(dims) != 1 or len(idxs) != 1:
-      return (f"plgpu.cluster_ref over {len(dims)} cluster axes {dims!r} (a case's load "
-              "overrides one cluster axis; Mosaic GPU lowers only one too)")
+      return (f"plgpu.cluster_ref over {len(dims)} cluster axes {dims!r} (a case's load or "
+              "store overrides one cluster axis; Mosaic GPU lowers only one too)")
     axis = dims[0]
     names = [n for n in self.mesh.get("cluster_names", []) if isinstance(n, str)]
     if not isinstance(axis, str) or axis not in names:
@@ -340,15 +344,20 @@ class VectorsMixin:
 
   def swap(self, eqn, env: dict, ops: list):
     """`ref.at[idx][...] = value` on a kernel output ({"output", "index"}) or on an SMEM
-    allocation (`smem.at[i][...] = value`: {"alloc", "index"}, leading integers or a loop slot):
-    a vector_store."""
+    allocation (`smem.at[i][...] = value`: {"alloc", "index"}, leading integers or a loop slot;
+    a peer CTA's, `plgpu.cluster_ref(smem.at[i], {AXIS: IDX})[...] = value`, adds the dst's
+    "cluster" as cluster_peer reads it): a vector_store. The write is recorded as one of the
+    allocation (cfjax_import_stale) whichever CTA's SMEM it reaches."""
     ref_var, val, *flat = eqn.invars
     d = env.get(ref_var)
     smem = isinstance(d, Ref) and d.kind == "alloc" and d.alloc["kind"] == "smem"
     if not isinstance(d, Ref) or (d.kind != "output" and not smem):
       self.refuse(eqn, "a vector store (`swap`, `ref[...] = value`) into a ref that is neither a "
                   "kernel output nor an SMEM allocation (a vector_store writes one of them)")
-    transforms = eqn.params["tree"].unflatten(flat)
+    transforms, cluster = split_cluster(eqn.params["tree"].unflatten(flat))
+    if cluster is not None and not smem:
+      self.refuse(eqn, f"a vector store through plgpu.cluster_ref into the output `{d.name}` (a "
+                  "vector_store writes a peer CTA's SMEM allocation only)")
     if smem and d.alloc.get("transforms"):
       self.refuse(eqn, f"a vector store into the transformed (tiled or swizzled) SMEM allocation "
                   f"`{d.name}` (a vector_store writes an untransformed one)")
@@ -368,6 +377,11 @@ class VectorsMixin:
     op = {"op": "vector_store", "dst": {"alloc" if smem else "output": d.name}, "value": v.j}
     if index:
       op["dst"]["index"] = index
+    if cluster is not None:  # a DSMEM write, into the peer CTA's SMEM: {"cluster": {AXIS: IDX}}
+      peer = self.cluster_peer(env, cluster)
+      if isinstance(peer, str):
+        self.refuse(eqn, peer)
+      op["dst"]["cluster"] = peer
     where = user_line(eqn, self.user_file, self.kernel_line)
     for o in eqn.outvars:  # the old value swap returns
       env[o] = Unknown("the old value a vector store returns", where)

@@ -6,7 +6,8 @@ allocation's `transforms=(plgpu.TilingTransform(...), plgpu.SwizzleTransform(S))
 (emit_op): one nested `def scopeN` per `run_scoped`, the copies with their keyword arguments (a
 store's `reduction_op=`, `predicate=` and `commit_group=False` included; its
 `wait_smem_to_gmem(0)` left out for `"wait": false`),
-`vector_store` as `dst.at[idx][...] = value` (an output slice or an SMEM ref: vector_dst;
+`vector_store` as `dst.at[idx][...] = value` (an output slice or an SMEM ref, a peer CTA's as
+`plgpu.cluster_ref(ref, {AXIS: IDX})[...] = value`: vector_dst;
 vector_src: `jnp.full`, `ref[...]` loads (a peer CTA's SMEM as `plgpu.cluster_ref(ref, {AXIS:
 IDX})[...]`), `+ - *`, `jnp.minimum`/`jnp.maximum`,
 `(a).astype(jnp.T)`), `commit_smem` (a store's own left out for `"commit_smem": false`),
@@ -553,11 +554,26 @@ class Writer:
     src = ident(arr["name"])
     if index:
       src += f".at[{self.smem_index(index) if 'alloc' in d else self.gmem_index(index)}]"
+    src = self.cluster_ref(d, src, path)  # a peer CTA's SMEM (a DSMEM write)
     try:
       shape = index_shape(arr["shape"], index)
     except CaseError as e:
       raise Unsupported(f"{path}: {e}") from e
     return src, shape, arr["dtype"]
+
+  def cluster_ref(self, d: dict, ref: str, path: str) -> str:
+    """`ref` (an SMEM load's or a vector_store dst's, indexed) through cfjax_translate's
+    cluster_ref where `d` has a "cluster" member: `plgpu.cluster_ref(ref, {AXIS: IDX})`."""
+    try:
+      cluster = cluster_member(d, path)
+    except CaseError as e:
+      raise Unsupported(str(e)) from e
+    if cluster is None:
+      return ref
+    axis, idx = cluster
+    text = index_text(idx, "" if isinstance(idx, int) else self.term(idx))
+    return (f"plgpu.cluster_ref({ref}, {{{axis!r}: "
+            f"{text if text is not None else self.dynamic_index(idx)}}})")
 
   @classmethod
   def find_alloc(cls, ops, name: str):
@@ -622,15 +638,7 @@ class Writer:
         ref = ident(arg["alloc"])
         if arg.get("index"):
           ref += f".at[{self.smem_index(arg['index'])}]"
-        try:
-          cluster = cluster_member(arg, f"{path}.load")
-        except CaseError as e:
-          raise Unsupported(str(e)) from e
-        if cluster is not None:  # a peer CTA's SMEM: cfjax_translate's cluster_ref
-          axis, idx = cluster
-          text = index_text(idx, "" if isinstance(idx, int) else self.term(idx))
-          ref = (f"plgpu.cluster_ref({ref}, {{{axis!r}: "
-                 f"{text if text is not None else self.dynamic_index(idx)}}})")
+        ref = self.cluster_ref(arg, ref, f"{path}.load")
       elif isinstance(arg, dict) and "input" in arg:
         ref = ident(arg["input"])
         if arg.get("index"):

@@ -343,12 +343,19 @@ def vector_value(v: Any, env: dict, shape: tuple, dtype, path: str):
 
 def vector_dst(d: Any, env: dict, path: str):
   """A vector_store's `dst`: {"output": O, "index": [entries]} -> `o.at[idx]`, or {"alloc": A,
-  "index": [leading ints or a loop slot first]} -> `a.at[i, ...]` (an SMEM ref)."""
+  "index": [leading ints or a loop slot first]} -> `a.at[i, ...]` (an SMEM ref); with "cluster":
+  {AXIS: IDX} the peer CTA's (a DSMEM write, `plgpu.cluster_ref(a.at[i, ...], {AXIS: IDX})`,
+  cfjax_cluster_ref), the index first as for a load."""
   if not isinstance(d, dict) or ("output" in d) == ("alloc" in d):
     raise CaseError(f"{path}: a vector_store's dst names an \"output\" or an \"alloc\": {d!r}")
+  cluster = cluster_member(d, path)
   if "alloc" in d:
     ref = env[d["alloc"]]
-    return ref.at[smem_index(d["index"], env)] if d.get("index") else ref
+    ref = ref.at[smem_index(d["index"], env)] if d.get("index") else ref
+    if cluster is not None:
+      axis, idx = cluster
+      ref = plgpu.cluster_ref(ref, {axis: idx if isinstance(idx, int) else dynamic_index(idx, env)})
+    return ref
   ref = env[d["output"]]
   return ref.at[gmem_index(d["index"], env)] if d.get("index") else ref
 
@@ -463,7 +470,9 @@ class Translation:
       # `swap` primitive (its returned old value dropped); every load and constant has the
       # destination slice's shape and dtype (the C++ parser checks it). The destination is an
       # output slice ({"output", "index"}) or an SMEM ref ({"alloc", "index"}: leading integer
-      # indices or a loop slot, as a store's src).
+      # indices or a loop slot, as a store's src), with "cluster" a peer CTA's (a DSMEM write,
+      # `plgpu.cluster_ref(ref, {AXIS: IDX})[...] = value`: Lane only, Warpgroup's dialect
+      # lowering refuses the smem_cluster memory space).
       dst = vector_dst(op.get("dst"), env, path + ".dst")
       dst[...] = vector_value(op.get("value"), env, tuple(dst.shape), dst.dtype, path + ".value")
     elif kind == "commit_smem":

@@ -71,7 +71,16 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
         is.shape = prepare_async_copy(store_request(c, is, Stage::kDialect), geometry);
       } else if (op.kind == IrKind::kVectorStore) {
         const IrVectorStore& iv = ir.vector_stores[static_cast<std::size_t>(op.index)];
+        // The store's own lowering refuses a peer CTA's SMEM (neither GMEM nor the CTA's SMEM).
+        const bool to_peer = iv.store && iv.store->to_smem && !iv.store->cluster_axis.empty();
+        const auto peer_store = [&] {
+          if (to_peer)
+            raise(Stage::kDialect, "ValueError",
+                  "Unsupported memory space: #mosaic_gpu.smem_cluster", rule_id::kClusterRefStore,
+                  op.op->path);
+        };
         if (iv.elements % 128 != 0) {  // a value of constants: a splat (inference passed it)
+          peer_store();
           raise(Stage::kDialect, "NotImplementedError", kSplatStoreCountMessage,
                 rule_id::kSplatStoreCount, op.op->path);
         }
@@ -86,6 +95,7 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
           raise(Stage::kDialect, "NotImplementedError", kPointwise8BitMessage,
                 rule_id::kVectorPointwise8Bit, op.op->path);
         }
+        peer_store();
         if (iv.splat_vec_size_error) {
           raise(Stage::kDialect, "ValueError", *iv.splat_vec_size_error, rule_id::kSplatVecSize,
                 op.op->path);

@@ -475,7 +475,8 @@ class Lowerer {
     if (vs.to_smem) {
       const Alloc& a = *lookup_.alloc(vs.dst);
       return memref_text(a.dtype, a.shape,
-                         smem_index_entries(vs.smem_index, vs.smem_slot.has_value()), true);
+                         smem_index_entries(vs.smem_index, vs.smem_slot.has_value()), true,
+                         !vs.cluster_axis.empty());
     }
     const ArraySpec& o = c_.outputs[static_cast<std::size_t>(lookup_.output_index(vs.dst))];
     return memref_text(o.dtype, o.shape, vs.dst_index, false);

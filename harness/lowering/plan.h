@@ -121,6 +121,7 @@ struct VectorStoreOp {
   // Into SMEM instead (st.shared, a generic-proxy write): the ref's first byte in the CTA's SMEM.
   bool to_smem = false;
   std::int64_t smem_offset = 0;
+  std::int32_t smem_rank = -1;  // to_smem: a DSMEM write's peer CTA (-1: the CTA's own SMEM)
   // Into a register instead (a loop carry's init or next, no memory): Plan::registers index.
   std::int32_t to_register = -1;
   DType dtype = DType::kFloat32;  // of the destination (and of every node outside a convert)

@@ -47,14 +47,13 @@ class PlanBuilder {
 
   // mgpu.get_cluster_ref: the CTA whose coordinate along the cluster_ref's axis is its index, the
   // others this CTA's (mapa to that rank).
-  std::int32_t cluster_ref_rank(const VectorValue& load, std::int64_t r, std::int64_t t) const {
-    const DynStart& d = load.cluster_index;
+  std::int32_t cluster_ref_rank(const std::string& axis, const DynStart& d, std::int64_t r,
+                                std::int64_t t) const {
     const std::int64_t k =
         d.axis.empty() ? d.add : dyn_value(d, geometry_.axis_index(r, t, d.axis));
     std::size_t dim = 0;
     while (dim < c_.mesh.cluster_names.size() &&
-           (c_.mesh.cluster_names[dim].is_tuple ||
-            c_.mesh.cluster_names[dim].as_plain() != load.cluster_axis))
+           (c_.mesh.cluster_names[dim].is_tuple || c_.mesh.cluster_names[dim].as_plain() != axis))
       ++dim;
     std::vector<std::int64_t> want = geometry_.pallas_coords(r);
     want.at(dim) = k;
@@ -528,6 +527,8 @@ class PlanBuilder {
       v.smem_offset = iv.dst_smem_offset;
       if (iv.store->smem_slot)
         v.smem_offset += dyn_value(*iv.store->smem_slot, iteration_) * iv.dst_slot_stride;
+      if (!iv.store->cluster_axis.empty() && !mutant_active(Mutant::kClusterRefWritesOwnSmem))
+        v.smem_rank = cluster_ref_rank(iv.store->cluster_axis, iv.store->cluster_index, r, t);
     } else {
       v.slice = slice_of(c_.outputs[static_cast<std::size_t>(iv.output)].shape, iv.store->dst_index,
                          r, t);
@@ -557,7 +558,7 @@ class PlanBuilder {
             if (value.smem_slot)
               n.smem_offset += dyn_value(*value.smem_slot, iteration_) * slot_stride;
             if (!value.cluster_axis.empty() && !mutant_active(Mutant::kClusterRefReadsOwnSmem))
-              n.smem_rank = cluster_ref_rank(value, r, t);
+              n.smem_rank = cluster_ref_rank(value.cluster_axis, value.cluster_index, r, t);
           } else if (value.kind == VectorKind::kCarry) {
             n.reg = registers_.at(value.ref);
           } else if (value.kind == VectorKind::kLoadInput) {

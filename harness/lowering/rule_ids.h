@@ -87,6 +87,7 @@ inline constexpr std::string_view kPartitionedDivide = "launch_context.partition
 inline constexpr std::string_view kSqueezedAssert = "launch_context.squeezed_dims_assert";
 inline constexpr std::string_view kSliceTiling = "launch_context.slice_tiling";
 inline constexpr std::string_view kClusterRefIndexedType = "dialect.cluster_ref.indexed_type";
+inline constexpr std::string_view kClusterRefStore = "dialect.cluster_ref.store";
 inline constexpr std::string_view kSmemShape = "launch_context.smem_shape";
 inline constexpr std::string_view kLastStride = "launch_context.tma.last_stride";
 inline constexpr std::string_view kTmaStorePreHopper = "compile.tma_store.pre_hopper";
@@ -183,6 +184,7 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kSqueezedAssert,
                                             kSliceTiling,
                                             kClusterRefIndexedType,
+                                            kClusterRefStore,
                                             kSmemShape,
                                             kLastStride,
                                             kTmaStorePreHopper,

@@ -540,9 +540,11 @@ class Simulation {
           if (v.to_register >= 0) {
             run_vector_store_register(plan_, v, *cta.smem, cluster_smem_, gmem_, registers_);
           } else if (v.to_smem) {
-            before_write(p.cta, v.smem_offset, v.elements * dtype_bits(v.dtype) / 8);
-            run_vector_store_smem(plan_, v, *cta.smem, cluster_smem_, gmem_, registers_,
-                                  th.unfenced);
+            // A DSMEM write lands in the peer's SMEM (VectorStoreOp::smem_rank).
+            const std::int64_t to = v.smem_rank < 0 ? p.cta : v.smem_rank;
+            before_write(to, v.smem_offset, v.elements * dtype_bits(v.dtype) / 8);
+            run_vector_store_smem(plan_, v, *cta.smem, *ctas_[static_cast<std::size_t>(to)].smem,
+                                  cluster_smem_, gmem_, registers_, th.unfenced);
           } else {
             // Only a store into an output names one (into SMEM, v.output is not an index).
             OutputArray& out = outputs_[static_cast<std::size_t>(v.output)];

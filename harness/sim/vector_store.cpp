@@ -114,7 +114,7 @@ void run_vector_store(const lowering::Plan& plan, const lowering::VectorStoreOp&
 }
 
 void run_vector_store_smem(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
-                           SharedMemory& smem, const ClusterSmem& cluster,
+                           const SharedMemory& smem, SharedMemory& dst, const ClusterSmem& cluster,
                            const std::vector<GmemArray>& inputs, const CarryRegisters& registers,
                            std::vector<UnfencedBytes>& unfenced) {
   const DType dtype = v.dtype;
@@ -125,13 +125,15 @@ void run_vector_store_smem(const lowering::Plan& plan, const lowering::VectorSto
   values.reserve(static_cast<std::size_t>(elements));
   for (std::int64_t j = 0; j < elements; ++j)
     values.push_back(element_value(plan, v, smem, cluster, inputs, registers, j, stack));
-  const std::uint8_t* at = smem.data() + v.smem_offset;
-  unfenced.push_back(
-      UnfencedBytes{v.smem_offset, std::vector<std::uint8_t>(at, at + elements * width)});
+  const std::uint8_t* at = dst.data() + v.smem_offset;
+  // A DSMEM write (into a peer's SMEM) is not the thread's unfenced write of its own SMEM.
+  if (v.smem_rank < 0)
+    unfenced.push_back(
+        UnfencedBytes{v.smem_offset, std::vector<std::uint8_t>(at, at + elements * width)});
   for (std::int64_t j = 0; j < elements; ++j) {
-    store_packed(smem.data() + v.smem_offset, dtype_bits(dtype), j,
+    store_packed(dst.data() + v.smem_offset, dtype_bits(dtype), j,
                  values[static_cast<std::size_t>(j)].bits);
-    smem.mark(v.smem_offset + j * width, width, values[static_cast<std::size_t>(j)].unspecified);
+    dst.mark(v.smem_offset + j * width, width, values[static_cast<std::size_t>(j)].unspecified);
   }
 }
 

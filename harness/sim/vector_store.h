@@ -25,10 +25,11 @@ struct UnfencedBytes {
   std::vector<std::uint8_t> old;
 };
 
-// A vector store into SMEM (v.to_smem): writes the elements at v.smem_offset (undefined where an
-// SMEM operand is) and records the bytes it replaced in `unfenced`.
+// A vector store into SMEM (v.to_smem): writes the elements at v.smem_offset of `dst` (the CTA's
+// own SMEM `smem`, or a peer's for a DSMEM write, VectorStoreOp::smem_rank), undefined where an
+// SMEM operand is, and records the bytes it replaced in `unfenced` (its own SMEM only).
 void run_vector_store_smem(const lowering::Plan& plan, const lowering::VectorStoreOp& v,
-                           SharedMemory& smem, const ClusterSmem& cluster,
+                           const SharedMemory& smem, SharedMemory& dst, const ClusterSmem& cluster,
                            const std::vector<GmemArray>& inputs, const CarryRegisters& registers,
                            std::vector<UnfencedBytes>& unfenced);
 

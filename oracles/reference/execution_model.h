@@ -474,6 +474,10 @@ class Execution {
   // The CTA whose SMEM a vector load reads: its own, or a cluster_ref's peer. Interpret mode
   // has no DSMEM: a cluster_ref read raises interpret.cluster_ref.unsupported there.
   std::int64_t load_rank(const Thread& th, const VectorValue& load, const std::string& where);
+  // The CTA a cluster_ref over `axis` at `index` names for thread `th` (the same refusal in
+  // interpret mode); explain's note says that the access at `where` `what`s its `ref`.
+  std::int64_t cluster_rank(const Thread& th, const std::string& axis, const DynStart& index,
+                            const std::string& where, const std::string& ref, const char* what);
   // The element an SMEM ref `alloc.at[index...]` starts at (a slot for entry 0 at this trip).
   std::int64_t smem_ref_base(const std::string& alloc, const std::vector<std::int64_t>& index,
                              const std::optional<DynStart>& slot) const;

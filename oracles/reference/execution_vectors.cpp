@@ -56,20 +56,25 @@ std::int64_t element_at(const SliceWalk& w, const Shape& shape, std::int64_t e) 
 std::int64_t Execution::load_rank(const Thread& th, const VectorValue& load,
                                   const std::string& where) {
   if (load.cluster_axis.empty()) return th.rank;
-  const DynStart& d = load.cluster_index;
-  const std::int64_t k =
-      d.axis.empty() ? d.add : dyn_value(d, mesh_.axis_index(th.rank, th.index, d.axis));
+  return cluster_rank(th, load.cluster_axis, load.cluster_index, where, load.ref, "reads");
+}
+
+std::int64_t Execution::cluster_rank(const Thread& th, const std::string& axis,
+                                     const DynStart& index, const std::string& where,
+                                     const std::string& ref, const char* what) {
+  const std::int64_t k = index.axis.empty()
+                             ? index.add
+                             : dyn_value(index, mesh_.axis_index(th.rank, th.index, index.axis));
   ck_.check(
       RuleId::kInterpClusterRef, !mosaic_, where,
       [&] {
-        return Holes{{"axis", py::repr_str(load.cluster_axis)},
+        return Holes{{"axis", py::repr_str(axis)},
                      {"idx", "Array(" + std::to_string(k) + ", dtype=int32)"}};
       },
       Stage::kRun);
   std::size_t pos = 0;
   while (pos < c_.mesh.cluster_names.size() &&
-         (c_.mesh.cluster_names[pos].is_tuple ||
-          c_.mesh.cluster_names[pos].as_plain() != load.cluster_axis))
+         (c_.mesh.cluster_names[pos].is_tuple || c_.mesh.cluster_names[pos].as_plain() != axis))
     ++pos;
   std::vector<std::int64_t> want = mesh_.coords(th.rank);
   want.at(pos) = k;
@@ -77,14 +82,14 @@ std::int64_t Execution::load_rank(const Thread& th, const VectorValue& load,
   for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
     if (mesh_.coords(r) == want) peer = r;
   }
-  // explain: which CTA's SMEM the read sees, and that nothing but the program's own
-  // synchronisation orders it after the peer's writes (the canonical schedule decides).
+  // explain: which CTA's SMEM the access reaches, and that nothing but the program's own
+  // synchronisation orders it against the peer's accesses (the canonical schedule decides).
   std::string note = "DSMEM: CTA " + std::to_string(th.rank) + " thread " +
-                     std::to_string(th.index) + " at " + where + " reads CTA " +
-                     std::to_string(peer) + "'s " + load.ref + " (plgpu.cluster_ref over '" +
-                     load.cluster_axis + "' = " + std::to_string(k) +
-                     "); what it sees is the peer's SMEM when the reader gets there in the "
-                     "canonical schedule (a read not ordered after the peer's writes by a "
+                     std::to_string(th.index) + " at " + where + " " + what + " CTA " +
+                     std::to_string(peer) + "'s " + ref + " (plgpu.cluster_ref over '" + axis +
+                     "' = " + std::to_string(k) +
+                     "); it sees or leaves the peer's SMEM as the canonical schedule has it when "
+                     "the thread gets there (an access not ordered against the peer's by a "
                      "ClusterBarrier is a race on hardware, not predicted as one)";
   if (std::find(ck_.notes.begin(), ck_.notes.end(), note) == ck_.notes.end())
     ck_.notes.push_back(std::move(note));
@@ -260,7 +265,12 @@ void Execution::vector_store_smem(Thread& th, const Op& op, const VectorStore& v
                     a->shape.end());
   // The value first: it may read the bytes it overwrites (`tile[...] = tile[...] + 1`).
   const std::vector<VectorElement> values = vector_values(th, vs.value, shape, a->dtype, op.path);
-  View dst = buffer(th.rank, vs.dst);
+  // A DSMEM write (plgpu.cluster_ref): into the peer's SMEM, this thread its writer.
+  const std::int64_t rank =
+      vs.cluster_axis.empty()
+          ? th.rank
+          : cluster_rank(th, vs.cluster_axis, vs.cluster_index, op.path, vs.dst, "writes");
+  View dst = buffer(rank, vs.dst);
   const std::int64_t base = smem_ref_base(vs.dst, vs.smem_index, vs.smem_slot);
   const auto [at, n] = byte_span(dst, base, static_cast<std::int64_t>(values.size()));
   writer_ = smem_writer(th.rank, mesh_.num_threads(), th.index);

@@ -173,7 +173,8 @@ std::string dst_memref(const Checker& ck, const VectorStore& vs, const Scope& sc
   if (vs.to_smem) {
     const Alloc& a = *scope.allocs.at(vs.dst);
     return memref_text(a.dtype, a.shape,
-                       smem_index_entries(vs.smem_index, vs.smem_slot.has_value()), true);
+                       smem_index_entries(vs.smem_index, vs.smem_slot.has_value()), true,
+                       !vs.cluster_axis.empty());
   }
   const ArraySpec* o = find_array(ck.c.outputs, vs.dst);
   return o ? memref_text(o->dtype, o->shape, vs.dst_index, false) : std::string();
@@ -337,7 +338,10 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
   // Warpgroup's dialect lowering. A value that loads a ref has failed the layout inference
   // already where the count is no multiple of 128 (check_vector_layout_inference), one with an
   // iota the lower stage; a value of constants keeps the splat layout, which the store refuses.
+  // The store's own lowering refuses a peer's SMEM before it stores anything.
+  const bool to_peer = vs.to_smem && !vs.cluster_axis.empty();
   if (elements % 128 != 0) {
+    ck.check(RuleId::kDialectClusterStore, to_peer, op.path);
     ck.check(RuleId::kDialectSplatStoreCount, splat, op.path);
     return;
   }
@@ -350,6 +354,7 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
   // Any add, sub, mul, min, max or shift (FragmentedArray.min/max call _pointwise too).
   ck.check(RuleId::kLowerVectorPointwise8Bit, computes_8bit_arithmetic(vs.value, dtype), op.path,
            stage);
+  ck.check(RuleId::kDialectClusterStore, to_peer, op.path);
   splat_vec_size();
 }
 

@@ -107,6 +107,8 @@ Case rename_axes(Case c, const std::function<std::string(const std::string&)>& r
     }
     if (auto* vs = std::get_if<VectorStore>(&op.v)) {
       for (auto& e : vs->dst_index) entry(e);
+      if (!vs->cluster_axis.empty()) vs->cluster_axis = rename(vs->cluster_axis);
+      if (!vs->cluster_index.axis.empty()) vs->cluster_index.axis = rename(vs->cluster_index.axis);
       std::function<void(VectorValue&)> value = [&](VectorValue& v) {
         for (auto& e : v.gmem_index) entry(e);
         if (!v.cluster_axis.empty()) v.cluster_axis = rename(v.cluster_axis);

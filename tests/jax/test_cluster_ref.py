@@ -5,6 +5,8 @@ each CTA's thread, and the adapter reports the first CTA's error), the compiler'
 (jax-lower) and the lowered module evaluated on the CPU (jax-ir: nvvm.mapa or the inline
 `mapa.shared::cluster.u32`, descriptors and vector.load in address space 7), under Lane and
 Warpgroup semantics; the repro script (cfjax_repro_body); `collfuzz import` and the round trip.
+DSMEM writes (a vector_store's SMEM dst with "cluster", `plgpu.cluster_ref(smem, {...})[...] =
+value`): WriteTest, the same steps (Lane only: Warpgroup refuses the cluster memory space).
 
     XLA_FLAGS=--xla_cpu_max_isa=AVX .venv-jax/bin/python -m unittest tests/jax/test_cluster_ref.py
     XLA_FLAGS=--xla_cpu_max_isa=AVX .venv-jax-0.12.0.1/bin/python -m unittest tests/jax/test_cluster_ref.py
@@ -321,6 +323,196 @@ class ImportTest(unittest.TestCase):
       case = peer_case((128,), "int32", cluster=cluster, smem_rows=2, profile="interpret")
       with self.subTest(cluster=cluster):
         self.assertIsNone(round_trip_difference(case))
+
+
+def write_case(shape=(256,), dtype="float32", cluster=PEER, smem_rows=None, semantics="lane",
+               profile="mosaic"):
+  """Two CTAs along "x": CTA i stores x[i] + 1 into the SMEM of CTA `cluster`'s index (the other
+  one by default; a row of `smem_rows` rows when given), meets the other CTA at a cluster
+  barrier, then stores its own SMEM into out[i]."""
+  rows = list(shape)
+  dst = {"alloc": "smem", "cluster": {"x": cluster}}
+  load = {"alloc": "smem"}
+  if smem_rows:
+    dst["index"] = [smem_rows - 1]
+    load["index"] = [smem_rows - 1]
+  return {
+      "format": 1, "name": "dsmem_write", "mesh": {"cluster": [2], "cluster_names": ["x"]},
+      "target": {"arch": "sm_90a", "semantics": semantics, "profile": profile},
+      "inputs": [{"name": "x", "shape": [2] + rows, "dtype": dtype, "fill": {"pattern": "iota"}}],
+      "outputs": [{"name": "out", "shape": [2] + rows, "dtype": dtype}],
+      "program": [{
+          "op": "run_scoped",
+          "allocs": [{"name": "smem", "kind": "smem", "dtype": dtype,
+                      "shape": [smem_rows] + rows if smem_rows else rows},
+                     {"name": "cbar", "kind": "cluster_barrier", "collective_axes": ["x"],
+                      "num_arrivals": 1}],
+          "body": [
+              {"op": "vector_store", "dst": dst,
+               "value": {"add": [{"load": {"input": "x", "index": [{"axis": "x"}]}},
+                                 {"const": 1}]}},
+              {"op": "barrier_arrive", "barrier": {"alloc": "cbar", "index": 0}},
+              {"op": "barrier_wait", "barrier": {"alloc": "cbar", "index": 0}},
+              {"op": "vector_store", "dst": {"output": "out", "index": [{"axis": "x"}]},
+               "value": {"load": load}}]}]}
+
+
+def grid_write_case(axis):
+  """grid_case's writes: CTA (a, b) of a (2, 2) cluster stores x[2a + b] + 1000 into the SMEM of
+  the CTA whose `axis` coordinate is 1 - its own, syncs, and stores its SMEM into out[2a + b]."""
+  case = grid_case(axis, "lane")
+  scope = case["program"][0]
+  row = scope["body"][0]["src"]["index"][0]
+  scope["allocs"] = [a for a in scope["allocs"] if a["kind"] != "barrier"]
+  scope["body"] = [
+      {"op": "vector_store",
+       "dst": {"alloc": "smem", "cluster": {axis: {"axis": axis, "mul": -1, "add": 1}}},
+       "value": {"add": [{"load": {"input": "x", "index": [row]}}, {"const": 1000}]}},
+      *scope["body"][2:4],
+      {"op": "vector_store", "dst": {"output": "out", "index": [row]},
+       "value": {"load": {"alloc": "smem"}}}]
+  return case
+
+
+WARPGROUP_WRITE = "Unsupported memory space: #mosaic_gpu.smem_cluster"
+
+WRITE_KERNEL = '''
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+def collfuzz_case():
+  def body(x_ref, o_ref, smem, cbar):
+    i = lax.axis_index("x")
+    %s = x_ref[i] + 1
+    plgpu.barrier_arrive(cbar.at[0])
+    plgpu.barrier_wait(cbar.at[0])
+    o_ref[i] = smem[1]
+
+  kernel = plgpu.kernel(
+      body, out_type=jax.ShapeDtypeStruct((2, 128), jnp.int32),
+      scratch_types=[plgpu.SMEM((2, 128), jnp.int32),
+                     plgpu.ClusterBarrier(collective_axes=("x",), num_barriers=1)],
+      cluster=(2,), cluster_names=("x",))
+  return kernel, [jnp.arange(256, dtype=jnp.int32).reshape(2, 128)]
+'''
+
+
+class WriteTest(unittest.TestCase):
+  """DSMEM writes: a vector_store into a peer CTA's SMEM (`plgpu.cluster_ref(ref, ...)[...] =
+  value`, JAX's swap: under Lane a vector.load of the old value and a vector.store, both through
+  the shared::cluster memref that get_cluster_ref's mapa made)."""
+
+  def test_ir_each_cta_writes_the_other_ones_smem(self):
+    for kw in ({}, {"dtype": "float16"}, {"shape": (2, 128), "dtype": "int32"},
+               {"shape": (128,), "dtype": "int32", "smem_rows": 2}):
+      case = write_case(**kw)
+      x = input_of(case)
+      with self.subTest(**kw):
+        low = executor("lower").run(case)
+        self.assertEqual(low["kind"], "unavailable", json.dumps(low)[:2000])
+        out = executor("ir").run(case)
+        self.assertEqual(out["kind"], "completed", json.dumps(out)[:2000])
+        np.testing.assert_array_equal(typed_output(out, case["outputs"][0]), x[::-1] + 1)
+        self.assertEqual(out["outputs"][0]["written"], [[0, x.size]])
+    case = write_case((128,), "int32", cluster={"axis": "x"}, smem_rows=2)  # its own SMEM
+    out = executor("ir").run(case)
+    self.assertEqual(out["kind"], "completed", json.dumps(out)[:2000])
+    np.testing.assert_array_equal(typed_output(out, case["outputs"][0]), input_of(case) + 1)
+
+  def test_ir_cuda_x_is_the_last_pallas_axis(self):
+    for axis in ("a", "b"):
+      case = grid_write_case(axis)
+      x = input_of(case)
+      # CTA (a, b) holds what its peer wrote: row 2 (1 - a) + b ("a") or 2 a + 1 - b ("b").
+      perm = [2 * (1 - a) + b if axis == "a" else 2 * a + 1 - b for a in (0, 1) for b in (0, 1)]
+      out = executor("ir").run(case)
+      with self.subTest(axis=axis):
+        self.assertEqual(out["kind"], "completed", json.dumps(out)[:2000])
+        np.testing.assert_array_equal(typed_output(out, case["outputs"][0]), x[perm] + 1000)
+
+  def test_warpgroup_refuses_the_cluster_memory_space(self):
+    # Both releases, a whole or an indexed ref: the dialect lowering of the store's memref.
+    for kw in ({}, {"shape": (128,), "dtype": "int32", "smem_rows": 2}):
+      case = write_case(semantics="warpgroup", **kw)
+      for mode in ("lower", "ir"):
+        out = executor(mode).run(case)
+        with self.subTest(mode=mode, **kw):
+          self.assertEqual(out["kind"], "rejected", json.dumps(out)[:2000])
+          d = out["diagnostic"]
+          self.assertEqual((d["stage"], d["exception"], d["message"]),
+                           ("dialect", "ValueError", WARPGROUP_WRITE))
+
+  def test_interpret_mode_refuses_the_transform(self):
+    # The swap's callback validates the transforms as the get's does: CTA 0 computes 1, CTA 1
+    # 0, and either thread may fail first (nothing orders them before the store).
+    out = executor("interpret").run(write_case(profile="interpret"))
+    self.assertEqual(out["kind"], "rejected", json.dumps(out)[:2000])
+    d = out["diagnostic"]
+    self.assertEqual((d["stage"], d["exception"], d.get("op")),
+                     ("run", "ValueError", "$.program[0].body[0]"))
+    self.assertIn(d["message"], (interpret_message(1), interpret_message(0)))
+    out = executor("interpret").run(write_case((128,), "int32", cluster=0, smem_rows=2,
+                                               profile="interpret"))
+    self.assertEqual(out["diagnostic"]["message"], interpret_message(0), json.dumps(out)[:2000])
+
+  def test_repro(self):
+    def script(case, mode, expected, match=None):
+      req = {"case": case, "mode": mode, "expected": expected}
+      if match:
+        req["match"] = match
+      return cfjax_repro.generate(req)
+    lowered = {"kind": "completed", "outputs": []}
+    src = script(write_case(), "lower", lowered)
+    self.assertIn("plgpu.cluster_ref(smem, {'x': 1 - lax.axis_index('x')})[...] = ", src)
+    src2 = script(write_case((128,), "int32", cluster=1, smem_rows=2), "lower", lowered)
+    self.assertIn("plgpu.cluster_ref(smem.at[1,], {'x': 1})[...] = ", src2)
+    r = run_script(src)
+    self.assertEqual(r.returncode, 0, r.stdout[-2000:] + r.stderr[-3000:])
+    self.assertIn("as predicted: the kernel lowered for CUDA without an error", r.stdout)
+    expected = {"kind": "rejected", "diagnostic": {
+        "stage": "run", "exception": "ValueError",
+        "message": "Unsupported transform: ClusterRefTransform(dims=('x',), idxs=(Array("}}
+    r = run_script(script(write_case(profile="interpret"), "interpret", expected, "contains"))
+    self.assertEqual(r.returncode, 0, r.stdout[-2000:] + r.stderr[-3000:])
+    self.assertIn("as predicted: ValueError at run: Unsupported transform", r.stdout)
+
+  def test_import_forms(self):
+    def store(c):
+      return {"op": "vector_store", "dst": {"alloc": "smem", "index": [1], "cluster": {"x": c}},
+              "value": {"add": [{"load": {"input": "in0", "index": [{"axis": "x"}]}},
+                                {"const": 1}]}}  # the importer names the inputs in0, ...
+    for lhs, want in (
+        ('plgpu.cluster_ref(smem.at[1], {"x": 1 - i})[...]', store(PEER)),
+        ('plgpu.cluster_ref(smem, {"x": i}).at[1][...]', store({"axis": "x"})),
+        ('plgpu.cluster_ref(smem.at[1], {"x": 0})[...]', store(0))):
+      with self.subTest(lhs=lhs):
+        case = import_source(WRITE_KERNEL % lhs)
+        stores = [op for op in case["program"][0]["body"] if op["op"] == "vector_store"]
+        self.assertEqual(stores[0], want)
+        self.assertEqual(stores[1]["value"], {"load": {"alloc": "smem", "index": [1]}})
+
+  def test_import_refusals(self):
+    from cfjax_import_values import ImportRefused  # pylint: disable=import-outside-toplevel
+    for lhs, why in (
+        ('plgpu.cluster_ref(smem.at[1], {"x": 0, "y": 1})[...]', "over 2 cluster axes"),
+        ('plgpu.cluster_ref(smem.at[1], {"x": lax.rem(i + 1, 2)})[...]',
+         "a case's peer CTA is an integer or lax.axis_index(axis) * m + a"),
+        ('plgpu.cluster_ref(o_ref.at[0], {"x": 0})[...]',
+         "a vector_store writes a peer CTA's SMEM allocation only")):
+      with self.subTest(lhs=lhs):
+        with self.assertRaises(ImportRefused) as cm:
+          import_source(WRITE_KERNEL % lhs)
+        self.assertIn(why, str(cm.exception))
+
+  def test_round_trip(self):
+    for cluster in (PEER, 0, {"axis": "x"}):
+      for rows in (None, 2):
+        case = write_case((128,), "int32", cluster=cluster, smem_rows=rows, profile="interpret")
+        with self.subTest(cluster=cluster, rows=rows):
+          self.assertIsNone(round_trip_difference(case))
 
 
 if __name__ == "__main__":

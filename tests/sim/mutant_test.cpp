@@ -179,6 +179,17 @@ const std::string kClusterRefRead =
       {"op": "vector_store", "dst": {"output": "y", "index": [{"axis": "x"}]},
        "value": {"load": {"alloc": "smem", "cluster": {"x": {"axis": "x", "mul": -1, "add": 1}}}}}]}])";
 
+// Each CTA stores x[i] + 1 into the peer's SMEM, syncs the cluster, and stores its own SMEM to y.
+const std::string kClusterRefWrite =
+    R"([{"op": "run_scoped", "allocs": [{"name": "smem", "kind": "smem", "shape": [256], "dtype": "float32"},
+      {"name": "cbar", "kind": "cluster_barrier", "collective_axes": ["x"]}],
+    "body": [
+      {"op": "vector_store", "dst": {"alloc": "smem", "cluster": {"x": {"axis": "x", "mul": -1, "add": 1}}},
+       "value": {"add": [{"load": {"input": "x", "index": [{"axis": "x"}]}}, {"const": 1}]}},
+      {"op": "barrier_arrive", "barrier": {"alloc": "cbar", "index": 0}},
+      {"op": "barrier_wait", "barrier": {"alloc": "cbar", "index": 0}},
+      {"op": "vector_store", "dst": {"output": "y", "index": [{"axis": "x"}]}, "value": {"load": {"alloc": "smem"}}}]}])";
+
 const std::string kClusterCancel =
     R"([{"op": "run_scoped", "allocs": [{"name": "res", "kind": "smem", "shape": [16], "dtype": "uint8"},
       {"name": "bar", "kind": "barrier"}],
@@ -247,6 +258,11 @@ const Planted kPlanted[] = {
     // Each CTA stores its own row: y = x where the flip is predicted.
     {Mutant::kClusterRefReadsOwnSmem, kCluster2, kLane,
      R"([{"name": "x", "shape": [2, 256], "dtype": "float32"}])", kClusterRefRead.c_str(),
+     "memory:output:copy_smem_to_gmem:sim",
+     R"([{"name": "y", "shape": [2, 256], "dtype": "float32"}])"},
+    // Each CTA stores x[i] + 1 into its own SMEM: y = x + 1 where the flip is predicted.
+    {Mutant::kClusterRefWritesOwnSmem, kCluster2, kLane,
+     R"([{"name": "x", "shape": [2, 256], "dtype": "float32"}])", kClusterRefWrite.c_str(),
      "memory:output:copy_smem_to_gmem:sim",
      R"([{"name": "y", "shape": [2, 256], "dtype": "float32"}])"},
 };
