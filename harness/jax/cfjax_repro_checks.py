@@ -351,7 +351,8 @@ def emit_checks(E, r, req: dict):
     alternatives = [(a["exception"], a["message"]) for a in d.get("alternatives", [])]
     if alternatives:
       E("# Other errors of the same stage JAX may raise instead (collfuzz's Diagnostic alternatives:")
-      E("# the layout search running out of fuel before it proves the system unsatisfiable)")
+      E("# another thread's or CTA's error first in interpret mode, or the layout search running")
+      E("# out of fuel before it proves the system unsatisfiable)")
       E(f"ALTERNATIVES = {alternatives!r}")
     E("")
     E("")
