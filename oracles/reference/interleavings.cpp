@@ -25,13 +25,27 @@ bool interleaving_dependent(const Diagnostic& d) {
          (d.rule.rfind("run.barrier.", 0) == 0 || d.rule == "interpret.cluster_ref.unsupported");
 }
 
-// Whether some CTA's threads arrive on another CTA's barriers: interpret mode's ClusterBarrier
-// (a copy arrives on its own CTA's barrier there, whatever its collective axes).
-bool ctas_share_barriers(const Case& c) {
+// Whether some CTA's threads reach another CTA: they arrive on its barriers (interpret mode's
+// ClusterBarrier; a copy arrives on its own CTA's barrier there, whatever its collective axes),
+// or name it through plgpu.cluster_ref, whose refusal carries the index the CTA computed, so that
+// the CTAs' errors differ by more than the CTA's name.
+bool ctas_interact(const Case& c) {
   bool shared = false;
   walk_program(c.program, [&](const Op& op, const Scope&) {
     if (const auto* rs = std::get_if<RunScoped>(&op.v)) {
       for (const Alloc& a : rs->allocs) shared = shared || a.kind == AllocKind::kClusterBarrier;
+    }
+    const auto peer = [&](const VectorValue& v) {
+      for_each_vector_load(
+          v, [&](const VectorValue& l) { shared = shared || !l.cluster_axis.empty(); });
+    };
+    if (const auto* vs = std::get_if<VectorStore>(&op.v)) {
+      shared = shared || !vs->cluster_axis.empty();
+      peer(vs->value);
+    }
+    if (const auto* l = std::get_if<Loop>(&op.v); l && l->carry) {
+      peer(l->carry->init);
+      peer(l->carry->next);
     }
   });
   return shared;
@@ -141,7 +155,7 @@ std::vector<DiagnosticAlternative> interleaving_alternatives(const Case& c, Prof
   const MeshFacts mesh(c);
   Explorer explorer(c, profile, budget);
   std::vector<Diagnostic> found;
-  if (ctas_share_barriers(c)) {
+  if (ctas_interact(c)) {
     bool completed = false;
     found = explorer.explore(std::nullopt, budget.max_runs, completed);
     all_complete = completed;

@@ -22,7 +22,8 @@
 // atomic step, as JAX's locks make it); the list is not proven complete (see below).
 //
 // Schedules: when no CTA touches another's barriers (no ClusterBarrier: interpret mode's copies
-// arrive on their own CTA's barrier), each CTA runs alone (any CTA may run first and fail first),
+// arrive on their own CTA's barrier) nor names another through plgpu.cluster_ref (whose refusal
+// carries the index each CTA computed), each CTA runs alone (any CTA may run first and fail first),
 // and CTAs whose threads run the same steps are explored once, the others' errors being the same
 // with the CTA's block_id. Otherwise all threads run together. In both, the schedules are: the
 // round-robin from each thread; step-by-step random orders; the round-robin with one thread

@@ -299,5 +299,28 @@ TEST(Interleavings, MayCompleteRoundTripsThroughJson) {
   EXPECT_FALSE(outcome_to_json(o)["diagnostic"].contains("may_complete"));
 }
 
+// A DSMEM write with no ClusterBarrier: interpret mode refuses the cluster_ref in whichever CTA
+// gets there first, each naming the index it computed; the CTAs are not interchangeable (renaming
+// the first CTA's message would keep its index), so every thread runs together.
+TEST(Interleavings, EachCtasClusterRefIndexIsAnAlternativeWithoutAClusterBarrier) {
+  const json j = json::parse(R"({"format": 1, "name": "dsmem_write_unsynced",
+    "mesh": {"cluster": [2], "cluster_names": ["x"]},
+    "target": {"arch": "sm_90a", "semantics": "lane", "profile": "interpret"},
+    "inputs": [{"name": "x", "shape": [2, 256], "dtype": "float32"}],
+    "outputs": [{"name": "out", "shape": [2, 256], "dtype": "float32"}],
+    "program": [{"op": "run_scoped", "allocs": [{"name": "smem", "kind": "smem", "shape": [256], "dtype": "float32"}],
+      "body": [{"op": "vector_store", "dst": {"alloc": "smem", "cluster": {"x": {"axis": "x", "mul": -1, "add": 1}}},
+                "value": {"load": {"input": "x", "index": [{"axis": "x"}]}}}]}]})");
+  const Outcome o = explored(j);
+  ASSERT_TRUE(o.diagnostic);
+  const auto msg = [](int k) {
+    return "Unsupported transform: ClusterRefTransform(dims=('x',), idxs=(Array(" +
+           std::to_string(k) + ", dtype=int32),))";
+  };
+  EXPECT_EQ(o.diagnostic->message, msg(1));  // CTA 0 first in the canonical schedule
+  EXPECT_TRUE(has(messages(*o.diagnostic), msg(0)))
+      << ::testing::PrintToString(messages(*o.diagnostic));
+}
+
 }  // namespace
 }  // namespace collfuzz::testing
