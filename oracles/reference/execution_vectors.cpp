@@ -82,17 +82,19 @@ std::int64_t Execution::cluster_rank(const Thread& th, const std::string& axis,
   for (std::int64_t r = 0; r < mesh_.num_ctas(); ++r) {
     if (mesh_.coords(r) == want) peer = r;
   }
-  // explain: which CTA's SMEM the access reaches, and that nothing but the program's own
-  // synchronisation orders it against the peer's accesses (the canonical schedule decides).
-  std::string note = "DSMEM: CTA " + std::to_string(th.rank) + " thread " +
-                     std::to_string(th.index) + " at " + where + " " + what + " CTA " +
-                     std::to_string(peer) + "'s " + ref + " (plgpu.cluster_ref over '" + axis +
-                     "' = " + std::to_string(k) +
-                     "); it sees or leaves the peer's SMEM as the canonical schedule has it when "
-                     "the thread gets there (an access not ordered against the peer's by a "
-                     "ClusterBarrier is a race on hardware, not predicted as one)";
-  if (std::find(ck_.notes.begin(), ck_.notes.end(), note) == ck_.notes.end())
-    ck_.notes.push_back(std::move(note));
+  // explain (only then: this is the fast loop's path): which CTA's SMEM the access reaches, and
+  // that nothing but the program's own synchronisation orders it against the peer's accesses.
+  if (ck_.explaining()) {
+    std::string note = "DSMEM: CTA " + std::to_string(th.rank) + " thread " +
+                       std::to_string(th.index) + " at " + where + " " + what + " CTA " +
+                       std::to_string(peer) + "'s " + ref + " (plgpu.cluster_ref over '" + axis +
+                       "' = " + std::to_string(k) +
+                       "); it sees or leaves the peer's SMEM as the canonical schedule has it "
+                       "when the thread gets there (an access not ordered against the peer's by "
+                       "a ClusterBarrier is a race on hardware, not predicted as one)";
+    if (std::find(ck_.notes.begin(), ck_.notes.end(), note) == ck_.notes.end())
+      ck_.notes.push_back(std::move(note));
+  }
   return peer;
 }
 

@@ -23,22 +23,28 @@ void Execution::check_warp_arrivals(const Thread& th) {
     warps[static_cast<std::size_t>(st.op->warp)].push_back(a);
   };
   const bool gated = at_least(c_.target.jax, JaxVersion::k0_12_0_1);
-  // The undefined behaviour the warp_map's copies meet when they issue (run.multicast.
-  // outside_cluster), which warps in another order than the reference's meet before a
-  // no-complete arrival completes a phase.
-  std::vector<UndefinedBehaviour> also;
+  // The warp_map's multicasts: what they meet when they issue (run.multicast.outside_cluster),
+  // warps in another order than the reference's meet before a no-complete arrival completes a
+  // phase. Looked at only when one does (the search below finds it).
+  std::vector<const CopyFacts*> multicasts;
+  const auto also = [&] {
+    std::vector<UndefinedBehaviour> out;
+    for (const CopyFacts* f : multicasts) {
+      const CopyGmemToSmem& cp = *f->copy;
+      if (cp.predicate && !eval_cond(*cp.predicate, mesh_, th.rank, th.index)) continue;
+      for (const std::int64_t r : multicast_targets(mesh_, f->dims, th.rank)) {
+        if (r >= mesh_.num_ctas()) return std::vector{UndefinedBehaviour::kMulticastOutsideCluster};
+      }
+    }
+    return out;
+  };
   for (std::size_t k = th.pc + 1; k < th.steps.size(); ++k) {
     const Step& st = th.steps[k];
     if (st.kind == Step::Kind::kWarpMapEnd) break;
     if (st.kind == Step::Kind::kCopy) {
       const CopyFacts& f = copies_.at(st.op);
       const CopyGmemToSmem& cp = *f.copy;
-      const bool issues = !cp.predicate || eval_cond(*cp.predicate, mesh_, th.rank, th.index);
-      if (f.n > 1 && !(f.leader && f.n == 2) && issues && also.empty()) {
-        for (const std::int64_t r : multicast_targets(mesh_, f.dims, th.rank))
-          if (r >= mesh_.num_ctas() && also.empty())
-            also.push_back(UndefinedBehaviour::kMulticastOutsideCluster);
-      }
+      if (f.n > 1 && !(f.leader && f.n == 2)) multicasts.push_back(&f);
       // Only the Pallas-counted Barrier: an orders_tensor_core one is armed from one lane.
       if (!cp.barrier || f.barrier->orders_tensor_core || ck_.arch_major() < 9) continue;
       // A leader-tracked copy over a 2-CTA group arrives on its leader only (JAX's first_block);

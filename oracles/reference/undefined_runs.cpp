@@ -53,7 +53,7 @@ void check_mbarrier_count(std::int64_t hardware_count, const std::string& alloc)
 void check_warp_no_complete(const std::vector<std::vector<WarpArrival>>& warps,
                             std::int64_t pending, const std::vector<const std::string*>& ops,
                             const std::string& barrier, std::int64_t issuer,
-                            const std::vector<UndefinedBehaviour>& also) {
+                            const std::function<std::vector<UndefinedBehaviour>()>& also) {
   const std::optional<NoCompleteHit> hit = no_complete_completion(warps, pending);
   if (!hit) return;
   const WarpArrival& a = warps[hit->warp][hit->arrival];
@@ -63,7 +63,7 @@ void check_warp_no_complete(const std::vector<std::vector<WarpArrival>>& warps,
                              barrier + " completes its phase after " + std::to_string(hit->before) +
                              " other arrivals of its " + std::to_string(pending) +
                              " pending hardware arrivals, in some order of the warps",
-                         also};
+                         also ? also() : std::vector<UndefinedBehaviour>{}};
   throw UndefinedRun{std::move(record)};
 }
 

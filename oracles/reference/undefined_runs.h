@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,7 @@ void check_mbarrier_count(std::int64_t hardware_count, const std::string& alloc)
 void check_warp_no_complete(const std::vector<std::vector<WarpArrival>>& warps,
                             std::int64_t pending, const std::vector<const std::string*>& ops,
                             const std::string& barrier, std::int64_t issuer,
-                            const std::vector<UndefinedBehaviour>& also = {});
+                            const std::function<std::vector<UndefinedBehaviour>()>& also = {});
 
 // The prediction for a run that meets `u`.
 Outcome undefined_outcome(const UndefinedRun& u, Profile profile);
