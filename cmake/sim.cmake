@@ -10,6 +10,7 @@ set(COLLFUZZ_LOWERING_SOURCES
   harness/lowering/kernel_trace.cpp
   harness/lowering/lowering.cpp
   harness/lowering/lowering_rules.cpp
+  harness/lowering/wgmma_vectors.cpp
   harness/lowering/warp_context.cpp
   harness/lowering/mesh_check.cpp
   harness/lowering/module_setup.cpp

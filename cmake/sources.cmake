@@ -19,6 +19,7 @@ add_library(collfuzz_core STATIC
   harness/core/element_value.cpp
   harness/core/reduction.cpp
   harness/core/smem_layout.cpp
+  harness/core/wgmma_transfer.cpp
   harness/core/vector_arith.cpp
   harness/core/vector_ops.cpp
   harness/core/fill.cpp

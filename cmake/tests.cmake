@@ -8,7 +8,7 @@ collfuzz_add_gtest(collfuzz_core_tests
           tests/core/warp_map_test.cpp tests/core/smem_layout_test.cpp
           tests/core/pallas_call_dce_test.cpp
           tests/core/smem_transform_format_test.cpp tests/core/jax_random_test.cpp
-          tests/core/memref_text_test.cpp
+          tests/core/memref_text_test.cpp tests/core/wgmma_transfer_test.cpp
   LIBS collfuzz_core)
 
 # Hostile input: every number of every stored case mutated (0, -1, 2^64, 1e400) and taken the way

@@ -178,17 +178,19 @@ rc::Gen<SmemChoice> smem_choice() {
   using T = SmemTransformKind;
   using S = SmemSliceKind;
   return rc::gen::build<SmemChoice>(
-      rc::gen::set(&SmemChoice::transform, weighted_element<T>({{82, T::kNone},
-                                                                {9, T::kTiledSwizzled},
+      rc::gen::set(&SmemChoice::transform, weighted_element<T>({{80, T::kNone},
+                                                                {11, T::kTiledSwizzled},
                                                                 {3, T::kTiled},
                                                                 {2, T::kSwizzled},
                                                                 {1, T::kBadSwizzle},
                                                                 {1, T::kTilingNotDividing},
-                                                                {1, T::kSwizzleMinorMismatch}})),
+                                                                {1, T::kSwizzleMinorMismatch},
+                                                                {2, T::kTiledMinor}})),
       rc::gen::set(&SmemChoice::swizzle,
                    weighted_element<std::int64_t>({{4, 32}, {4, 64}, {7, 128}})),
       rc::gen::set(&SmemChoice::row_tiles,
                    weighted_element<std::int64_t>({{8, 1}, {4, 2}, {1, 4}})),
+      rc::gen::set(&SmemChoice::wgmma_rows, chance(35)),
       rc::gen::set(&SmemChoice::gmem_misfit, chance(15)),
       rc::gen::set(&SmemChoice::slice,
                    weighted_element<S>(

@@ -66,6 +66,8 @@ enum class SmemTransformKind : std::uint8_t {
   kBadSwizzle,            // SwizzleTransform(16) (alloc.smem.swizzle_value)
   kTilingNotDividing,     // 4 rows more than whole tiles (alloc.smem.tiling_divides)
   kSwizzleMinorMismatch,  // a tile half the swizzle's width (alloc.smem.swizzle_minor_dim)
+  kTiledMinor,            // a tiling of the minor dim only, (S * 8 // bits,), and the swizzle
+                          // (Lane's vector loads and stores refuse it: lower.vector.tiling_rank)
 };
 
 // A slice of the destination ref, `dst.at[pl.ds(start, rows)]` of an allocation with more rows.
@@ -80,7 +82,10 @@ struct SmemChoice {
   SmemTransformKind transform = SmemTransformKind::kNone;
   std::int64_t swizzle = 128;  // 32, 64 or 128
   std::int64_t row_tiles = 1;  // rows = 8 * row_tiles
-  bool gmem_misfit = false;    // the source array has 4 rows past the slice (gmem_tiling)
+  // Rows in 64s instead (the WGMMA layout's tile, which a vector load of a tiled and swizzled ref
+  // needs: lower.vector.wgmma_tiling).
+  bool wgmma_rows = false;
+  bool gmem_misfit = false;  // the source array has 4 rows past the slice (gmem_tiling)
   SmemSliceKind slice = SmemSliceKind::kNone;
 };
 

@@ -654,8 +654,12 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     // The write-back's ops; a vector store in them (vector_back.h) where the plan asks.
     const auto back_ops = [&](const CopySmemToGmem& wb) {
       Body ops = write_back_ops(wb, plan.reduce_back, plan.store_sync, plan.store_wait_read_only);
-      // Vector loads of a transformed ref are not in the case language.
-      if (plan.vector_back && !dsts.front().transforms.any()) {
+      // A vector store takes no slice of its tile (smem_slice_for slices transformed tiles), nor,
+      // under Warpgroup, a tile tiled without a swizzle (not expressible).
+      const SmemTransforms& tt = dsts.front().transforms;
+      const bool unswizzled_wg =
+          target_.semantics == Semantics::kWarpgroup && !tt.tiling.empty() && tt.swizzle == 0;
+      if (plan.vector_back && sliced == dst_slices_.end() && !unswizzled_wg) {
         Shape tile = dsts.front().shape;
         if (first.dst_indexed) tile.erase(tile.begin());
         // kMixedWidth loads an input of the tile's shape and another width: added here.
@@ -685,7 +689,8 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
         }
         apply_vector_back(ops, *plan.vector_back, wb, first.dtype, tile,
                           partner ? &*partner : nullptr, indexed_loop.has_value(),
-                          carry_axis ? &*carry_axis : nullptr, peer_axis ? &*peer_axis : nullptr);
+                          carry_axis ? &*carry_axis : nullptr, peer_axis ? &*peer_axis : nullptr,
+                          dsts.front().transforms);
       }
       return ops;
     };

@@ -17,6 +17,7 @@ SmemTransforms smem_transforms_for(const SmemChoice& c, DType dtype, bool tma, b
   std::int64_t rows = 8 * c.row_tiles;
   // A clean multicast splits the rows (never the swizzled minor dim): whole tiles per CTA.
   if (clean) rows = 8 * std::max<std::int64_t>(c.row_tiles, split);
+  if (c.wgmma_rows) rows = (rows + 63) / 64 * 64;
   if (kind == K::kTilingNotDividing) rows += 4;
   dst = Shape{rows, elems};
   switch (kind) {
@@ -34,6 +35,10 @@ SmemTransforms smem_transforms_for(const SmemChoice& c, DType dtype, bool tma, b
     case K::kBadSwizzle:
       t.tiling = {8, elems};
       t.swizzle = 16;
+      break;
+    case K::kTiledMinor:
+      t.tiling = {elems};
+      t.swizzle = c.swizzle;
       break;
     case K::kSwizzleMinorMismatch:
       t.tiling = {8, std::max<std::int64_t>(1, elems / 2)};

@@ -124,7 +124,8 @@ DType round_trip_dtype(DType d, std::int64_t pick) {
 
 void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGmem& store,
                        DType dtype, const Shape& tile_shape, const ArraySpec* partner, bool in_loop,
-                       const NamedAxis* nd_axis, const NamedAxis* peer_axis) {
+                       const NamedAxis* nd_axis, const NamedAxis* peer_axis,
+                       const SmemTransforms& transforms) {
   const std::int64_t elements = element_count(tile_shape);
   if (!holds(dtype) || elements < 2 || (elements % 128 != 0 && !plan.uneven) || store.predicate ||
       store.reduction_op) {
@@ -133,11 +134,18 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
   for (const Op& op : ops) {
     if (const auto* st = std::get_if<CopySmemToGmem>(&op.v); st && st->reduction_op) return;
   }
+  // A tile swizzled without a tiling takes no vector store of its own loads (not expressible):
+  // the write-back becomes one (kReplace).
+  const VectorBackKind kind =
+      plan.kind == VectorBackKind::kInPlace && transforms.any() && transforms.tiling.empty()
+          ? VectorBackKind::kReplace
+          : plan.kind;
   VectorValue tile;
   tile.kind = VectorKind::kLoadSmem;
   tile.ref = store.src;
   tile.smem_index = store.src_index;
   tile.smem_slot = store.src_slot;
+  tile.smem_transforms = transforms;
   // The peer: the mirror (size - 1 - i) or the next CTA ((i + 1) % size) along the axis.
   std::string peer_name;
   DynStart peer_index;
@@ -148,8 +156,7 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
   }
   // A DSMEM read of the peer's tile (docs/case-format.md, "DSMEM reads"), except that a
   // kInPlace store to the next CTA writes the peer's tile instead (a DSMEM write).
-  const bool peer_write =
-      !peer_name.empty() && plan.peer == 2 && plan.kind == VectorBackKind::kInPlace;
+  const bool peer_write = !peer_name.empty() && plan.peer == 2 && kind == VectorBackKind::kInPlace;
   if (!peer_name.empty() && !peer_write) {
     tile.cluster_axis = peer_name;
     tile.cluster_index = peer_index;
@@ -166,7 +173,22 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
   };
   vs.dst = store.dst;
   vs.dst_index = store.dst_index;
-  switch (plan.value) {
+  VectorValueShape shape = plan.value;
+  if (transforms.any()) {
+    switch (shape) {
+      case VectorValueShape::kIota:
+      case VectorValueShape::kIotaUncast:
+      case VectorValueShape::kBroadcast:
+      case VectorValueShape::kBroadcastInner:
+      case VectorValueShape::kBroadcastOne:
+      case VectorValueShape::kCarried:
+        shape = VectorValueShape::kAddConst;
+        break;
+      default:
+        break;
+    }
+  }
+  switch (shape) {
     case VectorValueShape::kLoad:
       vs.value = tile;
       break;
@@ -386,10 +408,11 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
       }
       break;
   }
-  if (plan.kind == VectorBackKind::kInPlace) {
+  if (kind == VectorBackKind::kInPlace) {
     vs.dst = store.src;
     vs.dst_index.clear();
     vs.to_smem = true;
+    vs.smem_transforms = transforms;
     vs.smem_index = store.src_index;
     vs.smem_slot = store.src_slot;
     if (peer_write) {
@@ -420,7 +443,7 @@ void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGm
   }
   Op op;
   op.v = std::move(vs);
-  if (plan.kind == VectorBackKind::kAfter) {
+  if (kind == VectorBackKind::kAfter) {
     place(ops.size(), std::move(op));
     return;
   }

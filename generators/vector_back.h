@@ -106,10 +106,13 @@ struct VectorBackPlan {
 // `in_loop`: the ops are in a loop's body (kCarried adds a loop, and loops do not nest).
 // `nd_axis`: the axis a carry_nd loop deals its steps out over (none: a fori_loop).
 // `peer_axis`: the cluster axis a plan's peer read crosses (none: the CTA's own tile).
+// `transforms`: the tile's allocation's (docs/case-format.md, "Vector values of transformed
+// refs"): its loads and a store into it meet the WGMMA layout, beside which the case language
+// holds no iota, broadcast or carry (those values become tile + c).
 void apply_vector_back(Body& ops, const VectorBackPlan& plan, const CopySmemToGmem& store,
                        DType dtype, const Shape& tile, const ArraySpec* partner = nullptr,
                        bool in_loop = false, const NamedAxis* nd_axis = nullptr,
-                       const NamedAxis* peer_axis = nullptr);
+                       const NamedAxis* peer_axis = nullptr, const SmemTransforms& transforms = {});
 
 // kMixedWidth: the dtype of the partner input for a tile of `dtype` (another width), or nullopt
 // where there is none (8-bit dtypes).

@@ -447,6 +447,9 @@ struct VectorValue {
   // negative, `lax.rem` by mod if set). cluster_axis empty: the CTA's own SMEM.
   std::string cluster_axis;
   DynStart cluster_index;
+  // kLoadSmem: the allocation's transforms (a tiled and swizzled ref loads in the WGMMA layout,
+  // harness/core/wgmma_transfer.h; docs/case-format.md "Vector values of transformed refs").
+  SmemTransforms smem_transforms;
   // kLoadInput: `x_ref.at[entries][...]`.
   std::vector<IndexEntry> gmem_index;
   std::vector<VectorValue> args;  // binary ops (kAdd ... kMax, kAnd ... kShift*): the two
@@ -530,8 +533,17 @@ struct VectorStore {
   // names); cluster_axis empty: the CTA's own.
   std::string cluster_axis;
   DynStart cluster_index;
+  SmemTransforms smem_transforms;  // to_smem: the allocation's
   VectorValue value;
 };
+
+// Whether `v` loads a transformed SMEM allocation (its value then has the WGMMA layout where the
+// compiler accepts it).
+inline bool loads_transformed_smem(const VectorValue& v) {
+  return any_vector_node(v, [](const VectorValue& n) {
+    return n.kind == VectorKind::kLoadSmem && n.smem_transforms.any();
+  });
+}
 
 // `plgpu.commit_smem()`: fence.proxy.async.shared::cta, after which the thread's earlier SMEM
 // writes through the generic proxy (vector stores) are visible to TMA stores.

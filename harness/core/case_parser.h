@@ -152,6 +152,8 @@ class CaseParser {
 
   // vector_store and its value (case_parser_vectors.cpp): every node of `shape` and `dtype`.
   VectorStore parse_vector_store(const json& j, const std::string& path);
+  void check_transformed_value(const VectorStore& vs, const std::string& path) const;
+  void refuse_transformed_carry(const VectorValue& v, const std::string& path) const;
   VectorValue parse_vector_value(const json& j, const std::string& path, const Shape& shape,
                                  DType dtype, int depth);
 };

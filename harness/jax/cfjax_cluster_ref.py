@@ -8,8 +8,9 @@ of the CTA whose coordinate along the cluster axis AXIS is IDX (its other coordi
 CTA's own), through shared::cluster (Mosaic GPU's `get_cluster_ref`, nvvm mapa). IDX is a JSON
 integer k (a Python int) or a dynamic index as a GMEM entry's, {"axis": A, "mul": m, "add": a}
 (`lax.axis_index(A) * m + a`; m may be negative), optionally with "mod": n (`lax.rem(..., n)`).
-The C++ parser checks that IDX is in range for every CTA and that the allocation has no
-`transforms`; this module checks the member's form only, for the adapter (cfjax_translate) and
+The C++ parser checks that IDX is in range for every CTA (a tiled, swizzled allocation is read
+in the WGMMA layout: JAX's test_cluster_ref_read, tests/jax/test_transformed_vectors.py); this
+module checks the member's form only, for the adapter (cfjax_translate) and
 repro (cfjax_repro_body), and finds the transform in a `get` for import (cfjax_import_vectors,
 whose VectorsMixin.cluster_peer reads its index).
 

@@ -36,6 +36,11 @@ Each Vec carries the SMEM loads it holds (Vec.loads, an input's load is never wr
 refuses a value whose loaded ref an op the importer emitted has written since the load, as the
 case would read the new contents there (cfjax_import_stale); the store records its own write.
 Scalar (0-d) equations are left to IndexMixin.scalar_eqn.
+A transformed (tiled, swizzled) SMEM allocation is loaded and stored as an untransformed one, in
+logical coordinates (`o_ref[...] = smem[...]`, `smem[...] = smem[...] + 1`: the load or dst stays
+{"alloc": NAME, ...}, the allocation keeps its "transforms"; its own undo transforms are dropped
+by IndexMixin.ndindexer); an integer into a tiled (or, with a swizzle alone, the minor) dim is
+refused (transformed_index), as is any slice of SMEM in a vector load or store.
 """
 
 from __future__ import annotations
@@ -274,11 +279,13 @@ class VectorsMixin:
       return Unknown(f"a load (`get`) through plgpu.cluster_ref of {what} (a vector_store reads "
                      "a peer CTA's SMEM allocation only)", where)
     if smem:
-      if r.alloc.get("transforms"):
-        return Unknown(f"a load (`get`) of the transformed (tiled or swizzled) SMEM allocation "
-                       f"`{r.name}` (a vector_store's loads are of untransformed ones)", where)
       load = {"alloc": r.name}
       index = self.static_index(env, transforms, r, eqn, "a vector load")
+      if r.alloc.get("transforms"):
+        bad = self.transformed_index(r, index)
+        if bad:
+          return Unknown(f"a load (`get`) of the transformed (tiled or swizzled) SMEM allocation "
+                         f"`{r.name}` {bad}", where)
       if cluster is not None:  # a peer CTA's SMEM (cfjax_cluster_ref): {"cluster": {AXIS: IDX}}
         peer = self.cluster_peer(env, cluster)
         if isinstance(peer, str):
@@ -298,6 +305,21 @@ class VectorsMixin:
     # An input is never written (inputs are read-only): only an SMEM load can go stale.
     loads = (self.loaded(r.name, index, where),) if r.kind == "alloc" else ()
     return Vec({"load": load}, shape, dtype, loads)
+
+  @staticmethod
+  def transformed_index(r: Ref, index: list) -> str | None:
+    """What a case cannot say of a vector load or store of a transformed SMEM allocation's
+    `index` (static_index's: integers on leading dims, a slice already refused), or None: an
+    integer (or a loop slot) into a tiled dim, or into the swizzled minor dim (docs/case-format.md,
+    "SMEM transforms")."""
+    tiling = next((t["tiling"] for t in r.alloc["transforms"] if "tiling" in t), None)
+    rank = len(r.alloc["shape"])
+    free = rank - (len(tiling) if tiling else 1)
+    if len(index) > free:
+      return (f"indexed with {index!r}, an integer into a {'tiled' if tiling else 'swizzled'} "
+              "dim (a case indexes a transformed allocation on its leading untransformed dims "
+              "only)")
+    return None
 
   def cluster_peer(self, env: dict, t):
     """A load's or a store's ClusterRefTransform (`plgpu.cluster_ref(ref, {AXIS: IDX})`) -> its
@@ -358,11 +380,12 @@ class VectorsMixin:
     if cluster is not None and not smem:
       self.refuse(eqn, f"a vector store through plgpu.cluster_ref into the output `{d.name}` (a "
                   "vector_store writes a peer CTA's SMEM allocation only)")
-    if smem and d.alloc.get("transforms"):
-      self.refuse(eqn, f"a vector store into the transformed (tiled or swizzled) SMEM allocation "
-                  f"`{d.name}` (a vector_store writes an untransformed one)")
     if smem:
       index = self.static_index(env, transforms, d, eqn, "a vector store's destination")
+      bad = self.transformed_index(d, index) if d.alloc.get("transforms") else None
+      if bad:
+        self.refuse(eqn, f"a vector store into the transformed (tiled or swizzled) SMEM "
+                    f"allocation `{d.name}` {bad}")
     else:
       index = self.gmem_index(env, transforms, d, eqn, "a vector store's destination")
     shape, dtype = _aval(val)

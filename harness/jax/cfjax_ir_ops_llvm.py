@@ -3,9 +3,11 @@
 Memref descriptors as LLVM structs (`(allocated, aligned, offset, (sizes), (strides))`; GMEM,
 SMEM `ptr<3>`, or a peer CTA's SMEM through shared::cluster `ptr<7>`, get_cluster_ref's), pointer
 arithmetic, the host function's private memory (allocas, loads, stores), and the kernel's
-`llvm.load`/`llvm.store` of `vector<N x T>` through SMEM (`!llvm.ptr<3>`) and GMEM pointers, lane
-by lane (a ref in a WGMMA layout: a tiled, swizzled SMEM ref's registers, their addresses
-swizzled by the IR itself).
+`llvm.load`/`llvm.store` of `vector<N x T>` through SMEM (`!llvm.ptr<3>`), a peer CTA's SMEM
+(`!llvm.ptr<7>`, a shared::cluster address from mapa: `plgpu.cluster_ref` of a tiled ref) and GMEM
+pointers, lane by lane (a ref in a WGMMA layout: a tiled, swizzled SMEM ref's registers, their
+addresses swizzled by the IR itself). llvm.extractvalue of a struct that differs by lane
+(nvvm.ldmatrix's registers) extracts lane by lane.
 Registers into cfjax_ir_core.OPS: llvm.mlir.constant, llvm.mlir.undef, llvm.mlir.global,
 llvm.insertvalue, llvm.extractvalue, llvm.getelementptr, llvm.ptrtoint / inttoptr / addrspacecast
 (the value unchanged), llvm.add / mul / udiv / urem / sub / and / or / shl / lshr / ashr (the arith ops,
@@ -84,11 +86,19 @@ def extractvalue(comp, op, ins, outs):
   pos = _positions(op)
   c, o = ins[0], outs[0]
 
-  def step(th):
-    s = uniform(th.env[c], "descriptor")
+  def get(s):
     for p in pos:
       s = None if s is None else s[p]  # None: accumulator registers (never read by a case)
-    th.env[o] = s
+    return s
+
+  def step(th):
+    s = th.env[c]
+    # One struct per lane: nvvm.ldmatrix's registers (cfjax_ir_ops_nvvm), or a descriptor whose
+    # fields differ by lane; a descriptor's uniform fields stay uniform.
+    if isinstance(s, LV) and any(x != s[0] for x in s):
+      th.env[o] = lift(get, s)
+    else:
+      th.env[o] = get(uniform(s, "descriptor"))
   return comp.simple(step)
 
 
@@ -138,15 +148,16 @@ def alloca(comp, op, ins, outs):
 
 def _device_vector(op, ptr_index: int, value_type):
   """(elements, bytes per element) of an llvm.load/llvm.store of a `vector<N x T>` through an SMEM
-  pointer (`!llvm.ptr<3>`) or a generic one (`!llvm.ptr`: GMEM, or the host's private memory,
-  told apart by the address), or None for any other: Mosaic's loads and stores of a ref in a
+  pointer (`!llvm.ptr<3>`, or `!llvm.ptr<7>`: shared::cluster, Machine.smem_of) or a generic one
+  (`!llvm.ptr`: GMEM, or the host's private memory, told apart by the address), or None for any
+  other: Mosaic's loads and stores of a ref in a
   WGMMA layout (a tiled, swizzled SMEM ref's registers, the swizzle in the address; an output's
   slice). Other values through a generic pointer stay the host's (`load`, `store` below)."""
-  if str(op.operands[ptr_index].type) not in ("!llvm.ptr<3>", "!llvm.ptr"):
+  if str(op.operands[ptr_index].type) not in ("!llvm.ptr<3>", "!llvm.ptr<7>", "!llvm.ptr"):
     return None
   vt = vector_type(value_type)
   if vt is None:
-    if str(op.operands[ptr_index].type) == "!llvm.ptr<3>":
+    if str(op.operands[ptr_index].type) != "!llvm.ptr":
       raise Unsupported(f"op llvm.load/store of {value_type} through an SMEM pointer")
     return None
   shape, _, bits = vt
@@ -183,7 +194,7 @@ def store(comp, op, ins, outs):
   v, p = ins[0], ins[1]
   mach = comp.m
   sv = _device_vector(op, 1, op.operands[0].type)
-  smem = str(op.operands[1].type) == "!llvm.ptr<3>"
+  smem = str(op.operands[1].type) in ("!llvm.ptr<3>", "!llvm.ptr<7>")
 
   def step(th):
     if sv is not None:
@@ -212,7 +223,7 @@ def load(comp, op, ins, outs):
   p, o = ins[0], outs[0]
   mach = comp.m
   sv = _device_vector(op, 0, op.results[0].type)
-  smem = str(op.operands[0].type) == "!llvm.ptr<3>"
+  smem = str(op.operands[0].type) in ("!llvm.ptr<3>", "!llvm.ptr<7>")
   if sv is not None:
     n, nb = sv
 

@@ -1,13 +1,14 @@
 """jax-ir ops of the `nvvm` dialect: warp-level ops (elect.sync, shfl.sync idx), fences (no
 effect: every copy completes at issue), mbarriers (init, arrive.expect_tx, arrive.nocomplete,
 try_wait.parity, which
-records the wait), the TMA tensor load and the TMA tensor store (through cfjax_ir_tma), and mapa
-(a peer CTA's shared::cluster address: `plgpu.cluster_ref`'s DSMEM reads).
+records the wait), the TMA tensor load and the TMA tensor store (through cfjax_ir_tma), mapa
+(a peer CTA's shared::cluster address: `plgpu.cluster_ref`'s DSMEM reads), and ldmatrix /
+stmatrix (a tiled, swizzled SMEM ref's 16-bit registers, warp by warp).
 Registers into cfjax_ir_core.OPS: nvvm.elect.sync, shfl.sync, fence.proxy, tcgen05.fence, mapa,
 wgmma.fence.aligned, cp.async.bulk.commit.group, cp.async.bulk.wait_group, mbarrier.init,
 mbarrier.arrive.expect_tx, mbarrier.arrive.nocomplete, mbarrier.try_wait.parity,
 cp.async.bulk.tensor.shared.cluster.global,
-cp.async.bulk.tensor.global.shared.cta.
+cp.async.bulk.tensor.global.shared.cta, ldmatrix, stmatrix.
 The same effects written as inline PTX are cfjax_ir_ops_ptx's.
 """
 
@@ -235,4 +236,123 @@ def cp_async_bulk_tensor_global_shared_cta(comp, op, ins, outs):
       get = lambda s: lane(th.env[s], i)  # noqa: E731
       cfjax_ir_tma.tma_store(mach, th.cta, get(parts["src"][0]), get(parts["desc"][0]),
                              [get(c) for c in parts["coords"]])
+  return comp.simple(step)
+
+
+# ---- ldmatrix / stmatrix: a tiled, swizzled SMEM ref's 16-bit registers (FragmentedArray.
+# load_tiled / store_tiled with use_txmatrix, both releases, Lane and Warpgroup alike). Warp-wide
+# (`.sync.aligned`): each warp moves `num` 8x8 matrices of 16-bit elements; lane 8 * i + r gives
+# the address of row r of matrix i (16 bytes, 16-byte aligned, shared::cta), and lane 4 * r + c
+# holds, in its register i, that matrix's elements (r, 2c) (low half) and (r, 2c + 1); with
+# `layout = <col>` (PTX `.trans`) elements (2c, r) and (2c + 1, r) of the rows as addressed.
+
+def _txmatrix_params(op):
+  a = attrs(op)
+  shape, elt = str(a.get("shape")), str(a.get("eltType"))
+  layout = str(a.get("layout"))
+  if (shape, elt) != ("#nvvm.ld_st_matrix_shape<m = 8, n = 8>",
+                      "#nvvm.ld_st_matrix_elt_type<b16>"):
+    raise Unsupported(f"op {op.name} {shape} {elt}")
+  if layout not in ("#nvvm.mma_layout<row>", "#nvvm.mma_layout<col>"):
+    raise Unsupported(f"op {op.name} layout {layout}")
+  if str(op.operands[0].type) != "!llvm.ptr<3>":
+    raise Unsupported(f"op {op.name} through {op.operands[0].type}")
+  return layout == "#nvvm.mma_layout<col>"
+
+
+def _txmatrix_warps(th, name):
+  """The warps (first lane of each) that run a warp-wide op: every lane of a warp or none."""
+  warps = []
+  for w in range(0, LANES, 32):
+    active = [th.mask is None or th.mask[i] for i in range(w, w + 32)]
+    if all(active):
+      warps.append(w)
+    elif any(active):
+      raise Unsupported(f"op {name} under a partial warp (.aligned: undefined)")
+  return warps
+
+
+def _txmatrix_rows(th, p, w, num, name):
+  """(smem bytearray, offset) of each row's 16 bytes: rows[i][r] from lane w + 8 * i + r."""
+  mach = th.mach
+  rows = []
+  for i in range(num):
+    mat = []
+    for r in range(8):
+      addr = lane(th.env[p], w + 8 * i + r)
+      if not isinstance(addr, int):
+        raise Unsupported(f"op {name} of an undefined address")
+      if addr >> CLUSTER_SHIFT:
+        raise Unsupported(f"op {name} of a shared::cluster address")
+      if addr % 16:
+        raise Unsupported(f"op {name} of a row address {addr} not 16-byte aligned")
+      data = mach.smem[th.cta]
+      if addr + 16 > len(data):
+        raise Unsupported(f"op {name} past the end of SMEM")
+      mat.append((data, addr))
+    rows.append(mat)
+  return rows
+
+
+@register("nvvm.ldmatrix")
+def ldmatrix(comp, op, ins, outs):
+  trans = _txmatrix_params(op)
+  num = int(str(attrs(op)["num"]).split(":")[0])
+  if num not in (1, 2, 4):
+    raise Unsupported(f"op nvvm.ldmatrix num = {num}")
+  rt = str(op.results[0].type)
+  if rt != ("i32" if num == 1 else "!llvm.struct<(" + ", ".join(["i32"] * num) + ")>"):
+    raise Unsupported(f"op nvvm.ldmatrix of {rt}")
+  p, o = ins[0], outs[0]
+
+  def elem(row, k):
+    data, at = row
+    return int.from_bytes(data[at + 2 * k:at + 2 * k + 2], "little")
+
+  def step(th):
+    out = [0 if num == 1 else (0,) * num] * LANES  # an inactive lane's value is never used
+    for w in _txmatrix_warps(th, "nvvm.ldmatrix"):
+      rows = _txmatrix_rows(th, p, w, num, "nvvm.ldmatrix")
+      for t in range(32):
+        r, c = t // 4, t % 4
+        regs = []
+        for i in range(num):
+          if trans:
+            lo, hi = elem(rows[i][2 * c], r), elem(rows[i][2 * c + 1], r)
+          else:
+            lo, hi = elem(rows[i][r], 2 * c), elem(rows[i][r], 2 * c + 1)
+          regs.append(lo | (hi << 16))
+        out[w + t] = regs[0] if num == 1 else tuple(regs)
+    th.env[o] = LV(out)
+  return comp.simple(step)
+
+
+@register("nvvm.stmatrix")
+def stmatrix(comp, op, ins, outs):
+  trans = _txmatrix_params(op)
+  p, regs = ins[0], ins[1:]
+  num = len(regs)
+  if num not in (1, 2, 4) or any(str(v.type) != "i32" for v in list(op.operands)[1:]):
+    raise Unsupported(f"op nvvm.stmatrix of {num} registers")
+
+  def step(th):
+    for w in _txmatrix_warps(th, "nvvm.stmatrix"):
+      rows = _txmatrix_rows(th, p, w, num, "nvvm.stmatrix")
+      vals = []
+      for k in regs:
+        v = th.env[k]
+        if v is None or any(lane(v, w + t) is None for t in range(32)):
+          raise Unsupported("nvvm.stmatrix of an undefined register")
+        vals.append([lane(v, w + t) & 0xFFFFFFFF for t in range(32)])
+      for i in range(num):  # row r of matrix i is lane 8 * i + r's: lane order
+        for r in range(8):
+          data, at = rows[i][r]
+          row = []
+          for k in range(8):  # element (r, k)
+            if trans:  # held by lane 4 * k + r // 2, half r % 2
+              word, half = vals[i][4 * k + r // 2], r % 2
+            else:  # held by lane 4 * r + k // 2, half k % 2
+              word, half = vals[i][4 * r + k // 2], k % 2
+            row.append((word >> (16 * half)) & 0xFFFF)
+          data[at:at + 16] = b"".join(e.to_bytes(2, "little") for e in row)
   return comp.simple(step)

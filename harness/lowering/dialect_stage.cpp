@@ -55,7 +55,8 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
     // slice.
     const IrVectorStore* unlaid = nullptr;
     for (const IrVectorStore& iv : ir.vector_stores) {
-      if (((iv.own_layout && iv.elements % 128 != 0) || iv.broadcast_unlaid || iv.iota_unlaid) &&
+      if (((iv.own_layout && iv.elements % 128 != 0) || iv.broadcast_unlaid || iv.iota_unlaid ||
+           iv.wgmma_unlaid) &&
           !unlaid)
         unlaid = &iv;
     }
@@ -79,6 +80,18 @@ void finish_module(const Case& c, KernelIr& ir, const ClusterGeometry& geometry)
                   "Unsupported memory space: #mosaic_gpu.smem_cluster", rule_id::kClusterRefStore,
                   op.op->path);
         };
+        if (iv.wgmma) {  // laid out as WGMMA: its ops' errors, then the store's own
+          if (iv.wgmma_value_error) {
+            raise(Stage::kDialect, iv.wgmma_value_error->exception.c_str(),
+                  iv.wgmma_value_error->message, iv.wgmma_value_error->rule, op.op->path);
+          }
+          peer_store();
+          if (iv.wgmma_store_error) {
+            raise(Stage::kDialect, iv.wgmma_store_error->exception.c_str(),
+                  iv.wgmma_store_error->message, iv.wgmma_store_error->rule, op.op->path);
+          }
+          continue;
+        }
         if (iv.elements % 128 != 0) {  // a value of constants: a splat (inference passed it)
           peer_store();
           raise(Stage::kDialect, "NotImplementedError", kSplatStoreCountMessage,

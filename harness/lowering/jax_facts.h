@@ -43,6 +43,11 @@ struct JaxFacts {
   // `smem.at[k]`) (0.11.2: the vector.load expects the strided type with a dynamic offset that
   // the cluster ref's result lacks, ValueError "Expected type memref<...> for value OpResult(...").
   bool indexed_cluster_ref_loads = false;
+  // A WGMMA-layout value moved to or from GMEM plans its transfer (fragmented_array.
+  // plan_gmem_transfer, TransferPlanDerivationError); 0.11.2 plans nothing, and Warpgroup's
+  // dialect lowering of a GMEM load in that layout raises "Only optimized transfers to SMEM
+  // supported".
+  bool gmem_transfer_plan = false;
 };
 
 constexpr JaxFacts jax_facts(JaxVersion v) {
@@ -58,6 +63,7 @@ constexpr JaxFacts jax_facts(JaxVersion v) {
     f.splat_vec_size_gcd = true;
     f.sliced_ref_no_culprit = true;
     f.indexed_cluster_ref_loads = true;
+    f.gmem_transfer_plan = true;
   }
   return f;
 }

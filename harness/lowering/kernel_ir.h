@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/core/case.h"
+#include "harness/core/smem_layout.h"
 #include "harness/lowering/async_copy.h"
 
 namespace collfuzz::lowering {
@@ -70,6 +72,13 @@ struct IrStore {
 
 // vector_store: the SMEM bytes each SMEM load of its value starts at (depth first), and the
 // step of a loop slot there.
+// An error a later stage raises, found while the value's equations were walked.
+struct IrError {
+  std::string exception;
+  std::string message;
+  std::string_view rule;
+};
+
 struct IrVectorStore {
   const Op* op = nullptr;
   const VectorStore* store = nullptr;  // null for a loop carry's value
@@ -80,6 +89,9 @@ struct IrVectorStore {
   bool carry_next = false;  // the carry's next (else its init)
   std::int32_t output = 0;
   std::vector<std::pair<std::int64_t, std::int64_t>> smem_loads;  // (offset, slot stride)
+  // Per SMEM load, and of an SMEM destination: the ref's layout (identity() unless transformed).
+  std::vector<SmemLayout> smem_load_layouts;
+  SmemLayout dst_layout;
   std::int64_t dst_smem_offset = 0;  // to_smem: the destination ref's first byte
   std::int64_t dst_slot_stride = 0;
   bool eight_bit = false;  // its value computes on 8-bit elements (lower.vector.pointwise_8bit)
@@ -104,6 +116,15 @@ struct IrVectorStore {
   // JAX 0.11.2's splat store of a value of constants cannot lay it out
   // (lower.vector.splat_vec_size)
   std::optional<std::string> splat_vec_size_error = std::nullopt;
+  // Warpgroup: its value meets the WGMMA layout (it loads a tiled and swizzled SMEM ref, or is
+  // stored into one), and whether the layout inference finds that layout for every transformed
+  // ref it meets (a tiling and a swizzle, rows in 64s).
+  bool wgmma = false;
+  bool wgmma_unlaid = false;
+  // Warpgroup: the dialect lowering's first error in the WGMMA value's ops (jaxpr order): a GMEM
+  // load, an indexed peer load, 8-bit arithmetic; then the store's into GMEM (0.12.0.1's plan).
+  std::optional<IrError> wgmma_value_error = std::nullopt;
+  std::optional<IrError> wgmma_store_error = std::nullopt;
 };
 
 inline constexpr const char* kPointwise8BitMessage =

@@ -14,6 +14,7 @@
 #include "harness/lowering/mutants.h"
 #include "harness/lowering/rule_ids.h"
 #include "harness/lowering/warp_context.h"
+#include "harness/lowering/wgmma_vectors.h"
 
 namespace collfuzz::lowering {
 namespace {
@@ -529,6 +530,8 @@ class Lowerer {
         continue;
       } else if (v->kind == VectorKind::kCarry) {
         vec = carry_vec_.at(v->ref);  // init's inside the loop, next's after it
+      } else if (v->kind == VectorKind::kLoadSmem && v->smem_transforms.any()) {
+        vec = lane_transformed_load(*v, q.shape, op.path);  // the WGMMA layout
       } else if (v->kind == VectorKind::kLoadSmem || v->kind == VectorKind::kLoadInput) {
         if (elements % 128 != 0) strided_elements(op, load_memref(*v), elements);
         vec = strided_vec_size(dtype_bits(q.dtype), elements);
@@ -617,6 +620,7 @@ class Lowerer {
       const Alloc& a = *lookup_.alloc(load.ref);
       iv.smem_loads.emplace_back(smem_offset_of(a, load.smem_index, load.smem_slot.has_value()),
                                  load.smem_slot ? slot_stride_of(a) : 0);
+      iv.smem_load_layouts.push_back(ref_layout(a, load.smem_index.size()));
       // A peer CTA's SMEM through an indexed ref: the type Warpgroup's dialect lowering of
       // 0.11.2 expects for it (dialect_stage.cpp).
       if (!load.cluster_axis.empty() && (!load.smem_index.empty() || load.smem_slot) &&
@@ -642,6 +646,7 @@ class Lowerer {
       if (vs.smem_slot) iv.dst_slot_stride = slot_stride_of(a);
       iv.shape = indexed_dst_shape(a, vs.smem_index);
       iv.elements = element_count(iv.shape);
+      iv.dst_layout = ref_layout(a, vs.smem_index.size());
     } else {
       iv.output = lookup_.output_index(vs.dst);
       const ArraySpec& out = c_.outputs[static_cast<std::size_t>(iv.output)];
@@ -654,11 +659,14 @@ class Lowerer {
     iv.dtype = dtype;
     iv.eight_bit = computes_8bit_arithmetic(vs.value, dtype);
     iv.own_layout = has_own_layout(vs.value);
-    lower_value(op, vs.value, dtype, iv);
+    const std::int64_t layout = lower_value(op, vs.value, dtype, iv);
+    if (!lane()) warpgroup_wgmma_store(c_, lookup_, vs, dtype, iv);
+    const bool wgmma = lane() ? lane_wgmma_store(c_, vs, iv, layout, op.path) : iv.wgmma;
     // Lane: _swap_lowering_rule reads the destination's old value (load_strided), then stores.
-    if (lane() && iv.elements % 128 != 0) strided_elements(op, dst_memref(vs), iv.elements);
+    if (lane() && !wgmma && iv.elements % 128 != 0)
+      strided_elements(op, dst_memref(vs), iv.elements);
     // _swap_lowering_rule's store of a splat (Lane here, Warpgroup in dialect_stage).
-    if (!iv.own_layout && !jax_facts(c_.target.jax).splat_vec_size_gcd) {
+    if (!wgmma && !iv.own_layout && !jax_facts(c_.target.jax).splat_vec_size_gcd) {
       const std::int64_t vec = splat_store_vec_size_0_11_2(dtype_bits(dtype), iv.elements);
       if (iv.elements % (vec * 128) != 0) {
         iv.splat_vec_size_error = strided_layout_error(iv.shape, vec);

@@ -102,8 +102,11 @@ struct VectorNode {
   std::uint64_t bits = 0;         // kConst
   std::int64_t smem_offset = 0;   // kLoadSmem: bytes, the ref's first element in the CTA's SMEM
   std::int32_t smem_rank = -1;    // kLoadSmem: a cluster_ref's peer CTA (-1: the CTA's own)
-  std::int32_t input = 0;         // kLoadInput: Plan::inputs index
-  ArraySlice slice;               // kLoadInput
+  // kLoadSmem of a transformed ref: Plan::smem_places index (element j's byte offset from
+  // smem_offset); -1: row-major.
+  std::int32_t places = -1;
+  std::int32_t input = 0;  // kLoadInput: Plan::inputs index
+  ArraySlice slice;        // kLoadInput
   // The node's element count: it is evaluated at the store's element j modulo it (below a
   // broadcast, whose new leading dims repeat its operand; the store's count elsewhere).
   std::int64_t elements = 1;
@@ -122,6 +125,7 @@ struct VectorStoreOp {
   bool to_smem = false;
   std::int64_t smem_offset = 0;
   std::int32_t smem_rank = -1;  // to_smem: a DSMEM write's peer CTA (-1: the CTA's own SMEM)
+  std::int32_t places = -1;     // to_smem into a transformed ref: Plan::smem_places index
   // Into a register instead (a loop carry's init or next, no memory): Plan::registers index.
   std::int32_t to_register = -1;
   DType dtype = DType::kFloat32;  // of the destination (and of every node outside a convert)
@@ -290,6 +294,9 @@ struct Plan {
   std::vector<StoreWaitOp> store_waits;
   std::vector<VectorStoreOp> vector_stores;
   std::vector<VectorNode> vector_nodes;
+  // Transformed SMEM refs of vector loads and stores: element j's byte offset from the ref's first
+  // byte, the tiling and the swizzle (of the absolute SMEM address) applied.
+  std::vector<std::vector<std::int64_t>> smem_places;
   // The registers of loop-carried values, one per thread and carry: each one's element count.
   std::vector<std::int64_t> registers;
   std::vector<WaitOp> waits;

@@ -4,8 +4,10 @@
 #include <bit>
 #include <functional>
 #include <optional>
+#include <tuple>
 
 #include "harness/core/fill.h"
+#include "harness/core/smem_layout.h"
 #include "harness/lowering/jax_facts.h"
 #include "harness/lowering/kernel_trace.h"
 #include "harness/lowering/mutants.h"
@@ -66,6 +68,8 @@ class PlanBuilder {
   std::vector<std::int32_t> op_strings_;  // per IrOp: Plan::strings index of its path
   std::int64_t iteration_ = 0;  // the trip of the innermost open loop, for the op being built
   std::map<std::string, std::int32_t> registers_;  // the thread's carry registers, by carry
+  std::map<std::tuple<Shape, Shape, std::int64_t, std::int64_t, std::int64_t>, std::int32_t>
+      places_;  // smem_places' tables, by layout and first byte
   // Inside a warp_map (its ops carry Op::warp): the WarpArrivalCheckOp at its entry, and the warp
   // of the op being built (-1 outside).
   std::optional<std::size_t> warp_check_;
@@ -509,6 +513,24 @@ class PlanBuilder {
     return slice;
   }
 
+  // Plan::smem_places of a ref laid out as `l` whose first byte is `base` (the swizzle is of the
+  // absolute address, as a TMA's); -1 for a row-major ref. One table per (layout, base).
+  std::int32_t smem_places(const SmemLayout& l, std::int64_t base) {
+    if (l.identity()) return -1;
+    auto key = std::make_tuple(l.shape, l.tiling, l.swizzle, l.element_bytes, base);
+    const auto found = places_.find(key);
+    if (found != places_.end()) return found->second;
+    SmemLayout unswizzled = l;
+    unswizzled.swizzle = 0;
+    std::vector<std::int64_t> offsets;
+    physical_offsets(unswizzled, offsets);
+    for (std::int64_t& o : offsets) o = swizzled_offset(base + o, l.swizzle) - base;
+    plan_.smem_places.push_back(std::move(offsets));
+    const auto index = static_cast<std::int32_t>(plan_.smem_places.size() - 1);
+    places_.emplace(std::move(key), index);
+    return index;
+  }
+
   void vector_store(const IrVectorStore& iv, std::int32_t path, std::int64_t r, std::int64_t t) {
     // The mutant: the carry's next is computed into nothing; the carry keeps its init.
     if (iv.carry_next && mutant_active(Mutant::kCarryNextIgnored)) return;
@@ -529,6 +551,7 @@ class PlanBuilder {
         v.smem_offset += dyn_value(*iv.store->smem_slot, iteration_) * iv.dst_slot_stride;
       if (!iv.store->cluster_axis.empty() && !mutant_active(Mutant::kClusterRefWritesOwnSmem))
         v.smem_rank = cluster_ref_rank(iv.store->cluster_axis, iv.store->cluster_index, r, t);
+      v.places = smem_places(iv.dst_layout, v.smem_offset);
     } else {
       v.slice = slice_of(c_.outputs[static_cast<std::size_t>(iv.output)].shape, iv.store->dst_index,
                          r, t);
@@ -553,10 +576,13 @@ class PlanBuilder {
             n.iota_size = shape[dim];
             for (std::size_t k = dim + 1; k < shape.size(); ++k) n.iota_inner *= shape[k];
           } else if (value.kind == VectorKind::kLoadSmem) {
-            const auto& [offset, slot_stride] = iv.smem_loads[smem_load++];
+            const auto& [offset, slot_stride] = iv.smem_loads[smem_load];
             n.smem_offset = offset;
             if (value.smem_slot)
               n.smem_offset += dyn_value(*value.smem_slot, iteration_) * slot_stride;
+            SmemLayout layout = iv.smem_load_layouts[smem_load++];
+            if (mutant_active(Mutant::kTiledVectorLoadUnswizzled)) layout.swizzle = 0;
+            n.places = smem_places(layout, n.smem_offset);
             if (!value.cluster_axis.empty() && !mutant_active(Mutant::kClusterRefReadsOwnSmem))
               n.smem_rank = cluster_ref_rank(value.cluster_axis, value.cluster_index, r, t);
           } else if (value.kind == VectorKind::kCarry) {

@@ -43,6 +43,13 @@ inline constexpr std::string_view kCopyProveDivisibility = "dialect.async_copy.p
 inline constexpr std::string_view kCopyTilingDivides = "dialect.async_copy.tiling_divides";
 inline constexpr std::string_view kSplatStoreCount = "dialect.vector.splat_store_count";
 inline constexpr std::string_view kSplatVecSize = "lower.vector.splat_vec_size";
+inline constexpr std::string_view kTilingWithoutSwizzle = "lower.vector.tiling_without_swizzle";
+inline constexpr std::string_view kSwizzleStrided = "lower.vector.swizzle_strided";
+inline constexpr std::string_view kTilingRank = "lower.vector.tiling_rank";
+inline constexpr std::string_view kWgmmaTiling = "lower.vector.wgmma_tiling";
+inline constexpr std::string_view kTiledStoreLayout = "lower.vector.tiled_store_layout";
+inline constexpr std::string_view kGmemTransferPlan = "lower.vector.gmem_transfer_plan";
+inline constexpr std::string_view kGmemOptimized = "dialect.vector.gmem_optimized";
 inline constexpr std::string_view kIotaLayout = "lower.vector.iota_layout";
 inline constexpr std::string_view kIotaUncast = "lower.vector.iota_uncast";
 inline constexpr std::string_view kLoopCarryLayout = "lower.loop.carry_layout";
@@ -144,6 +151,13 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kCopyTilingDivides,
                                             kSplatStoreCount,
                                             kSplatVecSize,
+                                            kTilingWithoutSwizzle,
+                                            kSwizzleStrided,
+                                            kTilingRank,
+                                            kWgmmaTiling,
+                                            kTiledStoreLayout,
+                                            kGmemTransferPlan,
+                                            kGmemOptimized,
                                             kIotaLayout,
                                             kIotaUncast,
                                             kLoopCarryLayout,

@@ -167,7 +167,8 @@ void infer_copy_tilings(const Case& c, const KernelIr& ir, const IrVectorStore* 
     }
   }
   if (vector) {
-    const bool count = (vector->own_layout && vector->elements % 128 != 0) || vector->iota_unlaid;
+    const bool count = (vector->own_layout && vector->elements % 128 != 0) || vector->iota_unlaid ||
+                       vector->wgmma_unlaid;
     raise(Stage::kDialect, "ValueError", kLayoutInferenceMessage,
           count ? rule_id::kLayoutInference : rule_id::kDialectBroadcastLayout, vector->op->path);
   }

@@ -47,6 +47,14 @@ VectorElement element_value(const lowering::Plan& plan, const lowering::VectorSt
             n->smem_rank < 0 ? local : *cluster.at(static_cast<std::size_t>(n->smem_rank));
         const int bits = dtype_bits(n->dtype);
         const std::int64_t j = own();
+        if (n->places >= 0) {  // a transformed ref: element j at its physical place
+          const std::int64_t at =
+              n->smem_offset +
+              plan.smem_places[static_cast<std::size_t>(n->places)][static_cast<std::size_t>(j)];
+          stack.push_back(
+              {load_packed(smem.data() + at, bits, 0), smem.any_undefined(at, bits / 8)});
+          break;
+        }
         stack.push_back({load_packed(smem.data() + n->smem_offset, bits, j),
                          smem.any_undefined(n->smem_offset + j * (bits / 8), bits / 8)});
         break;
@@ -130,10 +138,15 @@ void run_vector_store_smem(const lowering::Plan& plan, const lowering::VectorSto
   if (v.smem_rank < 0)
     unfenced.push_back(
         UnfencedBytes{v.smem_offset, std::vector<std::uint8_t>(at, at + elements * width)});
+  // A transformed ref's element j lies at its physical place (a leading index's block is as
+  // contiguous as the logical one, so the unfenced span above holds).
+  const std::vector<std::int64_t>* places =
+      v.places >= 0 ? &plan.smem_places[static_cast<std::size_t>(v.places)] : nullptr;
   for (std::int64_t j = 0; j < elements; ++j) {
-    store_packed(dst.data() + v.smem_offset, dtype_bits(dtype), j,
+    const std::int64_t place = places ? (*places)[static_cast<std::size_t>(j)] : j * width;
+    store_packed(dst.data() + v.smem_offset + place, dtype_bits(dtype), 0,
                  values[static_cast<std::size_t>(j)].bits);
-    dst.mark(v.smem_offset + j * width, width, values[static_cast<std::size_t>(j)].unspecified);
+    dst.mark(v.smem_offset + place, width, values[static_cast<std::size_t>(j)].unspecified);
   }
 }
 

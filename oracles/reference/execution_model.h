@@ -381,6 +381,8 @@ class Execution {
   // SMEM holds its bytes as the hardware lays them out: a transformed buffer's logical element e
   // lies at byte places(a)[e] of it (execution_scopes.cpp; empty for transforms JAX refuses).
   const std::vector<std::int64_t>& places(const Alloc& a);
+  // places(a) of a transformed buffer whose places are known; nullptr otherwise (logical order).
+  const std::vector<std::int64_t>* transformed_places(const Alloc& a);
   std::map<const Alloc*, std::vector<std::int64_t>> places_;
   // A copy into a transformed buffer, element by element at its physical place, its GMEM side
   // addressed as a tiled TMA addresses it (execution_copies.cpp).

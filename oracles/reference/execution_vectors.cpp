@@ -51,7 +51,20 @@ std::int64_t element_at(const SliceWalk& w, const Shape& shape, std::int64_t e) 
   return off;
 }
 
+// Element e of a buffer as its bytes hold it: at its physical place in a transformed one.
+std::int64_t physical_element(const std::vector<std::int64_t>* places, DType dtype,
+                              std::int64_t e) {
+  if (places == nullptr) return e;
+  return (*places)[static_cast<std::size_t>(e)] / (dtype_bits(dtype) / 8);
+}
+
 }  // namespace
+
+const std::vector<std::int64_t>* Execution::transformed_places(const Alloc& a) {
+  if (!a.transforms.any()) return nullptr;
+  const std::vector<std::int64_t>& p = places(a);
+  return p.empty() ? nullptr : &p;
+}
 
 std::int64_t Execution::load_rank(const Thread& th, const VectorValue& load,
                                   const std::string& where) {
@@ -104,10 +117,11 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
   const auto axis = [&](const std::string& a) { return mesh_.axis_index(th.rank, th.index, a); };
   // Each load's source, resolved once for this thread and trip.
   struct Leaf {
-    View smem;                                        // kLoadSmem
-    std::int64_t base = 0;                            // kLoadSmem: the element the ref starts at
-    const std::vector<std::uint8_t>* gmem = nullptr;  // kLoadInput
-    SliceWalk walk;                                   // kLoadInput
+    View smem;                                          // kLoadSmem
+    std::int64_t base = 0;                              // kLoadSmem: the element the ref starts at
+    const std::vector<std::int64_t>* places = nullptr;  // kLoadSmem of a transformed buffer
+    const std::vector<std::uint8_t>* gmem = nullptr;    // kLoadInput
+    SliceWalk walk;                                     // kLoadInput
   };
   std::map<const VectorValue*, Leaf> leaves;
   for_each_vector_load(value, [&](const VectorValue& load) {
@@ -115,6 +129,7 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
     if (load.kind == VectorKind::kLoadSmem) {
       leaf.smem = buffer(load_rank(th, load, where), load.ref);
       leaf.base = smem_ref_base(load.ref, load.smem_index, load.smem_slot);
+      leaf.places = transformed_places(*allocs_.at(load.ref));
     } else {
       const ArraySpec* in = nullptr;
       for (const auto& i : c_.inputs) {
@@ -137,7 +152,8 @@ std::vector<VectorElement> Execution::vector_values(const Thread& th, const Vect
         return {v.bits, false};
       case VectorKind::kLoadSmem: {
         const Leaf& leaf = leaves.at(&v);
-        return {leaf.smem.load(leaf.base + e), leaf.smem.undefined(leaf.base + e)};
+        const std::int64_t at = physical_element(leaf.places, leaf.smem.dtype, leaf.base + e);
+        return {leaf.smem.load(at), leaf.smem.undefined(at)};
       }
       case VectorKind::kLoadInput: {
         const Leaf& leaf = leaves.at(&v);
@@ -277,9 +293,13 @@ void Execution::vector_store_smem(Thread& th, const Op& op, const VectorStore& v
   const auto [at, n] = byte_span(dst, base, static_cast<std::int64_t>(values.size()));
   writer_ = smem_writer(th.rank, mesh_.num_threads(), th.index);
   writing_op_ = &op;
+  // A transformed buffer's element e lies at its physical place; a leading index's block of it is
+  // as contiguous as the logical one (the transforms tile the trailing dims).
+  const std::vector<std::int64_t>* places = transformed_places(*a);
   guarded_write(*dst.mem, at, n, [&] {
     for (std::size_t e = 0; e < values.size(); ++e)
-      dst.store(base + static_cast<std::int64_t>(e), values[e].bits, values[e].unspecified);
+      dst.store(physical_element(places, a->dtype, base + static_cast<std::int64_t>(e)),
+                values[e].bits, values[e].unspecified);
   });
   if (mosaic_) th.unfenced.push_back(UnfencedWrite{dst.mem, at, at + n, &op.path});
 }

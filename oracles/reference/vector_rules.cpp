@@ -10,6 +10,7 @@
 #include "harness/core/pyrepr.h"
 #include "harness/core/vector_layout.h"
 #include "harness/core/vector_ops.h"
+#include "harness/core/wgmma_transfer.h"
 #include "oracles/reference/program_walk.h"
 #include "oracles/reference/rule_families.h"
 
@@ -51,6 +52,15 @@ std::optional<std::int64_t> lower_walk(const VectorValue& v, DType d, const Shap
     }
     case VectorKind::kLoadSmem:
     case VectorKind::kLoadInput:
+      if (v.kind == VectorKind::kLoadSmem && v.smem_transforms.any()) {
+        // _get_lowering_rule: the swizzle, then the tiling; load_tiled in the WGMMA layout.
+        const SmemTransforms& t = v.smem_transforms;
+        if (lane && t.swizzle == 0) meet(RuleId::kLowerVectorTilingWithoutSwizzle);
+        if (lane && t.tiling.empty()) meet(RuleId::kLowerVectorSwizzleStrided);
+        if (lane && t.tiling.size() != 2) meet(RuleId::kLowerVectorTilingRank);
+        if (lane && !wgmma_tiling_applies(shape)) meet(RuleId::kLowerVectorWgmmaTiling);
+        return kWgmmaLayout;
+      }
       if (lane && elements % 128 != 0) meet(RuleId::kLowerVectorStridedElements);
       return strided_vec_size(dtype_bits(d), elements);
     case VectorKind::kIota:
@@ -239,6 +249,20 @@ std::optional<std::int64_t> check_value_lowering(Checker& ck, const std::string&
                        {"vec", std::to_string(first->node->iota_vec_size)}};
         },
         stage);
+  } else if (first && first->rule == RuleId::kLowerVectorTilingRank) {
+    ck.check(
+        RuleId::kLowerVectorTilingRank, true, path,
+        [&] {
+          return Holes{{"tiling", py::tuple_of_ints(first->node->smem_transforms.tiling)}};
+        },
+        stage);
+  } else if (first && first->rule == RuleId::kLowerVectorWgmmaTiling) {
+    ck.check(
+        RuleId::kLowerVectorWgmmaTiling, true, path,
+        [&] {
+          return Holes{{"shape", py::tuple_of_ints(first->shape)}};
+        },
+        stage);
   } else if (first) {
     ck.check(first->rule, true, path, stage);
   } else {
@@ -254,6 +278,74 @@ std::optional<std::int64_t> check_value_lowering(Checker& ck, const std::string&
     }
   }
   return vec;
+}
+
+// Whether a vector store meets the WGMMA layout: its value loads a transformed allocation, or it
+// stores into one (Warpgroup's layout inference then lays the whole value out as WGMMA).
+bool meets_wgmma(const VectorStore& vs) {
+  return loads_transformed_smem(vs.value) || (vs.to_smem && vs.smem_transforms.any());
+}
+
+// Whether Warpgroup's layout inference finds the WGMMA layout for a transformed ref of `shape`: a
+// tiling and a swizzle, its rows in 64s.
+bool wgmma_ref_laid(const SmemTransforms& t, const Shape& shape) {
+  return !t.tiling.empty() && t.swizzle != 0 && wgmma_tiling_applies(shape);
+}
+
+// Whether a store that meets the WGMMA layout has a transformed ref (of the store's shape: such a
+// value holds no broadcast) the layout inference finds no layout for.
+bool wgmma_unlaid(const VectorStore& vs, const Shape& shape) {
+  if (vs.to_smem && vs.smem_transforms.any() && !wgmma_ref_laid(vs.smem_transforms, shape))
+    return true;
+  return any_vector_node(vs.value, [&](const VectorValue& n) {
+    return n.kind == VectorKind::kLoadSmem && n.smem_transforms.any() &&
+           !wgmma_ref_laid(n.smem_transforms, shape);
+  });
+}
+
+// Warpgroup's dialect lowering of a value laid out as WGMMA, its ops in the jaxpr's order (an
+// op's operands before it, the left one first): a peer CTA's SMEM through an indexed ref (0.11.2),
+// a GMEM load (0.11.2 refuses it; 0.12.0.1 plans its transfer), 8-bit arithmetic.
+void dialect_wgmma_value(Checker& ck, const std::string& path, const VectorValue& v, DType d,
+                         const Scope& scope) {
+  constexpr Stage stage = Stage::kDialect;
+  if (v.kind == VectorKind::kConvert) {
+    dialect_wgmma_value(ck, path, v.args[0], v.from, scope);
+    return;
+  }
+  for (const VectorValue& a : v.args) dialect_wgmma_value(ck, path, a, d, scope);
+  if (v.kind == VectorKind::kLoadSmem && !v.cluster_axis.empty() &&
+      (!v.smem_index.empty() || v.smem_slot)) {
+    ck.check(RuleId::kDialectClusterRefIndexed, true, path, [&] {
+      return Holes{{"memref", load_memref(ck, v, scope)}};
+    });
+  } else if (v.kind == VectorKind::kLoadInput) {
+    ck.check(RuleId::kDialectVectorGmemOptimized, true, path);
+    const ArraySpec* x = find_array(ck.c.inputs, v.ref);
+    const auto reason = wgmma_gmem_slice_error(x->shape, v.gmem_index, dtype_bits(d));
+    ck.check(
+        RuleId::kLowerVectorGmemTransferPlan, reason.has_value(), path,
+        [&] {
+          return Holes{{"reason", reason.value_or("")}};
+        },
+        stage);
+  } else if (dtype_bits(d) == 8 && binary_vector_op_name(v.kind) && !is_bitwise(v.kind)) {
+    ck.check(RuleId::kLowerVectorPointwise8Bit, true, path, stage);
+  }
+}
+
+// JAX 0.12.0.1's transfer plan of a WGMMA-layout value stored into the output slice (stage: the
+// semantics' place of the store).
+void check_wgmma_gmem_store(Checker& ck, const Op& op, const VectorStore& vs, DType dtype,
+                            Stage stage) {
+  const ArraySpec* o = find_array(ck.c.outputs, vs.dst);
+  const auto reason = wgmma_gmem_slice_error(o->shape, vs.dst_index, dtype_bits(dtype));
+  ck.check(
+      RuleId::kLowerVectorGmemTransferPlan, reason.has_value(), op.path,
+      [&] {
+        return Holes{{"reason", reason.value_or("")}};
+      },
+      stage);
 }
 
 // The tree mgpu.fori compares for a carried FragmentedArray of `shape` and `dtype` whose layout
@@ -291,7 +383,8 @@ void check_vector_layout_inference(Checker& ck) {
     const StoredView view = stored_view(ck, *vs, scope);
     ck.check(RuleId::kDialectLayoutInference,
              (view.elements % 128 != 0 && first_load(vs->value) != nullptr) ||
-                 uncast_iota_unlaid(vs->value, view.shape),
+                 uncast_iota_unlaid(vs->value, view.shape) ||
+                 (meets_wgmma(*vs) && wgmma_unlaid(*vs, view.shape)),
              op.path);
     if (has_other_dims_broadcast(vs->value)) {
       ck.check(RuleId::kDialectBroadcastLayout, broadcasts_own_layout_unlaid(vs->value, view.shape),
@@ -328,8 +421,38 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
         stage);
   };
   if (stage == Stage::kLower) {
-    check_value_lowering(ck, op.path, vs.value, dtype, view.shape, scope, carries);
+    const std::optional<std::int64_t> vec =
+        check_value_lowering(ck, op.path, vs.value, dtype, view.shape, scope, carries);
     if (!ck.lane()) return;  // Warpgroup: the rest in the layout inference and the dialect
+    const bool wgmma = vec == kWgmmaLayout;
+    if (vs.to_smem && vs.smem_transforms.any()) {
+      // _swap_lowering_rule into a transformed ref: the swizzle, the tiling, then the old value's
+      // load_tiled in the value's layout.
+      const SmemTransforms& t = vs.smem_transforms;
+      ck.check(RuleId::kLowerVectorTilingWithoutSwizzle, t.swizzle == 0, op.path, stage);
+      if (t.tiling.empty()) {
+        ck.check(RuleId::kLowerVectorSwizzleStrided, !wgmma, op.path, stage);
+        return;
+      }
+      ck.check(
+          RuleId::kLowerVectorTilingRank, t.tiling.size() != 2, op.path,
+          [&] {
+            return Holes{{"tiling", py::tuple_of_ints(t.tiling)}};
+          },
+          stage);
+      ck.check(
+          RuleId::kLowerVectorTiledStoreLayout, !wgmma, op.path,
+          [&] {
+            return Holes{{"layout", fragmented_layout_repr(view.shape, vec.value_or(0))}};
+          },
+          stage);
+      return;
+    }
+    if (wgmma) {
+      // Into GMEM (the parser keeps a WGMMA value out of untransformed SMEM): store_untiled.
+      check_wgmma_gmem_store(ck, op, vs, dtype, stage);
+      return;
+    }
     // _swap_lowering_rule reads the destination's old value (load_strided), then stores.
     if (elements % 128 != 0) strided(dst_memref(ck, vs, scope), elements);
     splat_vec_size();
@@ -340,6 +463,13 @@ void check_vector_store_lowering(Checker& ck, const Op& op, const VectorStore& v
   // iota the lower stage; a value of constants keeps the splat layout, which the store refuses.
   // The store's own lowering refuses a peer's SMEM before it stores anything.
   const bool to_peer = vs.to_smem && !vs.cluster_axis.empty();
+  if (meets_wgmma(vs)) {
+    // Laid out as WGMMA (check_vector_layout_inference refused what it cannot lay out).
+    dialect_wgmma_value(ck, op.path, vs.value, dtype, scope);
+    ck.check(RuleId::kDialectClusterStore, to_peer, op.path);
+    if (!vs.to_smem) check_wgmma_gmem_store(ck, op, vs, dtype, stage);
+    return;
+  }
   if (elements % 128 != 0) {
     ck.check(RuleId::kDialectClusterStore, to_peer, op.path);
     ck.check(RuleId::kDialectSplatStoreCount, splat, op.path);

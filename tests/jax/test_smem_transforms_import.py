@@ -220,13 +220,14 @@ def collfuzz_case():
     self.refused(scoped_src("(2, 32, 64)", "plgpu.copy_smem_to_gmem(smem.at[:, pl.ds(8, 8)], "
                             "o.at[:, pl.ds(8, 8)])", shape=(2, 32, 64)),
                  r"sliced \(\{'start': 8, 'size': 8\}\) after a whole dim")
-    # a vector load or store of a transformed allocation (the case format refuses them), and a
-    # slice in a vector load of an untransformed one
+    # a vector load or store of a transformed allocation is imported whole (or indexed on its
+    # leading untransformed dims: tests/jax/test_transformed_vectors.py); a slice of it, an
+    # integer into a tiled dim, and a slice in a vector load of an untransformed one are not
     self.refused(scoped_src("(32, 64)", "o.at[pl.ds(0, 8)][...] = smem.at[pl.ds(0, 8)][...]"),
-                 r"a load \(`get`\) of the transformed \(tiled or swizzled\) SMEM allocation "
-                 "`smem`")
-    self.refused(scoped_src("(32, 64)", "smem[...] = jnp.zeros((32, 64), jnp.float16)"),
-                 r"a vector store into the transformed \(tiled or swizzled\) SMEM allocation")
+                 r"a vector load: `smem` indexed with \{'start': 0, 'size': 8\}")
+    self.refused(scoped_src("(32, 64)", "smem.at[0][...] = jnp.zeros((64,), jnp.float16)"),
+                 r"a vector store into the transformed \(tiled or swizzled\) SMEM allocation "
+                 r"`smem` indexed with \[0\], an integer into a tiled dim")
     self.refused(scoped_src("(32, 64)", "o.at[pl.ds(0, 8)][...] = smem.at[pl.ds(0, 8)][...]",
                             "()"),
                  r"a vector load: `smem` indexed with \{'start': 0, 'size': 8\}")

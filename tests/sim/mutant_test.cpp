@@ -190,6 +190,14 @@ const std::string kClusterRefWrite =
       {"op": "barrier_wait", "barrier": {"alloc": "cbar", "index": 0}},
       {"op": "vector_store", "dst": {"output": "y", "index": [{"axis": "x"}]}, "value": {"load": {"alloc": "smem"}}}]}])";
 
+// `y[...] = tile[...] + 1` of a tiled, 128-byte swizzled f32 tile that TMA filled from x.
+const std::string kTiledVectorLoad =
+    R"([{"op": "run_scoped", "allocs": [{"name": "tile", "kind": "smem", "shape": [64, 32], "dtype": "float32",
+        "transforms": [{"tiling": [8, 32]}, {"swizzle": 128}]}, {"name": "bar", "kind": "barrier"}],
+    "body": [{"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "tile"}, "barrier": {"alloc": "bar", "index": 0}},
+      {"op": "barrier_wait", "barrier": {"alloc": "bar", "index": 0}},
+      {"op": "vector_store", "dst": {"output": "y"}, "value": {"add": [{"load": {"alloc": "tile"}}, {"const": 1}]}}]}])";
+
 const std::string kClusterCancel =
     R"([{"op": "run_scoped", "allocs": [{"name": "res", "kind": "smem", "shape": [16], "dtype": "uint8"},
       {"name": "bar", "kind": "barrier"}],
@@ -265,6 +273,11 @@ const Planted kPlanted[] = {
      R"([{"name": "x", "shape": [2, 256], "dtype": "float32"}])", kClusterRefWrite.c_str(),
      "memory:output:copy_smem_to_gmem:sim",
      R"([{"name": "y", "shape": [2, 256], "dtype": "float32"}])"},
+    // The tile read unswizzled: y holds x's rows with their 16-byte chunks permuted, + 1.
+    {Mutant::kTiledVectorLoadUnswizzled, "{}", kLane,
+     R"([{"name": "x", "shape": [64, 32], "dtype": "float32"}])", kTiledVectorLoad.c_str(),
+     "memory:output:copy_smem_to_gmem:sim",
+     R"([{"name": "y", "shape": [64, 32], "dtype": "float32"}])"},
 };
 
 std::vector<std::string> signatures(const Case& c) {

@@ -1,0 +1,10 @@
+"""For `collfuzz import`: JAX 0.11.2's
+tests/pallas/mosaic_gpu_test.py::PallasCallTest.test_cluster_ref_read with axis_name="x" (Lane
+lowering semantics): the test's kernel (_cluster_ref_read.py) with this parameter. The
+hand-written case is ../cluster_ref_read__x.json.
+"""
+from _cluster_ref_read import kernel_and_args
+
+
+def collfuzz_case():
+  return kernel_and_args("x")
