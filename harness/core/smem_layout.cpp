@@ -133,4 +133,14 @@ std::vector<std::uint8_t> to_logical(const SmemLayout& l, const std::vector<std:
   return permute(l, bytes, false);
 }
 
+Shape tiled_shape(const Shape& shape, const Shape& tiling) {
+  const std::size_t k = tiling.size();
+  if (k == 0 || k > shape.size()) return shape;
+  const std::size_t lead = shape.size() - k;
+  Shape out(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(lead));
+  for (std::size_t j = 0; j < k; ++j) out.push_back(shape[lead + j] / tiling[j]);
+  out.insert(out.end(), tiling.begin(), tiling.end());
+  return out;
+}
+
 }  // namespace collfuzz

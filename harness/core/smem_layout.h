@@ -29,6 +29,11 @@ struct SmemLayout {
   bool identity() const { return tiling.empty() && swizzle == 0; }
 };
 
+// The shape a tiling gives the allocation's ref: its untiled leading dims, then the count of tiles
+// along each tiled dim, then the tile (`(2, 64, 32)` tiled (8, 32): `(2, 8, 1, 8, 32)`); the
+// shape itself without a tiling. Mosaic GPU's memref of a tiled ref has it (TileTransform).
+Shape tiled_shape(const Shape& shape, const Shape& tiling);
+
 // The layout of an smem allocation (whole bytes per element: the parser refuses transforms on
 // sub-byte dtypes).
 SmemLayout smem_layout(const Alloc& a);

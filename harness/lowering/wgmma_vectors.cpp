@@ -130,7 +130,7 @@ void warpgroup_wgmma_store(const Case& c, const CaseLookup& lookup, const Vector
       iv.wgmma_value_error = IrError{
           "ValueError",
           "Expected type " +
-              memref_text(a.dtype, a.shape,
+              memref_text(a.dtype, tiled_shape(a.shape, a.transforms.tiling),
                           smem_index_entries(v.smem_index, v.smem_slot.has_value()), true, true) +
               " for value OpResult(",
           rule_id::kClusterRefIndexedType};

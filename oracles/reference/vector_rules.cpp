@@ -8,6 +8,7 @@
 #include "harness/core/ndarray.h"
 #include "harness/core/outcome_json.h"
 #include "harness/core/pyrepr.h"
+#include "harness/core/smem_layout.h"
 #include "harness/core/vector_layout.h"
 #include "harness/core/vector_ops.h"
 #include "harness/core/wgmma_transfer.h"
@@ -169,8 +170,9 @@ const VectorValue* first_indexed_peer_load(const VectorValue& v) {
 // The MLIR type of the ref a load reads.
 std::string load_memref(const Checker& ck, const VectorValue& load, const Scope& scope) {
   if (load.kind == VectorKind::kLoadSmem) {
+    // A tiled ref's memref has the tiled shape (Mosaic GPU's TileTransform).
     const Alloc& a = *scope.allocs.at(load.ref);
-    return memref_text(a.dtype, a.shape,
+    return memref_text(a.dtype, tiled_shape(a.shape, a.transforms.tiling),
                        smem_index_entries(load.smem_index, load.smem_slot.has_value()), true,
                        !load.cluster_axis.empty());
   }
