@@ -13,30 +13,11 @@
 #include "harness/lowering/lowering_error.h"
 #include "harness/lowering/mutants.h"
 #include "harness/lowering/rule_ids.h"
+#include "harness/lowering/value_eqns.h"
 #include "harness/lowering/warp_context.h"
 #include "harness/lowering/wgmma_vectors.h"
 
 namespace collfuzz::lowering {
-namespace {
-
-// One equation of a vector value: its node, dtype and shape.
-struct ValueEqn {
-  const VectorValue* v = nullptr;
-  DType dtype = DType::kFloat32;
-  Shape shape;
-};
-
-// A vector value's equations in the jaxpr's order (each op after its operands, the left one
-// first): Pallas lowers them one by one. A convert's operand has its `from` dtype, a broadcast's
-// its own shape.
-void value_eqns(const VectorValue& v, DType d, const Shape& shape, std::vector<ValueEqn>& eqns) {
-  const DType operand = v.kind == VectorKind::kConvert ? v.from : d;
-  for (const VectorValue& a : v.args)
-    value_eqns(a, operand, v.kind == VectorKind::kBroadcast ? v.broadcast_shape : shape, eqns);
-  eqns.push_back(ValueEqn{&v, d, shape});
-}
-
-}  // namespace
 
 AsyncCopyRequest load_request(const Case& c, const IrCopy& ic, Stage stage) {
   AsyncCopyRequest r;

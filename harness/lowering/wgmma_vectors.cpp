@@ -1,7 +1,5 @@
 #include "harness/lowering/wgmma_vectors.h"
 
-#include <algorithm>
-
 #include "harness/core/memref_text.h"
 #include "harness/core/pyrepr.h"
 #include "harness/core/vector_layout.h"
@@ -10,18 +8,10 @@
 #include "harness/lowering/jax_facts.h"
 #include "harness/lowering/lowering_error.h"
 #include "harness/lowering/rule_ids.h"
+#include "harness/lowering/value_eqns.h"
 
 namespace collfuzz::lowering {
 namespace {
-
-// The value's nodes in the jaxpr's order (each op after its operands, the left one first), each
-// with its dtype (a convert's operand has its `from`).
-template <typename F>
-void in_jaxpr_order(const VectorValue& v, DType d, const F& visit) {
-  const DType operand = v.kind == VectorKind::kConvert ? v.from : d;
-  for (const VectorValue& a : v.args) in_jaxpr_order(a, operand, visit);
-  visit(v, d);
-}
 
 // Whether the layout inference lays a transformed ref of `shape` out as WGMMA.
 bool wgmma_laid(const SmemTransforms& t, const Shape& shape) {
@@ -39,11 +29,8 @@ std::optional<IrError> gmem_plan_error(const ArraySpec& array, const std::vector
 }  // namespace
 
 SmemLayout ref_layout(const Alloc& a, std::size_t leading) {
-  SmemLayout l;
-  l.shape.assign(a.shape.begin() + static_cast<std::ptrdiff_t>(leading), a.shape.end());
-  l.tiling = a.transforms.tiling;
-  l.swizzle = a.transforms.swizzle;
-  l.element_bytes = std::max(1, dtype_bits(a.dtype) / 8);
+  SmemLayout l = smem_layout(a);
+  l.shape.erase(l.shape.begin(), l.shape.begin() + static_cast<std::ptrdiff_t>(leading));
   return l;
 }
 
@@ -111,11 +98,15 @@ void warpgroup_wgmma_store(const Case& c, const CaseLookup& lookup, const Vector
   if (!iv.wgmma) return;
   const JaxFacts facts = jax_facts(c.target.jax);
   iv.wgmma_unlaid = into && !wgmma_laid(vs.smem_transforms, iv.shape);
-  in_jaxpr_order(vs.value, dtype, [&](const VectorValue& v, DType d) {
+  std::vector<ValueEqn> eqns;
+  value_eqns(vs.value, dtype, iv.shape, eqns);
+  for (const ValueEqn& q : eqns) {
+    const VectorValue& v = *q.v;
+    const DType d = q.dtype;
     if (v.kind == VectorKind::kLoadSmem && v.smem_transforms.any() &&
         !wgmma_laid(v.smem_transforms, iv.shape))
       iv.wgmma_unlaid = true;
-    if (iv.wgmma_value_error) return;
+    if (iv.wgmma_value_error) continue;
     if (v.kind == VectorKind::kLoadInput) {
       if (!facts.gmem_transfer_plan) {
         iv.wgmma_value_error =
@@ -138,7 +129,7 @@ void warpgroup_wgmma_store(const Case& c, const CaseLookup& lookup, const Vector
       iv.wgmma_value_error =
           IrError{"NotImplementedError", kPointwise8BitMessage, rule_id::kVectorPointwise8Bit};
     }
-  });
+  }
   if (!vs.to_smem && facts.gmem_transfer_plan)
     iv.wgmma_store_error = gmem_plan_error(*lookup.output(vs.dst), vs.dst_index, dtype);
 }
