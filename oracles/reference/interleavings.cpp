@@ -150,9 +150,18 @@ std::vector<DiagnosticAlternative> interleaving_alternatives(const Case& c, Prof
                                                              const InterleavingBudget& budget,
                                                              bool* may_complete) {
   if (may_complete) *may_complete = false;
-  if (profile != Profile::kInterpret || !interleaving_dependent(canonical)) return {};
-  bool all_complete = true;
+  if (profile != Profile::kInterpret || canonical.stage != to_string(Stage::kRun)) return {};
   const MeshFacts mesh(c);
+  // Any other run-time error (a reducing store's refusal, say) is the same on every CTA that
+  // reaches it; but where the CTAs run different steps, another kind of CTA may fail first with
+  // a barrier error of its own (found by a campaign of 2026-12-07: CTA 0 reached its refusal in
+  // the reference's schedule while the 7 CTAs that never wait broke a barrier earlier in JAX).
+  if (!interleaving_dependent(canonical)) {
+    std::set<std::string> kinds;
+    for (std::int64_t r = 0; r < mesh.num_ctas(); ++r) kinds.insert(cta_steps_key(c, mesh, r));
+    if (kinds.size() < 2) return {};
+  }
+  bool all_complete = true;
   Explorer explorer(c, profile, budget);
   std::vector<Diagnostic> found;
   if (ctas_interact(c)) {

@@ -46,8 +46,9 @@ struct InterleavingBudget {
 // The run-time errors that schedules other than the canonical one raise first, other than
 // `canonical` itself, sorted by rule and message (at most limits::kMaxDiagnosticAlternatives).
 // `c` is the case as the reference executes it (warp maps expanded); `canonical` is the error
-// its canonical schedule raised, at stage run. Empty for a rule that does not depend on the
-// interleaving (only the run.barrier.* rules are explored).
+// its canonical schedule raised, at stage run. Explored for the run.barrier.* rules, and for any
+// other run-time error where the CTAs do not all run the same steps (another kind of CTA may fail
+// first with an error of its own); empty otherwise.
 // `may_complete`, when given, is set to whether the schedules explored include, for every CTA
 // (or for all threads together where CTAs share barriers), one that raises no error and
 // completes: then the kernel may also complete.
