@@ -18,8 +18,10 @@ add_library(collfuzz_generators STATIC
   generators/scope_gen.cpp
   generators/shape_choice.cpp
   generators/smem_shape.cpp
+  generators/smem_transpose.cpp
   generators/target_gen.cpp
   generators/vector_back.cpp
+  generators/write_back_ops.cpp
 )
 target_link_libraries(collfuzz_generators
   PUBLIC "$<IF:${COLLFUZZ_SEAM},collfuzz_reference_mutants,collfuzz_reference>" rapidcheck

@@ -29,6 +29,10 @@ CopyPlan clean_copy(CopyPlan p) {
   p.src_fault = SrcShapeFault::kNone;
   p.guard.reset();
   p.barrier = BarrierChoice::kIndexed;
+  // The compiler refuses a transpose that moves the last dim; plgpu.transpose_ref trips over an
+  // untransformed ref.
+  if (p.transpose != TransposeChoice::kNone) p.transpose = TransposeChoice::kLeading;
+  p.transpose_ref = false;
   return p;
 }
 

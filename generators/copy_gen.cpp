@@ -238,6 +238,13 @@ rc::Gen<CopyPlan> copy() {
                                                     {7, BarrierChoice::kUnindexed},
                                                     {3, BarrierChoice::kNone}})),
       rc::gen::set(&CopyPlan::fill, fill()), rc::gen::set(&CopyPlan::cp_async, cp_async_choice()),
+      rc::gen::set(&CopyPlan::transpose,
+                   weighted_element<TransposeChoice>({{88, TransposeChoice::kNone},
+                                                      {8, TransposeChoice::kLeading},
+                                                      {2, TransposeChoice::kRotate},
+                                                      {2, TransposeChoice::kMovesLast}})),
+      rc::gen::set(&CopyPlan::transpose_ref, chance(8)),
+      rc::gen::set(&CopyPlan::transpose_back, chance(50)),
       rc::gen::set(&CopyPlan::smem, smem_choice()));
 }
 

@@ -38,6 +38,15 @@ enum class SrcShapeFault : std::uint8_t {
   kOffByOne,  // the minor dim of the source is one larger
 };
 
+// The destination seen through `ref.transpose(permutation)` (docs/case-format.md "Transposed SMEM
+// refs"): the allocation holds the copy's slice in the permuted order.
+enum class TransposeChoice : std::uint8_t {
+  kNone,
+  kLeading,    // the first two dims swapped (rank 3 or more): the last dim stays
+  kRotate,     // the first three dims rotated, (1, 2, 0, ...): at rank 2 and 3 the last dim moves
+  kMovesLast,  // the last two dims swapped: the compiler refuses it, interpret mode runs it
+};
+
 enum class BarrierChoice : std::uint8_t {
   kIndexed,    // bar.at[0]
   kUnindexed,  // bar (valid only for a single barrier)
@@ -111,6 +120,9 @@ struct CopyPlan {
   Fill fill;
   CpAsyncChoice cp_async;
   SmemChoice smem;
+  TransposeChoice transpose = TransposeChoice::kNone;
+  bool transpose_ref = false;   // the deprecated plgpu.transpose_ref(ref, permutation) spelling
+  bool transpose_back = false;  // the write-back reads the buffer through the same transpose
 };
 
 }  // namespace collfuzz::generators

@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include "generators/clean_plan.h"
 #include "generators/cond_choice.h"
 #include "generators/smem_shape.h"
+#include "generators/smem_transpose.h"
+#include "generators/write_back_ops.h"
 #include "harness/core/case_json.h"
 #include "harness/core/warp_map.h"
 
@@ -36,47 +39,6 @@ Op make_op(auto v) {
 }
 
 Op guarded(Cond cond, Body body) { return make_op(When{std::move(cond), std::move(body)}); }
-
-// The same store, reducing: copy_smem_to_gmem(src, dst, reduction_op=op).
-CopySmemToGmem reduced(CopySmemToGmem store, ReductionOp op) {
-  store.reduction_op = op;
-  return store;
-}
-
-// A write-back's stores (the store, and its reducing twin when there is one) with the commits and
-// waits of `sync` (scope_plan.h StoreSync).
-Body write_back_ops(const CopySmemToGmem& store, std::optional<ReductionOp> reduce, StoreSync sync,
-                    bool read_only) {
-  std::vector<CopySmemToGmem> stores{store};
-  if (reduce) stores.push_back(reduced(store, *reduce));
-  Body body;
-  for (CopySmemToGmem& st : stores) {
-    st.wait = sync == StoreSync::kIdiom;
-    st.commit_group = sync != StoreSync::kCommitLater && sync != StoreSync::kNeverCommitted;
-    body.push_back(make_op(st));
-  }
-  const auto wait = [&](std::int64_t n) { body.push_back(make_op(WaitSmemToGmem{n, read_only})); };
-  switch (sync) {
-    case StoreSync::kIdiom:
-    case StoreSync::kNoWait:
-      break;
-    case StoreSync::kWaitZero:
-    case StoreSync::kNeverCommitted:
-      wait(0);
-      break;
-    case StoreSync::kWaitOne:
-      wait(1);
-      break;
-    case StoreSync::kCommitLater:
-      body.push_back(make_op(CommitSmemToGmemGroup{}));
-      wait(0);
-      break;
-    case StoreSync::kNegativeWait:
-      wait(-1);
-      break;
-  }
-  return body;
-}
 
 IndexEntry whole_dim(std::int64_t size) {
   IndexEntry e;
@@ -249,10 +211,15 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
         smem_slice_for(plan.smem, transforms, dst.front(), env_.varying_axis(), clean_, alloc_rows);
     dst_alloc.shape.front() = alloc_rows;
   }
+  // A transposed destination: the allocation is dst (its transforms chosen for it), the copy
+  // sees it permuted and reads a slice of that shape.
+  std::optional<SmemTranspose> transpose;
+  if (!dst_slice && !cp_async) transpose = transpose_for(plan, dst);
+  if (transpose) dst_transposes_[dst_alloc.name] = *transpose;
   if (plan.dst_indexed) dst_alloc.shape.insert(dst_alloc.shape.begin(), 2);
 
   // The slice the copy reads: dst's shape, the PARTITIONED dim scaled by the collective size.
-  Shape slice = dst;
+  Shape slice = transposed_shape(dst, transpose);
   if (leader == LeaderTracked::kPartitioned && plan.src_fault != SrcShapeFault::kUnscaled &&
       partition_axis < rank) {
     slice[static_cast<std::size_t>(partition_axis)] *= env_.size_of(axes.value_or(AxisNames{}));
@@ -384,6 +351,7 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
   cp.dst = dst_alloc.name;
   if (plan.dst_indexed) cp.dst_index = {1};
   cp.dst_slice = dst_slice;
+  cp.dst_transpose = transpose;
   if (dst_slice) dst_slices_[dst_alloc.name] = *dst_slice;
   const BarrierChoice bar_choice = cp_async ? plan.cp_async.barrier : plan.barrier;
   if (bar_choice == BarrierChoice::kIndexed) cp.barrier = BarrierUse{barrier, 0};
@@ -649,6 +617,13 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     if (first.dst_indexed) out_spec.shape.erase(out_spec.shape.begin());
     const auto sliced = dst_slices_.find(dsts.front().name);
     if (sliced != dst_slices_.end()) out_spec.shape.front() = sliced->second.size;
+    // The write-back through the first copy's transpose: the output has the slice's shape.
+    const auto seen = dst_transposes_.find(dsts.front().name);
+    std::optional<SmemTranspose> back_transpose;
+    if (seen != dst_transposes_.end() && first.transpose_back) {
+      back_transpose = seen->second;
+      out_spec.shape = transposed_shape(out_spec.shape, back_transpose);
+    }
     out_spec.dtype = first.dtype;
     case_.outputs.push_back(out_spec);
     // The write-back's ops; a vector store in them (vector_back.h) where the plan asks.
@@ -659,7 +634,7 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
       const SmemTransforms& tt = dsts.front().transforms;
       const bool unswizzled_wg =
           target_.semantics == Semantics::kWarpgroup && !tt.tiling.empty() && tt.swizzle == 0;
-      if (plan.vector_back && sliced == dst_slices_.end() && !unswizzled_wg) {
+      if (plan.vector_back && sliced == dst_slices_.end() && !unswizzled_wg && !back_transpose) {
         Shape tile = dsts.front().shape;
         if (first.dst_indexed) tile.erase(tile.begin());
         // kMixedWidth loads an input of the tile's shape and another width: added here.
@@ -698,6 +673,7 @@ void ProgramBuilder::add_scope(const ScopePlan& plan, Body& out) {
     wb.src = dsts.front().name;
     if (first.dst_indexed) wb.src_index = {1};
     if (sliced != dst_slices_.end()) wb.src_slice = sliced->second;
+    wb.src_transpose = back_transpose;
     wb.dst = out_spec.name;
     if (plan.write_back_predicate) wb.predicate = resolve_cond(*plan.write_back_predicate, env_);
     if (indexed_loop) {  // each trip stores its tile: out.at[i]

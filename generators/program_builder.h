@@ -28,6 +28,8 @@ class ProgramBuilder {
   int next_copy_ = 0;
   // The slice each sliced copy destination is used through (the write-back stores the same).
   std::map<std::string, IndexEntry> dst_slices_;
+  // The transpose each transposed copy destination is seen through (the write-back may reuse it).
+  std::map<std::string, SmemTranspose> dst_transposes_;
   int next_scope_ = 0;
   int next_extra_ = 0;
 

@@ -398,6 +398,11 @@ class Encoder {
           "a store from a tiled or swizzled SMEM ref (the device interpreter reads SMEM "
           "row-major)");
     }
+    if (s.transpose_rank > 0) {
+      return fail(
+          "a store from a transposed SMEM ref (the device interpreter reads SMEM in the output "
+          "slice's order)");
+    }
     if (!s.commit || !s.wait) {
       return fail(
           "a store left in flight (commit_group=False or no wait after it): the device "

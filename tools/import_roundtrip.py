@@ -144,6 +144,15 @@ def _uses_loop(j, name: str) -> bool:
   return False
 
 
+def _transpose(side: dict) -> dict:
+  """A copy's SMEM side's transpose, an identity one dropped (import drops it; both spellings
+  trace alike, so `transpose_ref` is not kept)."""
+  p = side.get("transpose")
+  if not p or list(p) == list(range(len(p))):
+    return {}
+  return {"transpose": list(p)}
+
+
 def canonical(case: dict) -> dict:
   """The case as a round trip must give it back: names renamed in order of appearance (inputs
   in0.., outputs out0.., allocations a0..), `name`, `notes` and `expect` dropped, defaults written,
@@ -294,7 +303,8 @@ def canonical(case: dict) -> dict:
         r = {"op": kind, "src": {"input": src, "index": _index(op["src"].get("index"),
                                                                 shapes.get(src, []), loops)},
              "dst": {"alloc": dst, "index": _smem_index(op["dst"].get("index"), loops,
-                                                        shapes.get(dst))},
+                                                        shapes.get(dst)),
+                     **_transpose(op["dst"])},
              "barrier": bar(op.get("barrier")),
              "collective_axes": None if op.get("collective_axes") is None
              else _names(op["collective_axes"]),
@@ -304,7 +314,8 @@ def canonical(case: dict) -> dict:
         src = ren.get(op["src"]["alloc"], op["src"]["alloc"])
         dst = ren.get(op["dst"]["output"], op["dst"]["output"])
         r = {"op": kind, "src": {"alloc": src, "index": _smem_index(op["src"].get("index"), loops,
-                                                                     shapes.get(src))},
+                                                                     shapes.get(src)),
+                                 **_transpose(op["src"])},
              "dst": {"output": dst, "index": _index(op["dst"].get("index"), shapes.get(dst, []),
                                                     loops)},
              "reduction_op": op.get("reduction_op"),

@@ -332,6 +332,23 @@ enum class ReductionOp : std::uint8_t {
   kSmax
 };
 
+// `ref.transpose(permutation)` of a copy's SMEM ref after its indexing (or the deprecated
+// `plgpu.transpose_ref(ref, permutation)`, `via_transpose_ref`): the copy sees the ref's dims in
+// that order, its GMEM slice having the transposed shape (docs/case-format.md, "Transposed SMEM
+// refs").
+struct SmemTranspose {
+  std::vector<std::int64_t> permutation;
+  bool via_transpose_ref = false;
+};
+
+// `shape` transposed: its dims in the order of `t` (none: as is).
+inline Shape transposed_shape(const Shape& shape, const std::optional<SmemTranspose>& t) {
+  if (!t) return shape;
+  Shape out;
+  for (const std::int64_t p : t->permutation) out.push_back(shape[static_cast<std::size_t>(p)]);
+  return out;
+}
+
 struct CopyGmemToSmem {
   std::string src;  // an input
   std::vector<IndexEntry> src_index;
@@ -343,6 +360,7 @@ struct CopyGmemToSmem {
   // `dst.at[..., pl.ds(start, size)]`: a slice of the first dim after dst_index (kSlice; its
   // start static or dynamic); the dims after it stay whole.
   std::optional<IndexEntry> dst_slice = std::nullopt;
+  std::optional<SmemTranspose> dst_transpose = std::nullopt;  // after the index
   std::optional<BarrierUse> barrier;
   std::optional<AxisNames> collective_axes;  // nullopt: None
   LeaderTracked leader_tracked = LeaderTracked::kNone;
@@ -356,8 +374,9 @@ struct CopySmemToGmem {
   std::vector<std::int64_t> src_index;
   std::optional<DynStart> src_slot =
       std::nullopt;  // the leading index as a loop's slot (see dst_slot)
-  std::optional<IndexEntry> src_slice = std::nullopt;  // see CopyGmemToSmem::dst_slice
-  std::string dst;                                     // an output
+  std::optional<IndexEntry> src_slice = std::nullopt;         // see CopyGmemToSmem::dst_slice
+  std::optional<SmemTranspose> src_transpose = std::nullopt;  // after the index
+  std::string dst;                                            // an output
   std::vector<IndexEntry> dst_index;
   // `reduction_op=`: the store combines each element with the output's (a cp.reduce.async.bulk).
   std::optional<ReductionOp> reduction_op = std::nullopt;

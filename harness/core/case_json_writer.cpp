@@ -42,6 +42,12 @@ json gmem_index_to_json(const std::vector<IndexEntry>& index) {
   return out;
 }
 
+void transpose_to_json(const std::optional<SmemTranspose>& t, json& side) {
+  if (!t) return;
+  side["transpose"] = t->permutation;
+  if (t->via_transpose_ref) side["transpose_ref"] = true;
+}
+
 json smem_index_to_json(const std::vector<std::int64_t>& index, const std::optional<DynStart>& slot,
                         const std::optional<IndexEntry>& slice = std::nullopt) {
   json out = json::array();
@@ -194,6 +200,7 @@ json op_to_json(const Op& op) {
           out["dst"] = json{{"alloc", v.dst}};
           if (!v.dst_index.empty() || v.dst_slice)
             out["dst"]["index"] = smem_index_to_json(v.dst_index, v.dst_slot, v.dst_slice);
+          transpose_to_json(v.dst_transpose, out["dst"]);
           if (v.barrier) out["barrier"] = barrier_use_to_json(*v.barrier);
           if (v.collective_axes) out["collective_axes"] = axis_names_to_json(*v.collective_axes);
           if (v.leader_tracked == LeaderTracked::kReplicated) out["leader_tracked"] = "replicated";
@@ -208,6 +215,7 @@ json op_to_json(const Op& op) {
           out["src"] = json{{"alloc", v.src}};
           if (!v.src_index.empty() || v.src_slice)
             out["src"]["index"] = smem_index_to_json(v.src_index, v.src_slot, v.src_slice);
+          transpose_to_json(v.src_transpose, out["src"]);
           out["dst"] = json{{"output", v.dst}};
           if (!v.dst_index.empty()) out["dst"]["index"] = gmem_index_to_json(v.dst_index);
           if (v.reduction_op) out["reduction_op"] = name_of(*v.reduction_op, kReductionOps);

@@ -115,6 +115,11 @@ class CaseParser {
                          std::vector<std::int64_t>& out, std::optional<DynStart>* slot = nullptr,
                          std::optional<IndexEntry>* slice = nullptr);
 
+  // A copy's SMEM side {"transpose": [...], "transpose_ref": true} over the indexed ref of shape
+  // `ref_shape` (nullopt when absent).
+  std::optional<SmemTranspose> parse_smem_transpose(const json& side, const std::string& path,
+                                                    const Shape& ref_shape) const;
+
   // How dynamic indices resolve their axis or loop index here (index_json.h).
   IndexAxisSize index_axis_size() const;
   // The same for a loop's slot (`bars.at[i % 2]`), which reads a loop's index or an nd_loop's

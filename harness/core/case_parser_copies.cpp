@@ -200,6 +200,41 @@ Shape CaseParser::parse_gmem_index(const json* j, const std::string& path, const
   return result;
 }
 
+std::optional<SmemTranspose> CaseParser::parse_smem_transpose(const json& side,
+                                                              const std::string& path,
+                                                              const Shape& ref_shape) const {
+  const json* t = jr::member(side, "transpose");
+  const json* via = jr::member(side, "transpose_ref");
+  if (!t || t->is_null()) {
+    if (via) throw InputError(path + ".transpose_ref", "only with \"transpose\"");
+    return std::nullopt;
+  }
+  const std::string at = path + ".transpose";
+  if (c_.target.arch == Arch::kSm80) {
+    throw InputError(at,
+                     "a transposed SMEM ref on a pre-Hopper target (the cp.async path) is not "
+                     "expressible");
+  }
+  const std::size_t rank = ref_shape.size();
+  jr::array(*t, at, rank);
+  if (t->size() != rank) {
+    throw InputError(at, "expected a permutation of the SMEM ref's " + std::to_string(rank) +
+                             " dims, got " + std::to_string(t->size()) + " entries");
+  }
+  SmemTranspose out;
+  std::vector<bool> seen(rank, false);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::int64_t p =
+        jr::integer((*t)[i], jr::index_path(at, i), 0, static_cast<std::int64_t>(rank) - 1);
+    if (seen[static_cast<std::size_t>(p)])
+      throw InputError(jr::index_path(at, i), "dim " + std::to_string(p) + " appears twice");
+    seen[static_cast<std::size_t>(p)] = true;
+    out.permutation.push_back(p);
+  }
+  if (via) out.via_transpose_ref = jr::boolean(*via, path + ".transpose_ref");
+  return out;
+}
+
 CopyGmemToSmem CaseParser::parse_copy_g2s(const json& j, const std::string& path) {
   jr::object(j, path,
              {"op", "src", "dst", "barrier", "collective_axes", "leader_tracked", "oob_mode",
@@ -212,7 +247,7 @@ CopyGmemToSmem CaseParser::parse_copy_g2s(const json& j, const std::string& path
   parse_gmem_index(jr::member(src, "index"), path + ".src.index", in, cp.src_index);
 
   const json& dst = jr::required(j, path, "dst");
-  jr::object(dst, path + ".dst", {"alloc", "index"});
+  jr::object(dst, path + ".dst", {"alloc", "index", "transpose", "transpose_ref"});
   cp.dst = jr::identifier(jr::required(dst, path + ".dst", "alloc"), path + ".dst.alloc");
   const Alloc* d = lookup_alloc(cp.dst, path + ".dst.alloc");
   if (d->kind != AllocKind::kSmem) {
@@ -220,8 +255,9 @@ CopyGmemToSmem CaseParser::parse_copy_g2s(const json& j, const std::string& path
                      "\"" + cp.dst + "\" is a " + to_string(d->kind) +
                          " allocation; the destination must be an smem allocation");
   }
-  parse_smem_index(jr::member(dst, "index"), path + ".dst.index", *d, cp.dst_index, &cp.dst_slot,
-                   &cp.dst_slice);
+  const Shape dst_shape = parse_smem_index(jr::member(dst, "index"), path + ".dst.index", *d,
+                                           cp.dst_index, &cp.dst_slot, &cp.dst_slice);
+  cp.dst_transpose = parse_smem_transpose(dst, path + ".dst", dst_shape);
 
   if (const json* b = jr::member(j, "barrier"); b && !b->is_null()) {
     cp.barrier = parse_barrier_use(*b, path + ".barrier", true);
@@ -259,6 +295,17 @@ void CaseParser::check_store_tiles(const CopySmemToGmem& cp, const Alloc& src, c
                                    const std::string& path) const {
   const Shape& tiling = src.transforms.tiling;
   if (tiling.empty()) return;
+  if (cp.src_transpose) {
+    for (std::size_t d = 0; d < cp.dst_index.size(); ++d) {
+      const IndexEntry& e = cp.dst_index[d];
+      if (e.kind == IndexEntry::Kind::kSlice && (e.dyn_start || e.start != 0)) {
+        throw InputError(jr::index_path(path + ".dst.index", d),
+                         "a store from a transposed, tiled smem ref into an output slice that does "
+                         "not start at 0 is not expressible");
+      }
+    }
+    return;
+  }
   std::vector<std::size_t> sliced;  // the output's dims the store's slice keeps
   for (std::size_t d = 0; d < out.shape.size(); ++d) {
     if (d >= cp.dst_index.size() || cp.dst_index[d].kind == IndexEntry::Kind::kSlice)
@@ -298,15 +345,18 @@ CopySmemToGmem CaseParser::parse_copy_s2g(const json& j, const std::string& path
   if (const json* p = jr::member(j, "predicate"); p && !p->is_null())
     cp.predicate = parse_cond(*p, path + ".predicate", 0);
   const json& src = jr::required(j, path, "src");
-  jr::object(src, path + ".src", {"alloc", "index"});
+  jr::object(src, path + ".src", {"alloc", "index", "transpose", "transpose_ref"});
   cp.src = jr::identifier(jr::required(src, path + ".src", "alloc"), path + ".src.alloc");
   const Alloc* s = lookup_alloc(cp.src, path + ".src.alloc");
   if (s->kind != AllocKind::kSmem) {
     throw InputError(path + ".src.alloc", "\"" + cp.src + "\" is a " + to_string(s->kind) +
                                               " allocation; the source must be an smem allocation");
   }
-  const Shape src_shape = parse_smem_index(jr::member(src, "index"), path + ".src.index", *s,
-                                           cp.src_index, &cp.src_slot, &cp.src_slice);
+  const Shape smem_shape = parse_smem_index(jr::member(src, "index"), path + ".src.index", *s,
+                                            cp.src_index, &cp.src_slot, &cp.src_slice);
+  cp.src_transpose = parse_smem_transpose(src, path + ".src", smem_shape);
+  // The GMEM slice has the shape of the ref the store reads: the transposed one.
+  const Shape src_shape = transposed_shape(smem_shape, cp.src_transpose);
   const json& dst = jr::required(j, path, "dst");
   jr::object(dst, path + ".dst", {"output", "index"});
   cp.dst = jr::identifier(jr::required(dst, path + ".dst", "output"), path + ".dst.output");

@@ -33,6 +33,7 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Mutant::kCount)>
     "cluster_ref_reads_own_smem",
     "cluster_ref_writes_own_smem",
     "tiled_vector_load_unswizzled",
+    "transpose_not_inverted",
     "interpret_scoped_check_order",
     "interpret_predicate_accepted",
     "interpret_axes_thread_first",

@@ -43,6 +43,8 @@ enum class Mutant : std::uint8_t {
   kClusterRefReadsOwnSmem,   // a plgpu.cluster_ref load reads the CTA's own SMEM, not the peer's
   kClusterRefWritesOwnSmem,  // a store through plgpu.cluster_ref writes the CTA's own SMEM
   kTiledVectorLoadUnswizzled,  // a vector load of a tiled, swizzled ref reads it unswizzled
+  kTransposeNotInverted,       // a copy into a transposed SMEM ref permutes the GMEM slice by the
+                               // permutation itself, not by its inverse
   // The reference's interpret profile (found by real JAX interpret mode, jax-interpret):
   kInterpretScopedCheckOrder,        // run_scoped: thread_axis_required checked before cluster_axes
   kInterpretPredicateAccepted,       // interpret.copy.predicate never fires

@@ -80,6 +80,7 @@ void apply_regions(const json& j, const std::string& path, const Case& c, const 
     ResolvedSlice slice;
     const ArraySpec* src = nullptr;
     std::vector<std::int64_t> src_strides;
+    std::vector<std::size_t> region_transpose;  // "from": {"transpose": ...}
     if (const json* z = jr::member(j[r], "zeros")) {
       jr::array(*z, rp + ".zeros", shape.size());
       for (std::size_t i = 0; i < z->size(); ++i) {
@@ -112,7 +113,7 @@ void apply_regions(const json& j, const std::string& path, const Case& c, const 
     } else {
       const json& from = jr::required(j[r], rp, "from");
       const std::string fp = rp + ".from";
-      jr::object(from, fp, {"input", "index"});
+      jr::object(from, fp, {"input", "index", "transpose"});
       const std::string& name = jr::identifier(jr::required(from, fp, "input"), fp + ".input");
       src = find_array(c.inputs, name);
       if (!src) throw InputError(fp + ".input", "no input named \"" + name + "\"");
@@ -141,6 +142,32 @@ void apply_regions(const json& j, const std::string& path, const Case& c, const 
           src->shape, index, [](const std::string&) { return 0; }, 0);
       box = slice.shape;
       src_strides = row_major_strides(src->shape);
+      // {"transpose": p}: the region holds the slice transposed as numpy's x.transpose(p) does,
+      // its dim k the slice's dim p[k].
+      if (const json* tj = jr::member(from, "transpose")) {
+        const std::string tp = fp + ".transpose";
+        jr::array(*tj, tp, box.size());
+        if (tj->size() != box.size())
+          throw InputError(tp, "needs one entry per dimension of the slice");
+        std::vector<bool> seen(box.size(), false);
+        for (std::size_t k = 0; k < tj->size(); ++k) {
+          const auto d = static_cast<std::size_t>(jr::integer(
+              (*tj)[k], jr::index_path(tp, k), 0, static_cast<std::int64_t>(box.size()) - 1));
+          if (seen[d]) throw InputError(jr::index_path(tp, k), "a dimension appears twice");
+          seen[d] = true;
+          region_transpose.push_back(d);
+        }
+        Shape permuted;
+        for (const std::size_t d : region_transpose) permuted.push_back(box[d]);
+        box = permuted;
+      }
+    }
+    // A slice of lower rank fills the buffer's trailing dims, its leading ones of size 1 (a
+    // copy into buf.at[i]).
+    std::size_t lead = 0;
+    if (src && box.size() < shape.size()) {
+      lead = shape.size() - box.size();
+      box.insert(box.begin(), lead, 1);
     }
     if (box.size() != shape.size())
       throw InputError(rp, "the region's rank differs from the buffer's");
@@ -153,10 +180,15 @@ void apply_regions(const json& j, const std::string& path, const Case& c, const 
       for (std::size_t i = 0; i < coord.size(); ++i) d += (at[i] + coord[i]) * dst_strides[i];
       std::uint64_t bits = 0;
       if (src) {
+        // The slice's coordinates: the region's past the leading dims it adds, untransposed.
+        std::vector<std::int64_t> kept(coord.begin() + static_cast<std::ptrdiff_t>(lead),
+                                       coord.end());
+        for (std::size_t k = 0; k < region_transpose.size(); ++k)
+          kept[region_transpose[k]] = coord[lead + k];
         std::int64_t s = 0;
         std::size_t k = 0;
         for (std::size_t i = 0; i < src->shape.size(); ++i) {
-          const std::int64_t ci = slice.size[i] == 0 ? 0 : coord[k++];
+          const std::int64_t ci = slice.size[i] == 0 ? 0 : kept[k++];
           s += (slice.start[i] + ci) * src_strides[i];
         }
         bits = fill_element_bits(*src, s);

@@ -2,7 +2,9 @@
 
 CopiesMixin reads `copy_gmem_to_smem` (source, destination and barrier transforms,
 `collective_axes`, `leader_tracked`, `oob_mode`, `predicate`) and `copy_smem_to_gmem` (with its
-`reduction_op`, `predicate` and `commit_group`) into the case's ops of those names. The case's
+`reduction_op`, `predicate` and `commit_group`) into the case's ops of those names; the SMEM side's
+`.transpose(p)` (or plgpu.transpose_ref) is its `transpose`, a transpose before the `.at[...]`
+commuted after it as the Mosaic GPU lowering does (copy_smem_side, commute_transpose). The case's
 store is `commit_smem(); copy_smem_to_gmem(...); wait_smem_to_gmem(0)`: a `wait_smem_to_gmem` with
 n=0 and wait_read_only=False right after a store in the same jaxpr is part of that store
 (pair_store_waits); a store without one gets `"wait": false`, and every other wait is a
@@ -59,10 +61,11 @@ class CopiesMixin:
     si = self.gmem_index(env, src_t, s, eqn, "copy_gmem_to_smem's source")
     if si:
       op["src"]["index"] = si
-    di = self.static_index(env, dst_t, d, eqn, "copy_gmem_to_smem's destination",
-                           allow_slice=True)
+    di, perm = self.copy_smem_side(env, dst_t, d, eqn, "copy_gmem_to_smem's destination")
     if di:
       op["dst"]["index"] = di
+    if perm is not None:
+      op["dst"]["transpose"] = perm
     if barrier is not None:
       op["barrier"] = self.barrier_use(env, env.get(barrier), bar_t, eqn,
                                        "copy_gmem_to_smem's barrier")
@@ -85,6 +88,68 @@ class CopiesMixin:
     self.wrote("alloc", d.name, di, user_line(eqn, self.user_file, self.kernel_line),
                "the copy_gmem_to_smem")
     return op
+
+  def copy_smem_side(self, env: dict, transforms, ref: Ref, eqn, what: str):
+    """The SMEM side of a copy -> (its index entries, static_index's with one last slice allowed;
+    its `transpose` as a list, None without one). After the allocation's own undo transforms
+    (user_transforms), a `jax._src.state.types.TransposeTransform` (`.transpose(p)`,
+    plgpu.transpose_ref) may come after the `.at[...]` (`smem.at[1].transpose(p)`: the case's
+    order) or before it (`smem.transpose(p).at[:, i]`), which is commuted into index-then-transpose
+    as the Mosaic GPU lowering commutes it (commute_transpose). An identity permutation is left
+    out. Two transposes, or a transpose with anything but one `.at[...]`, are refused."""
+    from jax._src.state import indexing  # pylint: disable=import-outside-toplevel
+    user = self.user_transforms(transforms, ref, eqn, what)
+    at = [k for k, t in enumerate(user) if type(t).__name__ == "TransposeTransform"]
+    if not at:
+      return self.static_index(env, transforms, ref, eqn, what, allow_slice=True), None
+    kinds = ", ".join(type(t).__name__ for t in user)
+    others = [t for k, t in enumerate(user) if k != at[0]]
+    if len(at) > 1 or len(others) > 1 or (others and not isinstance(others[0], indexing.NDIndexer)):
+      self.refuse(eqn, f"{what}: the ref of `{ref.name}` is transformed by {kinds}; a case's "
+                  "copy transposes its SMEM ref once, with at most one `.at[...]` before the "
+                  "transpose (`smem.at[i].transpose(p)`) or after it (`smem.transpose(p).at[...]`)")
+    perm = tuple(int(p) for p in user[at[0]].permutation)
+    indices = None
+    if others and at[0] == 1:  # .at[...] then .transpose(p): the case's order
+      indices = others[0].indices
+    elif others:  # .transpose(p) then .at[...]: commuted
+      indices, perm = self.commute_transpose(perm, tuple(others[0].indices), ref, eqn, what)
+      what = (f"{what} (`{ref.name}.transpose({user[at[0]].permutation}).at[...]` commuted into "
+              f"`{ref.name}.at[...].transpose(...)` as JAX's lowering commutes it)")
+    entries = [] if indices is None else self.index_entries(env, indices, ref, eqn, what)
+    entries = self.smem_entries(entries, ref, eqn, what, True)
+    if perm == tuple(range(len(perm))):
+      return entries, None  # the identity: the ref itself
+    return entries, list(perm)
+
+  def commute_transpose(self, perm: tuple, idxs: tuple, ref: Ref, eqn, what: str):
+    """`ref.transpose(perm).at[idxs]` -> (the indices on `ref`, the permutation after them), as
+    jax._src.pallas.mosaic_gpu.core.commute_transpose_indexer computes them (JAX 0.11.2 and
+    0.12.0.1 alike): view dim j is ref dim perm[j], so ref dim k takes idxs[perm^-1[k]]; the
+    permutation keeps the entries that are not the numbers of integer-indexed view dims,
+    renumbered past them. That is the view's own permutation only where dropping those numbers
+    drops the ref dims those view dims are (perm[j] for each integer-indexed j); where it is not,
+    JAX's Lane lowering addresses SMEM through the wrong permutation (an error for unequal dims,
+    `Expected the SMEM reference to have the same shape as the transformed slice`, the data
+    transposed for equal ones), so no case holds what the kernel does: refused."""
+    from jax._src.state import indexing  # pylint: disable=import-outside-toplevel
+    if len(idxs) != len(perm):
+      self.refuse(eqn, f"{what}: an `.at[...]` of {len(idxs)} indices after a transpose of "
+                  f"{len(perm)} dims of `{ref.name}`")
+    removed = [i for i, ix in enumerate(idxs) if not isinstance(ix, (slice, indexing.Slice))]
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+      inverse[p] = i
+    jax_perm = tuple(p - sum(d < p for d in removed) for p in perm if p not in removed)
+    removed_ref = [perm[j] for j in removed]
+    view_perm = tuple(p - sum(d < p for d in removed_ref) for p in perm if p not in removed_ref)
+    if jax_perm != view_perm:
+      self.refuse(eqn, f"{what}: `{ref.name}`.transpose({perm}) indexed after the transpose at "
+                  f"view dims {removed}; JAX's lowering (commute_transpose_indexer) commutes it "
+                  f"into the permutation {jax_perm} where the view's is {view_perm}, so no case "
+                  "holds what the compiled kernel does (index before the transpose: "
+                  "`smem.at[i].transpose(p)`)")
+    return tuple(idxs[i] for i in inverse), jax_perm
 
   def copy_predicate(self, env: dict, var, eqn, name: str):
     """A copy's or store's `predicate=` (its last flat argument): `true`, `false` or a
@@ -113,10 +178,11 @@ class CopiesMixin:
     if not isinstance(d, Ref) or d.kind != "output":
       self.refuse(eqn, "copy_smem_to_gmem to a ref that is not a kernel output")
     op = {"op": "copy_smem_to_gmem", "src": {"alloc": s.name}, "dst": {"output": d.name}}
-    si = self.static_index(env, src_t, s, eqn, "copy_smem_to_gmem's source",
-                           allow_slice=True)
+    si, perm = self.copy_smem_side(env, src_t, s, eqn, "copy_smem_to_gmem's source")
     if si:
       op["src"]["index"] = si
+    if perm is not None:
+      op["src"]["transpose"] = perm
     di = self.gmem_index(env, dst_t, d, eqn, "copy_smem_to_gmem's destination")
     if di:
       op["dst"]["index"] = di

@@ -180,12 +180,10 @@ class IndexMixin:
 
   # -- indices
 
-  def ndindexer(self, env, transforms, ref: Ref, eqn, what: str):
-    """The transforms of a ref use -> one NDIndexer's entries (None: no transform). A
-    transformed SMEM allocation's own undo transforms (Ref.layout: UnswizzleRef,
-    UntilingTransform), which JAX puts first on every use, are dropped: the indexer after them is
-    the user's `.at[...]`, in logical coordinates."""
-    from jax._src.state import indexing  # pylint: disable=import-outside-toplevel
+  def user_transforms(self, transforms, ref: Ref, eqn, what: str) -> list:
+    """The transforms of a ref use after a transformed SMEM allocation's own undo transforms
+    (Ref.layout: UnswizzleRef, UntilingTransform), which JAX puts first on every use: the
+    user's `.at[...]` and `.transpose(...)`, in logical coordinates."""
     transforms = list(transforms or ())
     n = len(ref.layout)
     if n:
@@ -194,12 +192,23 @@ class IndexMixin:
         self.refuse(eqn, f"{what}: a use of the transformed `{ref.name}` whose transforms "
                     f"({kinds}) do not begin with its own ({ref.layout})")
       transforms = transforms[n:]
+    return transforms
+
+  def ndindexer(self, env, transforms, ref: Ref, eqn, what: str):
+    """The transforms of a ref use -> one NDIndexer's entries (None: no transform), the
+    allocation's own undo transforms dropped (user_transforms)."""
+    from jax._src.state import indexing  # pylint: disable=import-outside-toplevel
+    transforms = self.user_transforms(transforms, ref, eqn, what)
     if not transforms:
       return None
     if any(type(t).__name__ == "ClusterRefTransform" for t in transforms):
       self.refuse(eqn, f"{what}: a ref of `{ref.name}` through plgpu.cluster_ref (a case reaches "
                   "a peer CTA's SMEM only in a vector_store's value or SMEM destination, "
                   "`plgpu.cluster_ref(smem, {axis: idx})[...]`)")
+    if any(type(t).__name__ == "TransposeTransform" for t in transforms):
+      self.refuse(eqn, f"{what}: a transposed ref of `{ref.name}` (`.transpose(...)`, "
+                  "plgpu.transpose_ref); a case transposes only the SMEM side of a copy "
+                  "(copy_gmem_to_smem's destination, copy_smem_to_gmem's source)")
     if len(transforms) != 1 or not isinstance(transforms[0], indexing.NDIndexer):
       kinds = ", ".join(type(t).__name__ for t in transforms)
       self.refuse(eqn, f"{what}: the ref of `{ref.name}` is transformed by {kinds}; a case "
@@ -224,10 +233,15 @@ class IndexMixin:
     return None
 
   def gmem_index(self, env, transforms, ref: Ref, eqn, what: str):
-    from jax._src.state import indexing  # pylint: disable=import-outside-toplevel
     indices = self.ndindexer(env, transforms, ref, eqn, what)
     if indices is None:
       return []
+    return self.index_entries(env, indices, ref, eqn, what)
+
+  def index_entries(self, env, indices, ref: Ref, eqn, what: str) -> list:
+    """An NDIndexer's indices (one per dim of `ref`) -> a case's index entries (trailing whole
+    dims left out)."""
+    from jax._src.state import indexing  # pylint: disable=import-outside-toplevel
     out = []
     dims = list(ref.shape)
     for d, ix in enumerate(indices):
@@ -267,7 +281,11 @@ class IndexMixin:
     side), the last entry may be one slice of the dim after them, {"start": S, "size": N}
     (`smem.at[i, pl.ds(start, size)]`, S static or dynamic as a GMEM slice's start: lax.axis_index
     and loop terms and their sums); a case indexes SMEM no other way."""
-    entries = self.gmem_index(env, transforms, ref, eqn, what)
+    return self.smem_entries(self.gmem_index(env, transforms, ref, eqn, what), ref, eqn, what,
+                             allow_slice)
+
+  def smem_entries(self, entries: list, ref: Ref, eqn, what: str, allow_slice: bool) -> list:
+    """static_index's check of index entries (gmem_index's or index_entries')."""
     if allow_slice and entries and isinstance(entries[-1], dict) and "start" in entries[-1]:
       sliced = entries.pop()
       if ":" in entries:

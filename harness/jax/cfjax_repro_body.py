@@ -3,7 +3,8 @@
 Writer mirrors cfjax_translate.Translation op by op: conditions and indices (cond_value,
 gmem_index; smem_index with its last `pl.ds` slice), allocation types (alloc_type: an SMEM
 allocation's `transforms=(plgpu.TilingTransform(...), plgpu.SwizzleTransform(S))`), and each op
-(emit_op): one nested `def scopeN` per `run_scoped`, the copies with their keyword arguments (a
+(emit_op): one nested `def scopeN` per `run_scoped`, the copies with their keyword arguments and
+their SMEM side's `transpose` (`smem.at[1].transpose((1, 0))`, or `plgpu.transpose_ref(...)`) (a
 store's `reduction_op=`, `predicate=` and `commit_group=False` included; its
 `wait_smem_to_gmem(0)` left out for `"wait": false`),
 `vector_store` as `dst.at[idx][...] = value` (an output slice or an SMEM ref, a peer CTA's as
@@ -35,7 +36,7 @@ from cfjax_case import (BODY_OPS, LOOP_OPS, REDUCTION_OPS, VECTOR_BINARY, CaseEr
                         nd_loop_params)
 from cfjax_repro_src import (Unsupported, axis_name_src, axis_names_src, dtype_src, ident,
                              num_barriers_src, shape_src, tuple_src)
-from cfjax_smem_layout import transforms_src
+from cfjax_smem_layout import copy_transpose, transforms_src
 
 # Names a loop's index or carry must not take (besides cfjax_repro_src.RESERVED, which ident
 # avoids): the script's other top-level names (cfjax_repro_kernel, _modes, _checks write them),
@@ -242,6 +243,24 @@ class Writer:
     one = len(parts) == 1 and not isinstance(entries[0], dict)  # a slot alone: `buf.at[i % 2]`
     return ", ".join(parts) + ("," if one else "")
 
+  def smem_copy_src(self, use: dict, path: str) -> str:
+    """cfjax_translate.smem_copy_ref as source: `smem.at[idx]`, then with a `transpose`
+    `smem.at[idx].transpose((1, 0))`, or `plgpu.transpose_ref(smem.at[idx], (1, 0))` with
+    `"transpose_ref": true`."""
+    ref = ident(use["alloc"])
+    if use.get("index"):
+      ref += f".at[{self.smem_index(use['index'])}]"
+    try:
+      perm, spelt_ref = copy_transpose(use, path)
+    except CaseError as e:
+      raise Unsupported(str(e)) from e
+    if perm is None:
+      return ref
+    perm_src = tuple_src([str(p) for p in perm])
+    if spelt_ref:
+      return f"plgpu.transpose_ref({ref}, {perm_src})"
+    return f"{ref}.transpose({perm_src})"
+
   # -- allocations (cfjax_translate.alloc_type)
 
   def alloc_src(self, a: dict) -> str:
@@ -337,9 +356,7 @@ class Writer:
       src = ident(op["src"]["input"])
       if op["src"].get("index"):
         src += f".at[{self.gmem_index(op['src']['index'])}]"
-      dst = ident(op["dst"]["alloc"])
-      if op["dst"].get("index"):
-        dst += f".at[{self.smem_index(op['dst']['index'])}]"
+      dst = self.smem_copy_src(op["dst"], path + ".dst")
       args = [src, dst]
       if op.get("barrier") is not None:
         args.append(self.barrier_src(op["barrier"]))
@@ -359,9 +376,7 @@ class Writer:
         args.append(f"predicate={self.cond(op['predicate'])[0]}")
       self.emit(depth, f"plgpu.copy_gmem_to_smem({', '.join(args)})  # {path}")
     elif kind == "copy_smem_to_gmem":
-      src = ident(op["src"]["alloc"])
-      if op["src"].get("index"):
-        src += f".at[{self.smem_index(op['src']['index'])}]"
+      src = self.smem_copy_src(op["src"], path + ".src")
       dst = ident(op["dst"]["output"])
       if op["dst"].get("index"):
         dst += f".at[{self.gmem_index(op['dst']['index'])}]"

@@ -21,6 +21,9 @@ allocates every buffer at its logical shape and drops the transforms on access
 (interpret/gpu_callbacks.py `_remove_noop_transforms`), so its snapshots are logical and are
 converted here (`physical_bytes`); jax-ir's SMEM is physical already.
 
+A copy's SMEM side may be viewed transposed (`"transpose": [p0, ...]`, copy_transpose): that is
+a view of the ref, not a layout of the allocation; nothing here changes with it.
+
 Needs numpy only (cfjax_fill packs the elements), no JAX.
 """
 
@@ -202,6 +205,32 @@ def transforms_src(alloc: dict) -> str:
   if not parts:
     return ""
   return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def copy_transpose(use: dict, path: str = "$") -> tuple[tuple[int, ...] | None, bool]:
+  """The SMEM side of a copy (a copy_gmem_to_smem's `dst`, a copy_smem_to_gmem's `src`) ->
+  (its `transpose` as a tuple, None without one; whether `transpose_ref` is true).
+  `"transpose": [p0, ...]` is `REF.transpose((p0, ...))`, REF the indexed SMEM ref (after its
+  `index`: `smem.at[1].transpose((1, 0))`); with `"transpose_ref": true` it is the deprecated
+  `plgpu.transpose_ref(REF, (p0, ...))`. The view is R.transpose(p), R the indexed ref: a copy of
+  a GMEM slice S into it sets R to S.transpose(argsort(p)); a store from it writes its elements
+  into the whole GMEM slice (as an untransposed store: cfjax_case.written_ranges is unchanged).
+  The permutation is handed to JAX as it is (one JAX refuses raises JAX's own error); CaseError
+  naming the field for anything but a list of integers, or a `transpose_ref` that is not a
+  boolean or comes without a `transpose`."""
+  perm = use.get("transpose")
+  spelt_ref = use.get("transpose_ref", False)
+  if not isinstance(spelt_ref, bool):
+    raise CaseError(f"{path}.transpose_ref: expected a boolean, got {spelt_ref!r}")
+  if perm is None:
+    if spelt_ref:
+      raise CaseError(f"{path}.transpose_ref: only with a `transpose`")
+    return None, False
+  if not isinstance(perm, list) or not all(
+      isinstance(p, int) and not isinstance(p, bool) for p in perm):
+    raise CaseError(f"{path}.transpose: expected a permutation of the indexed ref's dims (a "
+                    f"list of integers), got {perm!r}")
+  return tuple(perm), spelt_ref
 
 
 def buffer_bytes(alloc: dict) -> int:

@@ -156,6 +156,21 @@ def smem_index(entries: list, env: dict | None = None) -> tuple:
   return tuple(out)
 
 
+def smem_copy_ref(use: dict, env: dict, path: str):
+  """The SMEM side of a copy ({"alloc", "index", "transpose", "transpose_ref"}: a
+  copy_gmem_to_smem's `dst`, a copy_smem_to_gmem's `src`) -> `smem.at[idx]` (smem_index), then
+  with a `transpose` `REF.transpose(perm)`, or `plgpu.transpose_ref(REF, perm)` with
+  `"transpose_ref": true` (cfjax_smem_layout.copy_transpose; what JAX makes of either, its errors
+  included, is JAX's)."""
+  ref = env[use["alloc"]]
+  if use.get("index"):
+    ref = ref.at[smem_index(use["index"], env)]
+  perm, spelt_ref = cfjax_smem_layout.copy_transpose(use, path)
+  if perm is None:
+    return ref
+  return plgpu.transpose_ref(ref, perm) if spelt_ref else ref.transpose(perm)
+
+
 def is_dynamic(e) -> bool:
   """A dynamic index object: {"axis": ...} or {"loop": ...}."""
   return isinstance(e, dict) and ("axis" in e or "loop" in e)
@@ -428,9 +443,7 @@ class Translation:
       src = env[op["src"]["input"]]
       if op["src"].get("index"):
         src = src.at[gmem_index(op["src"]["index"], env)]
-      dst = env[op["dst"]["alloc"]]
-      if op["dst"].get("index"):
-        dst = dst.at[smem_index(op["dst"]["index"], env)]
+      dst = smem_copy_ref(op["dst"], env, path + ".dst")
       kwargs = {}
       if op.get("collective_axes") is not None:
         kwargs["collective_axes"] = axis_names(op["collective_axes"])
@@ -445,9 +458,7 @@ class Translation:
       else:
         plgpu.copy_gmem_to_smem(src, dst, **kwargs)
     elif kind == "copy_smem_to_gmem":
-      src = env[op["src"]["alloc"]]
-      if op["src"].get("index"):
-        src = src.at[smem_index(op["src"]["index"], env)]
+      src = smem_copy_ref(op["src"], env, path + ".src")
       dst = env[op["dst"]["output"]]
       if op["dst"].get("index"):
         dst = dst.at[gmem_index(op["dst"]["index"], env)]

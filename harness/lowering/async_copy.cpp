@@ -169,6 +169,21 @@ AsyncCopyShape prepare_async_copy(const AsyncCopyRequest& req, const ClusterGeom
   const auto strides = contiguous_strides(g.shape);
   std::size_t num_squeezed = 0;
   for (bool s : squeezed) num_squeezed += s ? 1 : 0;
+  // A transposed SMEM ref: its dim transpose[v] takes the slice's kept dim v.
+  if (!req.transpose.empty() && !req.cp_async &&
+      order.size() == num_squeezed + req.transpose.size()) {
+    const std::vector<int> kept(order.begin() + static_cast<std::ptrdiff_t>(num_squeezed),
+                                order.end());
+    const bool inverted = !mutant_active(Mutant::kTransposeNotInverted);
+    for (std::size_t v = 0; v < kept.size(); ++v) {
+      const auto p = static_cast<std::size_t>(req.transpose[v]);
+      if (inverted) {
+        order[num_squeezed + p] = kept[v];
+      } else {
+        order[num_squeezed + v] = kept[p];
+      }
+    }
+  }
 
   Shape transformed_slice;
   for (int d : order) transformed_slice.push_back(slice[static_cast<std::size_t>(d)]);

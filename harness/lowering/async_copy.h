@@ -27,6 +27,10 @@ struct AsyncCopyRequest {
   const std::vector<IndexEntry>* index = nullptr;  // the GMEM slice; nullptr: the whole array
   Shape smem_shape;                                // the SMEM ref (after its integer indexing)
   SmemTransforms smem_transforms;                  // of the SMEM ref's allocation
+  // The SMEM ref transposed (SmemTranspose::permutation; empty: not): the GMEM slice's kept dims
+  // reach it in that order (the TransposeTransform _extract_smem_copy_params undoes on the GMEM
+  // side, batched over the squeezed dims).
+  std::vector<std::int64_t> transpose;
   bool gmem_to_smem = true;
   bool cp_async = false;        // AsyncCopyImplementation.CP_ASYNC (pre-Hopper)
   std::vector<int> collective;  // resolved CUDA dims

@@ -82,6 +82,10 @@ class Tracer {
         continue;
       }
       if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) copy(op, *cp);
+      if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
+        transpose_ref(op, *lookup_.alloc(st->src),
+                      !st->src_index.empty() || st->src_slot || st->src_slice, st->src_transpose);
+      }
       if (const auto* wt = std::get_if<BarrierWait>(&op.v);
           wt && wt->arrive_first && !jax_facts(c_.target.jax).has_barrier_arrive_and_wait) {
         raise(Stage::kTrace, "AttributeError",
@@ -209,7 +213,23 @@ class Tracer {
   }
 
   // copy_gmem_to_smem(...): the Python check, then _copy_gmem_to_smem_abstract_eval.
+  // plgpu.transpose_ref(ref, ...): `assert hasattr(ref, "memory_space")` meets the raw ref of an
+  // untransformed allocation, whose memory_space attribute raises ValueError.
+  void transpose_ref(const Op& op, const Alloc& a, bool indexed,
+                     const std::optional<SmemTranspose>& t) {
+    if (!t || !t->via_transpose_ref || indexed || a.transforms.any()) return;
+    std::string dims;
+    for (const std::int64_t d : a.shape) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+    raise(Stage::kTrace, "ValueError",
+          "The 'memory_space' attribute is not available on traced array with shape Ref<smem>{" +
+              std::string(dtype_name(a.dtype)) + "[" + dims +
+              "]}. Use `jax.typeof(x).memory_space` instead.",
+          rule_id::kTransposeRefMemorySpace, op.path);
+  }
+
   void copy(const Op& op, const CopyGmemToSmem& cp) {
+    transpose_ref(op, *lookup_.alloc(cp.dst), !cp.dst_index.empty() || cp.dst_slot || cp.dst_slice,
+                  cp.dst_transpose);
     if (cp.leader_tracked != LeaderTracked::kNone && !cp.collective_axes) {
       raise(Stage::kTrace, "ValueError",
             "`collective_axes` must be specified when `leader_tracked` is set",
@@ -236,7 +256,7 @@ class Tracer {
         axis_size *= *size;
       }
     }
-    Shape expected = dst_shape;
+    Shape expected = transposed_shape(dst_shape, cp.dst_transpose);
     for (std::size_t i = 0; i < expected.size(); ++i) {
       if (partitioned && static_cast<std::int64_t>(i) == cp.partition_axis)
         expected[i] *= axis_size;

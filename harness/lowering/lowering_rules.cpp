@@ -26,6 +26,7 @@ AsyncCopyRequest load_request(const Case& c, const IrCopy& ic, Stage stage) {
   r.index = &ic.copy->src_index;
   r.smem_shape = ic.dst_shape;
   r.smem_transforms = ic.transforms;
+  if (ic.copy->dst_transpose) r.transpose = ic.copy->dst_transpose->permutation;
   r.gmem_to_smem = true;
   r.cp_async = ic.cp_async;
   r.collective = ic.collective;
@@ -44,6 +45,7 @@ AsyncCopyRequest store_request(const Case& c, const IrStore& is, Stage stage) {
   r.index = &is.copy->dst_index;
   r.smem_shape = is.src_shape;
   r.smem_transforms = is.transforms;
+  if (is.copy->src_transpose) r.transpose = is.copy->src_transpose->permutation;
   r.gmem_to_smem = false;
   r.oob_mode = OobMode::kUndefined;  // _copy_smem_to_gmem_lowering passes UNDEFINED
   r.reduction_op = is.copy->reduction_op;

@@ -91,6 +91,10 @@ struct StoreOp {
   std::int32_t tiling_rank = 0;
   std::int64_t tiling[kMaxArrayRank] = {};
   std::int64_t swizzle = 0;
+  // A transposed SMEM source (SmemTranspose): the ref's dim transpose[v] holds the slice's kept
+  // (sliced) dim v; its elements are row-major over the ref's own dims. Rank 0: not transposed.
+  std::int32_t transpose_rank = 0;
+  std::int32_t transpose[kMaxArrayRank] = {};
 };
 
 // A node of a vector value (vector_store), operands first (postfix): a constant, a load of an

@@ -460,6 +460,12 @@ class PlanBuilder {
     for (std::size_t k = 0; k < is.transforms.tiling.size(); ++k)
       s.tiling[k] = is.transforms.tiling[k];
     s.elements = element_count(is.src_shape);
+    if (is.copy->src_transpose) {
+      const auto& perm = is.copy->src_transpose->permutation;
+      s.transpose_rank = static_cast<std::int32_t>(perm.size());
+      for (std::size_t v = 0; v < perm.size(); ++v)
+        s.transpose[v] = static_cast<std::int32_t>(perm[v]);
+    }
     s.reduction_op = is.copy->reduction_op;
     s.commit = is.copy->commit_group;
     s.wait = is.copy->wait;

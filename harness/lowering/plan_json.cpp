@@ -99,6 +99,9 @@ json step_json(const Plan& p, const Step& s) {
       j["elements"] = st.elements;
       j["start"] = head(st.slice.start, st.slice.rank);
       if (st.reduction_op) j["reduction_op"] = to_string(*st.reduction_op);
+      if (st.transpose_rank > 0) {
+        j["transpose"] = std::vector<std::int32_t>(st.transpose, st.transpose + st.transpose_rank);
+      }
       j["commit"] = st.commit;
       if (!st.commit_smem) j["commit_smem"] = false;
       j["wait"] = st.wait;

@@ -26,6 +26,7 @@ inline constexpr std::string_view kLeaderNeedsAxes = "copy.leader_tracked.needs_
 inline constexpr std::string_view kCopyDtype = "copy.dtype_mismatch";
 inline constexpr std::string_view kUnboundAxis = "copy.partitioned.unbound_axis";
 inline constexpr std::string_view kSrcShape = "copy.src_shape";
+inline constexpr std::string_view kTransposeRefMemorySpace = "trace.transpose_ref.memory_space";
 inline constexpr std::string_view kArriveAndWaitMissing = "barrier.arrive_and_wait.missing";
 inline constexpr std::string_view kWaitSmemToGmemN = "trace.wait_smem_to_gmem.n";
 inline constexpr std::string_view kNdLoopTilingLength = "trace.nd_loop.tiling_length";
@@ -41,6 +42,8 @@ inline constexpr std::string_view kCopyDivisibilityAssert =
     "dialect.async_copy.divisibility_assert";
 inline constexpr std::string_view kCopyProveDivisibility = "dialect.async_copy.prove_divisibility";
 inline constexpr std::string_view kCopyTilingDivides = "dialect.async_copy.tiling_divides";
+inline constexpr std::string_view kCopyTransposeTiledDims =
+    "dialect.async_copy.transpose_tiled_dims";
 inline constexpr std::string_view kSplatStoreCount = "dialect.vector.splat_store_count";
 inline constexpr std::string_view kSplatVecSize = "lower.vector.splat_vec_size";
 inline constexpr std::string_view kTilingWithoutSwizzle = "lower.vector.tiling_without_swizzle";
@@ -136,6 +139,7 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kCopyDtype,
                                             kUnboundAxis,
                                             kSrcShape,
+                                            kTransposeRefMemorySpace,
                                             kArriveAndWaitMissing,
                                             kWaitSmemToGmemN,
                                             kNdLoopTilingLength,
@@ -149,6 +153,7 @@ inline constexpr std::string_view kAll[] = {kMeshClusterRank,
                                             kCopyDivisibilityAssert,
                                             kCopyProveDivisibility,
                                             kCopyTilingDivides,
+                                            kCopyTransposeTiledDims,
                                             kSplatStoreCount,
                                             kSplatVecSize,
                                             kTilingWithoutSwizzle,

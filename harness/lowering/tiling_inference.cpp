@@ -110,6 +110,38 @@ bool fails(const Variable& v, std::vector<std::size_t>* culprits) {
 }  // namespace
 
 void infer_copy_tilings(const Case& c, const KernelIr& ir, const IrVectorStore* vector) {
+  // A transposed, tiled ref: UntilingTransform.commute_transpose needs the permutation to end in
+  // the tiled dims (any order); otherwise no transforms are found for the ref.
+  for (const IrOp& op : ir.ops) {
+    const Alloc* a = nullptr;
+    const std::optional<SmemTranspose>* t = nullptr;
+    const Op* at = nullptr;
+    if (op.kind == IrKind::kCopy) {
+      const IrCopy& ic = ir.copies[static_cast<std::size_t>(op.index)];
+      a = ic.smem;
+      t = &ic.copy->dst_transpose;
+      at = ic.op;
+    } else if (op.kind == IrKind::kStore) {
+      const IrStore& is = ir.stores[static_cast<std::size_t>(op.index)];
+      a = is.smem;
+      t = &is.copy->src_transpose;
+      at = is.op;
+    }
+    if (!a || !*t || a->transforms.tiling.empty()) continue;
+    const std::vector<std::int64_t>& p = (*t)->permutation;
+    const std::size_t nt = a->transforms.tiling.size();
+    if (nt > p.size()) continue;
+    std::vector<bool> tiled(p.size(), false);
+    for (std::size_t k = p.size() - nt; k < p.size(); ++k)
+      tiled[static_cast<std::size_t>(p[k])] = true;
+    bool ends_in_tiled = true;
+    for (std::size_t d = p.size() - nt; d < p.size(); ++d)
+      ends_in_tiled = ends_in_tiled && tiled[d];
+    if (!ends_in_tiled) {
+      raise(Stage::kDialect, "ValueError", kLayoutInferenceMessage,
+            rule_id::kCopyTransposeTiledDims, at->path);
+    }
+  }
   std::vector<Variable> vars;
   std::map<const Alloc*, std::size_t> alloc_var;
   const auto add = [&](const Op& op, const Alloc& a, std::size_t leading, const IndexEntry* slice,

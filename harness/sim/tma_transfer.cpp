@@ -154,6 +154,44 @@ void write_linear(SharedMemory& smem, const GmemArray& src, const lowering::Load
 
 namespace {
 
+// The SMEM source's shape: the slice's sliced dims, in the ref's order when it is transposed.
+Shape store_ref_shape(const lowering::StoreOp& s) {
+  Shape kept;
+  for (int k = 0; k < s.slice.rank; ++k)
+    if (s.slice.size[k] != 0) kept.push_back(s.slice.size[k]);
+  if (s.transpose_rank == 0 || static_cast<std::size_t>(s.transpose_rank) != kept.size())
+    return kept;
+  Shape ref(kept.size());
+  for (std::size_t v = 0; v < kept.size(); ++v)
+    ref[static_cast<std::size_t>(s.transpose[v])] = kept[v];
+  return ref;
+}
+
+// Element by element: the output element output_index(j) of SMEM element j, combined with it by
+// the store's reduction op if any.
+template <typename OutputIndex>
+void write_store_elements(const SharedMemory& smem, const std::uint8_t* src,
+                          const lowering::StoreOp& s, DType dtype, OutputArray& out,
+                          const OutputIndex& output_index) {
+  const int bits = s.elem_bits;
+  for (std::int64_t j = 0; j < s.elements; ++j) {
+    const std::int64_t index = output_index(j);
+    const auto e = static_cast<std::size_t>(index);
+    const bool undefined = smem.undefined(s.smem_offset + packed_byte(bits, j));
+    if (s.reduction_op) {
+      const bool was = out.written[e] != 0;
+      store_packed(
+          out.bytes.data(), bits, index,
+          apply_reduction(*s.reduction_op, dtype, load_packed(out.bytes.data(), bits, index),
+                          load_packed(src, bits, j)));
+      out.written[e] = (undefined || !was) ? 0 : 1;
+    } else {
+      store_packed(out.bytes.data(), bits, index, load_packed(src, bits, j));
+      out.written[e] = undefined ? 0 : 1;
+    }
+  }
+}
+
 // A store from a tiled and/or swizzled SMEM ref: SMEM element j (row-major over the ref's shape,
 // the slice's sliced dims) lies at its place in the tiled shape, its address swizzled.
 template <typename OutputIndex>
@@ -162,9 +200,7 @@ void write_store_transformed(const SharedMemory& smem, const std::uint8_t* src,
                              const OutputIndex& output_index) {
   const int bits = s.elem_bits;
   const std::int64_t w = bits / 8;
-  Shape ref;
-  for (int k = 0; k < s.slice.rank; ++k)
-    if (s.slice.size[k] != 0) ref.push_back(s.slice.size[k]);
+  const Shape ref = store_ref_shape(s);
   SmemLayout layout;
   layout.shape = ref;
   layout.tiling.assign(s.tiling, s.tiling + s.tiling_rank);
@@ -218,6 +254,34 @@ void write_store(const SharedMemory& smem, const std::uint8_t* src, const loweri
     }
     return index;
   };
+  if (s.transpose_rank > 0) {
+    // SMEM element j, row-major over the ref's dims: the ref's dim transpose[v] is the slice's
+    // kept dim v.
+    int kept[lowering::kMaxArrayRank];
+    int nk = 0;
+    for (int k = 0; k < s.slice.rank; ++k)
+      if (s.slice.size[k] != 0) kept[nk++] = k;
+    const Shape ref = store_ref_shape(s);
+    std::int64_t origin = 0;
+    for (int k = 0; k < s.slice.rank; ++k) origin += s.slice.start[k] * strides[k];
+    const auto transposed_index = [&](std::int64_t j) {
+      std::int64_t coord[lowering::kMaxArrayRank] = {};
+      for (std::size_t d = ref.size(); d-- > 0;) {
+        coord[d] = j % ref[d];
+        j /= ref[d];
+      }
+      std::int64_t index = origin;
+      for (int v = 0; v < nk && v < s.transpose_rank; ++v)
+        index += coord[s.transpose[v]] * strides[kept[v]];
+      return index;
+    };
+    if (s.tiling_rank > 0 || s.swizzle != 0) {
+      write_store_transformed(smem, src, s, dtype, out, transposed_index);
+    } else {
+      write_store_elements(smem, src, s, dtype, out, transposed_index);
+    }
+    return;
+  }
   if (s.tiling_rank > 0 || s.swizzle != 0) {
     write_store_transformed(smem, src, s, dtype, out, output_index);
     return;

@@ -31,6 +31,20 @@ std::vector<TiledDim> tile_dims(const Shape& shape, const Shape& tiling) {
   return out;
 }
 
+namespace {
+
+void set_transpose(CopyFacts& f, const std::optional<SmemTranspose>& t) {
+  f.transpose = t ? &*t : nullptr;
+  f.view_shape = transposed_shape(f.dst_shape, t);
+  f.smem_order.resize(f.dst_shape.size());
+  for (std::size_t k = 0; k < f.dst_shape.size(); ++k) {
+    const std::size_t j = t ? static_cast<std::size_t>(t->permutation[k]) : k;
+    if (j < f.smem_order.size()) f.smem_order[j] = k;
+  }
+}
+
+}  // namespace
+
 CopyFacts copy_facts(const Op& op, const CopyGmemToSmem& copy, const Case& c, const Scope& scope) {
   CopyFacts f;
   f.op = &op;
@@ -54,6 +68,7 @@ CopyFacts copy_facts(const Op& op, const CopyGmemToSmem& copy, const Case& c, co
     }
   }
   f.dst_shape = smem_ref_shape(*f.dst, copy.dst_index.size(), copy.dst_slice);
+  set_transpose(f, copy.dst_transpose);
   f.bits_per_element = dtype_bits(f.dst->dtype);
   f.dst_bits = element_count(f.dst_shape) * f.bits_per_element;
   f.bytes = f.dst_bits / 8;
@@ -80,6 +95,7 @@ CopyFacts store_facts(const Op& op, const CopySmemToGmem& copy, const Case& c, c
     f.src_shape.push_back(i < copy.dst_index.size() ? copy.dst_index[i].size : f.src->shape[i]);
   }
   f.dst_shape = smem_ref_shape(*f.dst, copy.src_index.size(), copy.src_slice);
+  set_transpose(f, copy.src_transpose);
   f.bits_per_element = dtype_bits(f.dst->dtype);
   f.dst_bits = element_count(f.dst_shape) * f.bits_per_element;
   f.bytes = f.dst_bits / 8;
@@ -101,6 +117,16 @@ void resolve_collective(CopyFacts& f, const MeshFacts& mesh) {
   f.leader = !f.dims.empty() && f.leader_tracked != LeaderTracked::kNone;
 }
 
+std::vector<std::size_t> kept_dims_in_smem_order(const CopyFacts& f) {
+  std::vector<std::size_t> kept;
+  for (std::size_t i = 0; i < f.squeezed.size(); ++i)
+    if (!f.squeezed[i]) kept.push_back(i);
+  if (f.smem_order.size() != kept.size()) return kept;
+  std::vector<std::size_t> ordered;
+  for (const std::size_t v : f.smem_order) ordered.push_back(kept[v]);
+  return ordered;
+}
+
 TmaShape tma_shape(const CopyFacts& f) {
   const Shape& array = f.src->shape;
   Shape slice = f.src_shape;
@@ -119,11 +145,13 @@ TmaShape tma_shape(const CopyFacts& f) {
     stride_t.push_back(strides[i]);
     ++num_squeezed;
   }
-  std::size_t k = 0;
-  for (std::size_t i = 0; i < array.size(); ++i) {
-    if (f.squeezed[i]) continue;
+  // The kept dims in the SMEM ref's order (a transposed ref's TransposeTransform, batched over
+  // the squeezed dims).
+  const std::vector<std::size_t> kept = kept_dims_in_smem_order(f);
+  for (std::size_t v = 0; v < kept.size(); ++v) {
+    const std::size_t i = kept[v];
     gmem_t.push_back(array[i]);
-    slice_t.push_back(slice[k++]);
+    slice_t.push_back(slice[f.smem_order.empty() ? v : f.smem_order[v]]);
     stride_t.push_back(strides[i]);
   }
   TmaShape t;

@@ -27,6 +27,13 @@ struct CopyFacts {
   Shape src_shape;                 // shape of src.at[...] (integer-indexed dims dropped)
   std::vector<bool> squeezed;      // per dim of the src array
   Shape dst_shape;                 // shape of dst.at[...]
+  // The SMEM ref transposed (SmemTranspose; docs/case-format.md "Transposed SMEM refs"): the ref
+  // the copy sees is dst_shape in the transpose's order, `view_shape`, which the GMEM slice
+  // (src_shape) matches. The TMA moves the slice in the SMEM ref's own order: dim j of dst_shape
+  // takes the slice's kept dim smem_order[j] (0, 1, ... without a transpose).
+  const SmemTranspose* transpose = nullptr;
+  Shape view_shape;
+  std::vector<std::size_t> smem_order;
   std::int64_t bits_per_element = 0;
   std::int64_t dst_bits = 0;                // prod(dst_shape) * bits
   std::int64_t bytes = 0;                   // dst_bits / 8, as the lowering computes it
@@ -71,6 +78,8 @@ struct TmaShape {
   std::vector<std::int64_t> tiled_gmem;
 };
 TmaShape tma_shape(const CopyFacts& f);
+// The GMEM array's kept (not squeezed) dims in the order of the SMEM ref's dims (smem_order).
+std::vector<std::size_t> kept_dims_in_smem_order(const CopyFacts& f);
 // Whether the copy takes the bulk (non-tensor) path: a contiguous slice, no multicast, no leader
 // tracking, no reduction, and an oob_mode other than ZEROS (the default).
 bool bulk_path(const CopyFacts& f, const TmaShape& t);

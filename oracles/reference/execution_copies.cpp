@@ -43,18 +43,27 @@ void Execution::write_region_bytes(const CopyFacts& f, std::int64_t dst_rank, st
   Strides s_stride{}, s_size{}, s_first{}, box{};
   std::int64_t s_const = 0;
   bool const_in_bounds = true;
-  std::size_t k = 0;
+  // The kept source dims in the slice's order; dst dim k takes kept dim smem_order[k] (a
+  // transposed SMEM ref, CopyFacts::smem_order).
+  Strides v_stride{}, v_size{}, v_start{};
+  std::size_t kept = 0;
   for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
     if (slice.size[i] == 0) {  // squeezed: a fixed index
       s_const += slice.start[i] * src_strides[i];
       const_in_bounds = const_in_bounds && slice.start[i] >= 0 && slice.start[i] < f.src->shape[i];
       continue;
     }
-    s_stride[k] = src_strides[i];
-    s_size[k] = f.src->shape[i];
-    s_first[k] = slice.start[i] + region[k].first + (static_cast<int>(k) == shift_dim ? shift : 0);
+    v_stride[kept] = src_strides[i];
+    v_size[kept] = f.src->shape[i];
+    v_start[kept] = slice.start[i];
+    ++kept;
+  }
+  for (std::size_t k = 0; k < rank; ++k) {
+    const std::size_t v = k < f.smem_order.size() ? f.smem_order[k] : k;
+    s_stride[k] = v_stride[v];
+    s_size[k] = v_size[v];
+    s_first[k] = v_start[v] + region[k].first + (static_cast<int>(k) == shift_dim ? shift : 0);
     box[k] = region[k].second;
-    ++k;
   }
   enum class Oob { kUndefined, kZero };
   // Interpret mode reads out-of-bounds elements as zeros whatever oob_mode says (0.11.2).
@@ -170,9 +179,10 @@ std::int64_t dim_tile(const CopyFacts& f, std::size_t k) {
 
 // The GMEM slice's start along the source dim of dst dim k.
 std::int64_t slice_start_of(const CopyFacts& f, const ResolvedSlice& slice, std::size_t k) {
+  const std::size_t v = k < f.smem_order.size() ? f.smem_order[k] : k;
   for (std::size_t i = 0, j = 0; i < f.src->shape.size(); ++i) {
     if (slice.size[i] == 0) continue;
-    if (j++ == k) return slice.start[i];
+    if (j++ == v) return slice.start[i];
   }
   return 0;
 }
@@ -194,15 +204,18 @@ void Execution::write_transformed(const CopyFacts& f, View& dst, std::int64_t d_
   const Strides src_strides = row_major_rank_strides(f.src->shape);
   const std::size_t rank = region.size();
   std::int64_t s_const = 0;
-  std::array<std::size_t, limits::kMaxRank> src_dim{};  // the source dim of each region dim
+  std::array<std::size_t, limits::kMaxRank> kept_dim{};  // the kept source dims, in order
   std::size_t kept = 0;
   for (std::size_t i = 0; i < f.src->shape.size(); ++i) {
     if (slice.size[i] == 0) {
       s_const += slice.start[i] * src_strides[i];
-    } else if (kept < src_dim.size()) {
-      src_dim[kept++] = i;
+    } else if (kept < kept_dim.size()) {
+      kept_dim[kept++] = i;
     }
   }
+  std::array<std::size_t, limits::kMaxRank> src_dim{};  // the source dim of each region dim
+  for (std::size_t k = 0; k < region.size() && k < src_dim.size(); ++k)
+    src_dim[k] = kept_dim[k < f.smem_order.size() ? f.smem_order[k] : k];
   // Every element's physical place and value first; then the places in order, claimed as runs
   // of contiguous bytes (a whole tile is one run), so that race tracking sees the bytes written.
   // The places are distinct, so "in order" is a scatter into a table of the span they cover, not
@@ -368,9 +381,7 @@ void Execution::copy_tma(const Thread& th, const CopyFacts& f) {
   // dropped count loses its part.
   const Shape& tiling = f.dst->transforms.tiling;
   if (!tiling.empty()) {
-    std::vector<std::size_t> sliced;
-    for (std::size_t i = 0; i < f.src->shape.size(); ++i)
-      if (slice.size[i] != 0) sliced.push_back(i);
+    const std::vector<std::size_t> sliced = kept_dims_in_smem_order(f);
     for (std::size_t j = 0; j < tiling.size() && j < sliced.size(); ++j) {
       const std::size_t i = sliced[sliced.size() - tiling.size() + j];
       const std::int64_t t = tiling[j];
@@ -394,7 +405,10 @@ void Execution::copy_tma(const Thread& th, const CopyFacts& f) {
     if (i == 0) arm(th.rank, f, 2 * D, pred);
     if (!pred) return;
     if (cp.leader_tracked == LeaderTracked::kPartitioned) {
-      const int p = static_cast<int>(cp.partition_axis);
+      // The partitioned dim of the ref the copy sees, in the SMEM ref's own dims.
+      const int p = static_cast<int>(
+          f.transpose ? f.transpose->permutation[static_cast<std::size_t>(cp.partition_axis)]
+                      : cp.partition_axis);
       write_region(th, f, th.rank, slice, whole(f.dst_shape), p,
                    i * f.dst_shape[static_cast<std::size_t>(p)], bulk);
       complete_tx(leader, bar, bidx, D);

@@ -109,11 +109,18 @@ void Execution::copy_out_elements(const Thread& th, const CopySmemToGmem& cp,
   auto& written = written_.at(out->name);
   // The output offset of the source's origin, and the output stride each source dim runs along.
   const std::size_t rank = src_shape.size();
-  Strides along{};
+  // A transposed source (src_transpose): the output's kept dim v is the ref's dim
+  // permutation[v].
+  Strides kept_strides{};
   std::int64_t d0 = 0;
   for (std::size_t i = 0, k = 0; i < out->shape.size(); ++i) {
     d0 += slice.start[i] * out_strides[i];
-    if (slice.size[i] != 0 && k < rank) along[k++] = out_strides[i];
+    if (slice.size[i] != 0 && k < rank) kept_strides[k++] = out_strides[i];
+  }
+  Strides along = kept_strides;
+  if (cp.src_transpose) {
+    for (std::size_t v = 0; v < rank; ++v)
+      along[static_cast<std::size_t>(cp.src_transpose->permutation[v])] = kept_strides[v];
   }
   const int bits = dtype_bits(out->dtype);
   // A transformed buffer: logical element s lies at its physical place.

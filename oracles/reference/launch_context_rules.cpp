@@ -22,9 +22,7 @@ void check_slice_against_smem(Checker& ck, const CopyFacts& f,
   std::vector<std::int64_t> ordered;
   if (squeezed_moved_front) {
     ordered.assign(num_squeezed, 1);
-    for (std::size_t i = 0; i < slice.size(); ++i) {
-      if (!f.squeezed[i]) ordered.push_back(slice[i]);
-    }
+    for (const std::size_t i : kept_dims_in_smem_order(f)) ordered.push_back(slice[i]);
   } else {
     ordered = slice;
   }
@@ -122,10 +120,9 @@ void check_tma(Checker& ck, const CopyFacts& f, Stage stage) {
   const Shape& tiling = f.dst->transforms.tiling;
   if (!tiling.empty()) {
     std::vector<std::int64_t> moved;
-    for (int pass = 0; pass < 2; ++pass) {
-      for (std::size_t i = 0; i < slice.size(); ++i)
-        if (f.squeezed[i] == (pass == 0)) moved.push_back(slice[i]);
-    }
+    for (std::size_t i = 0; i < slice.size(); ++i)
+      if (f.squeezed[i]) moved.push_back(slice[i]);
+    for (const std::size_t i : kept_dims_in_smem_order(f)) moved.push_back(slice[i]);
     bool whole = moved.size() >= tiling.size();
     for (std::size_t j = 0; whole && j < tiling.size(); ++j)
       whole = moved[moved.size() - tiling.size() + j] % tiling[j] == 0;
@@ -151,8 +148,7 @@ void check_tma(Checker& ck, const CopyFacts& f, Stage stage) {
     std::vector<std::int64_t> gmem;
     for (std::size_t i = 0; i < f.src->shape.size(); ++i)
       if (f.squeezed[i]) gmem.push_back(f.src->shape[i]);
-    for (std::size_t i = 0; i < f.src->shape.size(); ++i)
-      if (!f.squeezed[i]) gmem.push_back(f.src->shape[i]);
+    for (const std::size_t i : kept_dims_in_smem_order(f)) gmem.push_back(f.src->shape[i]);
     for (std::size_t j = tiling.size(); j-- > 0;) {
       const std::size_t d = gmem.size() - tiling.size() + j;
       const std::int64_t size = gmem[d];

@@ -178,6 +178,29 @@ std::vector<RefVar> tiled_ref_vars(const Checker& ck) {
 }  // namespace
 
 void check_layout_inference(Checker& ck) {
+  // A transposed, tiled ref whose permutation moves the tiled dims (the commute fails).
+  walk_program(ck.c.program, [&](const Op& op, const Scope& scope) {
+    const std::string* smem = nullptr;
+    const std::optional<SmemTranspose>* t = nullptr;
+    if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) {
+      smem = &cp->dst;
+      t = &cp->dst_transpose;
+    } else if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
+      smem = &st->src;
+      t = &st->src_transpose;
+    }
+    if (!smem || !*t) return;
+    const Shape& tiling = scope.allocs.at(*smem)->transforms.tiling;
+    const std::vector<std::int64_t>& p = (*t)->permutation;
+    if (tiling.empty() || tiling.size() > p.size()) return;
+    const auto n = static_cast<std::int64_t>(p.size());
+    std::vector<std::int64_t> suffix(p.end() - static_cast<std::ptrdiff_t>(tiling.size()), p.end());
+    std::sort(suffix.begin(), suffix.end());
+    bool kept = true;
+    for (std::size_t j = 0; j < suffix.size(); ++j)
+      kept = kept && suffix[j] == n - static_cast<std::int64_t>(tiling.size() - j);
+    ck.check(RuleId::kDialectCopyTransposeTiledDims, !kept, op.path);
+  });
   const std::vector<RefVar> vars = tiled_ref_vars(ck);
   if (ck.explaining()) {
     for (const RefVar& var : vars) {

@@ -29,7 +29,20 @@ void check_allocs(Checker& ck, const Op& op, const RunScoped& rs) {
   }
 }
 
+// plgpu.transpose_ref(ref, ...) on the copy's SMEM ref, called before the copy.
+void check_transpose_ref(Checker& ck, const Op& op, const Alloc& a, bool indexed,
+                         const std::optional<SmemTranspose>& t) {
+  if (!t || !t->via_transpose_ref) return;
+  ck.check(RuleId::kTraceTransposeRefMemorySpace, !indexed && !a.transforms.any(), op.path, [&] {
+    std::string shape;
+    for (const std::int64_t d : a.shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    return Holes{{"ref", "Ref<smem>{" + std::string(dtype_name(a.dtype)) + "[" + shape + "]}"}};
+  });
+}
+
 void check_copy(Checker& ck, const Op& op, const CopyGmemToSmem& cp, const Scope& scope) {
+  check_transpose_ref(ck, op, *scope.allocs.at(cp.dst),
+                      !cp.dst_index.empty() || cp.dst_slot || cp.dst_slice, cp.dst_transpose);
   ck.check(RuleId::kCopyLeaderNeedsAxes,
            cp.leader_tracked != LeaderTracked::kNone && !cp.collective_axes, op.path);
   const CopyFacts f = copy_facts(op, cp, ck.c, scope);
@@ -46,7 +59,7 @@ void check_copy(Checker& ck, const Op& op, const CopyGmemToSmem& cp, const Scope
       axis_size *= *size;
     }
   }
-  Shape expected = f.dst_shape;
+  Shape expected = f.view_shape;
   if (partitioned && cp.partition_axis < static_cast<std::int64_t>(expected.size())) {
     expected[static_cast<std::size_t>(cp.partition_axis)] *= axis_size;
   }
@@ -82,6 +95,11 @@ void check_trace(Checker& ck) {
       check_alloc_transforms(ck, op, *rs);
     }
     if (const auto* cp = std::get_if<CopyGmemToSmem>(&op.v)) check_copy(ck, op, *cp, scope);
+    if (const auto* st = std::get_if<CopySmemToGmem>(&op.v)) {
+      check_transpose_ref(ck, op, *scope.allocs.at(st->src),
+                          !st->src_index.empty() || st->src_slot || st->src_slice,
+                          st->src_transpose);
+    }
     if (const auto* l = std::get_if<Loop>(&op.v); l && l->nd) check_nd_loop(ck, op, *l->nd);
     // The attribute lookup raises before anything of the call is traced (until 0.12.0.1).
     if (const auto* wt = std::get_if<BarrierWait>(&op.v))

@@ -91,5 +91,53 @@ TEST(SmemTransformFormat, IntegerIndicesIntoTiledDimsAndVectorLoadsOfTransformed
   EXPECT_NE(error_of(j).find("integer index into a tiled dim"), std::string::npos);
 }
 
+// docs/case-format.md, "Transposed SMEM refs".
+TEST(SmemTransformFormat, ATransposeOfACopysSmemRefReadsAndRoundTrips) {
+  json j = minimal_case_json();
+  j["inputs"][0]["shape"] = {64, 128};
+  j["program"][0]["body"][0]["dst"]["transpose"] = {1, 0};
+  const Case c = case_from_json(j);
+  ASSERT_TRUE(first_copy(c).dst_transpose.has_value());
+  EXPECT_EQ(first_copy(c).dst_transpose->permutation, (std::vector<std::int64_t>{1, 0}));
+  EXPECT_FALSE(first_copy(c).dst_transpose->via_transpose_ref);
+  EXPECT_EQ(case_to_json(c)["program"][0]["body"][0]["dst"], j["program"][0]["body"][0]["dst"]);
+  j["program"][0]["body"][0]["dst"]["transpose_ref"] = true;
+  EXPECT_TRUE(first_copy(case_from_json(j)).dst_transpose->via_transpose_ref);
+  EXPECT_EQ(case_to_json(case_from_json(j))["program"][0]["body"][0]["dst"]["transpose_ref"], true);
+}
+
+TEST(SmemTransformFormat, ABadTransposeIsRefusedWithItsField) {
+  json j = minimal_case_json();
+  auto& dst = j["program"][0]["body"][0]["dst"];
+  dst["transpose"] = {0};
+  EXPECT_EQ(error_path_of(j), "$.program[0].body[0].dst.transpose");
+  dst["transpose"] = {1, 1};
+  EXPECT_EQ(error_path_of(j), "$.program[0].body[0].dst.transpose[1]");
+  dst["transpose"] = {2, 0};
+  EXPECT_EQ(error_path_of(j), "$.program[0].body[0].dst.transpose[0]");
+  dst["transpose"] = {0, 1, 2};
+  EXPECT_EQ(error_path_of(j), "$.program[0].body[0].dst.transpose");
+  dst.erase("transpose");
+  dst["transpose_ref"] = true;
+  EXPECT_EQ(error_path_of(j), "$.program[0].body[0].dst.transpose_ref");
+  dst.erase("transpose_ref");
+  dst["transpose"] = {0, 1};
+  j["target"]["arch"] = "sm_80";
+  EXPECT_NE(error_of(j).find("pre-Hopper"), std::string::npos);
+}
+
+TEST(SmemTransformFormat, ATransposedStoreWritesAnOutputSliceOfTheTransposedShape) {
+  json j = minimal_case_json();
+  j["outputs"] = json::parse(R"([{"name": "o", "shape": [64, 128], "dtype": "float32"}])");
+  j["program"][0]["body"].push_back(json::parse(
+      R"({"op": "copy_smem_to_gmem", "src": {"alloc": "dst", "transpose": [1, 0]},
+          "dst": {"output": "o"}})"));
+  const Case c = case_from_json(j);
+  const auto& st = std::get<CopySmemToGmem>(std::get<RunScoped>(c.program[0].v).body[2].v);
+  ASSERT_TRUE(st.src_transpose.has_value());
+  j["outputs"][0]["shape"] = {128, 64};
+  EXPECT_EQ(error_path_of(j), "$.program[0].body[2].dst");
+}
+
 }  // namespace
 }  // namespace collfuzz

@@ -50,7 +50,7 @@ TEST(Generators, TheStreamOfSeedOneIsPinned) {
     for (unsigned char ch : case_to_json(generate_case(1, i)).dump())
       h = (h ^ ch) * 0x100000001b3ULL;
   }
-  EXPECT_EQ(h, 0xae594f53e20622b3ULL)  // scratch_shapes, 0-d barriers, warp_map (both lowering
+  EXPECT_EQ(h, 0x707f9db547336a4bULL)  // scratch_shapes, 0-d barriers, warp_map (both lowering
                                        // semantics), loops, slots,
                                        // arrive_and_wait, reducing and predicated stores, store
                                        // groups, indices summed over two axes, vector stores
@@ -60,19 +60,22 @@ TEST(Generators, TheStreamOfSeedOneIsPinned) {
                                        // shifts by a computed amount, broadcasts along
                                        // other dims than new leading ones and of size-1 dims,
                                        // splat-left 8-bit xors, loop-carried values, nd_loops,
-                                       // vector values of transformed tiles
+                                       // vector values of transformed tiles, transposed
+                                       // SMEM refs
       << "the stream of seed 1 changed: new pin 0x" << std::hex << h;
 }
 
 // 10,000 cases: over 2,000 the share's standard error (1.1 points) was as large as its margin
-// over the floor (the mix accepts about 36 %), so a stream shift alone could cross it.
+// over the floor, so a stream shift alone could cross it. The mix accepted about 36 %, 34.9 % by
+// 2026-12-07 (seed 11: 3,489 of 10,000 with no transposes drawn, 3,477 with them), so the floor
+// is 33 %, four standard errors (0.48 points) below.
 TEST(Generators, AboutHalfOfTheCasesAreAccepted) {
   int accepted = 0;
   const int n = 10000;
   for (int i = 0; i < n; ++i)
     accepted += predict(generate_case(11, static_cast<std::uint64_t>(i)), Profile::kMosaic)
                     .outcome.accepted();
-  EXPECT_GT(accepted, n * 35 / 100);
+  EXPECT_GT(accepted, n * 33 / 100);
   EXPECT_LT(accepted, n * 75 / 100);
 }
 

@@ -243,8 +243,9 @@ RC_GTEST_PROP(Properties, PartitionedHalvesTileTheSourceExactlyOnce, ()) {
   const Alloc* dst = alloc_named(mc, cp->dst);
   const auto p = static_cast<std::size_t>(cp->partition_axis);
   RC_PRE(p < src.shape.size() && dst->shape.size() == src.shape.size());
-  // The check reads the buffer row-major: not for a transformed (tiled, swizzled) or sliced one.
-  RC_PRE(!dst->transforms.any() && !cp->dst_slice);
+  // The check reads the buffer row-major in the source's order: not for a transformed (tiled,
+  // swizzled), sliced or transposed one.
+  RC_PRE(!dst->transforms.any() && !cp->dst_slice && !cp->dst_transpose);
   for (const auto& entry : mosaic_outcomes(c)) {
     // Not a structured binding: the lambda below captures it, which clang 14 cannot do.
     const std::string& who = entry.first;

@@ -205,6 +205,16 @@ const std::string kClusterCancel =
               "collective_axes": ["x"]},
              {"op": "barrier_wait", "barrier": {"alloc": "bar", "index": 0}}]}])";
 
+// A copy through a 3-cycle transpose (1, 2, 0, 3) of equal dims (the wrong permutation keeps
+// the shapes): the inverse is another permutation.
+const std::string kTransposedCopy =
+    R"([{"op": "run_scoped", "allocs": [{"name": "buf", "kind": "smem", "shape": [2, 2, 2, 64], "dtype": "int32"},
+      {"name": "bar", "kind": "barrier"}],
+    "body": [{"op": "copy_gmem_to_smem", "src": {"input": "x"}, "dst": {"alloc": "buf", "transpose": [1, 2, 0, 3]},
+              "barrier": {"alloc": "bar", "index": 0}},
+             {"op": "barrier_wait", "barrier": {"alloc": "bar", "index": 0}},
+             {"op": "copy_smem_to_gmem", "src": {"alloc": "buf"}, "dst": {"output": "y"}}]}])";
+
 const Planted kPlanted[] = {
     // The three the issue names: bytes, memory, diagnostics.
     {Mutant::kLeaderBytesNotDoubled, kCluster2, kBlackwell, kX256, kPartitioned.c_str(),
@@ -278,6 +288,12 @@ const Planted kPlanted[] = {
      R"([{"name": "x", "shape": [64, 32], "dtype": "float32"}])", kTiledVectorLoad.c_str(),
      "memory:output:copy_smem_to_gmem:sim",
      R"([{"name": "y", "shape": [64, 32], "dtype": "float32"}])"},
+    // The buffer holds x permuted the wrong way round: y = x.transpose((1, 2, 0, 3)) where
+    // x.transpose((2, 0, 1, 3)) is predicted.
+    {Mutant::kTransposeNotInverted, "{}", kLane,
+     R"([{"name": "x", "shape": [2, 2, 2, 64], "dtype": "int32"}])", kTransposedCopy.c_str(),
+     "memory:output:copy_smem_to_gmem:sim",
+     R"([{"name": "y", "shape": [2, 2, 2, 64], "dtype": "int32"}])"},
 };
 
 std::vector<std::string> signatures(const Case& c) {
