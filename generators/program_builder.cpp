@@ -215,6 +215,10 @@ Op ProgramBuilder::copy_op(const CopyPlan& plan, const std::string& barrier, All
   // sees it permuted and reads a slice of that shape.
   std::optional<SmemTranspose> transpose;
   if (!dst_slice && !cp_async) transpose = transpose_for(plan, dst);
+  if (transpose && target_.semantics == Semantics::kWarpgroup &&
+      (transpose_reorders_tiled_dims(*transpose, transforms.tiling.size()) ||
+       transpose_order_by_strides_differs(*transpose, dst)))
+    transpose.reset();  // not expressible
   if (transpose) dst_transposes_[dst_alloc.name] = *transpose;
   if (plan.dst_indexed) dst_alloc.shape.insert(dst_alloc.shape.begin(), 2);
 

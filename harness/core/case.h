@@ -2,6 +2,7 @@
 // program. Everything in collfuzz speaks this type; docs/case-format.md is its JSON form.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -340,6 +341,42 @@ struct SmemTranspose {
   std::vector<std::int64_t> permutation;
   bool via_transpose_ref = false;
 };
+
+// Whether `t` keeps the last `tiled` dims (a tiling's) as a set but not in their order: under
+// Warpgroup the compiler commutes such a transpose into the tiling itself, which the case
+// language does not model (docs/case-format.md, "Transposed SMEM refs").
+inline bool transpose_reorders_tiled_dims(const SmemTranspose& t, std::size_t tiled) {
+  const std::size_t n = t.permutation.size();
+  if (tiled < 2 || tiled > n) return false;
+  bool in_order = true;
+  bool same_set = true;
+  for (std::size_t k = n - tiled; k < n; ++k) {
+    in_order = in_order && t.permutation[k] == static_cast<std::int64_t>(k);
+    same_set = same_set && t.permutation[k] >= static_cast<std::int64_t>(n - tiled);
+  }
+  return same_set && !in_order;
+}
+
+// Whether Warpgroup's dialect lowering, which recovers a transposed SMEM ref's permutation by
+// sorting the view's dims by their strides (dialect_lowering.py, a stable sort), finds another
+// order than `t`'s: only where a dim of size 1 ties with its neighbour. Not modelled: not
+// expressible (docs/case-format.md, "Transposed SMEM refs").
+inline bool transpose_order_by_strides_differs(const SmemTranspose& t, const Shape& ref_shape) {
+  const std::size_t n = t.permutation.size();
+  if (n != ref_shape.size()) return false;
+  std::vector<std::int64_t> stride(n, 1);
+  for (std::size_t j = n; j-- > 1;) stride[j - 1] = stride[j] * ref_shape[j];
+  std::vector<std::size_t> by_stride(n);  // view dims, by the stride of the ref dim they are
+  for (std::size_t k = 0; k < n; ++k) by_stride[k] = k;
+  std::stable_sort(by_stride.begin(), by_stride.end(), [&](std::size_t a, std::size_t b) {
+    return stride[static_cast<std::size_t>(t.permutation[a])] >
+           stride[static_cast<std::size_t>(t.permutation[b])];
+  });
+  for (std::size_t j = 0; j < n; ++j) {
+    if (t.permutation[by_stride[j]] != static_cast<std::int64_t>(j)) return true;
+  }
+  return false;
+}
 
 // `shape` transposed: its dims in the order of `t` (none: as is).
 inline Shape transposed_shape(const Shape& shape, const std::optional<SmemTranspose>& t) {

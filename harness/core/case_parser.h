@@ -118,7 +118,7 @@ class CaseParser {
   // A copy's SMEM side {"transpose": [...], "transpose_ref": true} over the indexed ref of shape
   // `ref_shape` (nullopt when absent).
   std::optional<SmemTranspose> parse_smem_transpose(const json& side, const std::string& path,
-                                                    const Shape& ref_shape) const;
+                                                    const Alloc& a, const Shape& ref_shape) const;
 
   // How dynamic indices resolve their axis or loop index here (index_json.h).
   IndexAxisSize index_axis_size() const;

@@ -202,6 +202,7 @@ Shape CaseParser::parse_gmem_index(const json* j, const std::string& path, const
 
 std::optional<SmemTranspose> CaseParser::parse_smem_transpose(const json& side,
                                                               const std::string& path,
+                                                              const Alloc& a,
                                                               const Shape& ref_shape) const {
   const json* t = jr::member(side, "transpose");
   const json* via = jr::member(side, "transpose_ref");
@@ -232,6 +233,19 @@ std::optional<SmemTranspose> CaseParser::parse_smem_transpose(const json& side,
     out.permutation.push_back(p);
   }
   if (via) out.via_transpose_ref = jr::boolean(*via, path + ".transpose_ref");
+  if (c_.target.semantics == Semantics::kWarpgroup &&
+      transpose_reorders_tiled_dims(out, a.transforms.tiling.size())) {
+    throw InputError(at,
+                     "under Warpgroup, a transpose that reorders the tiled dims of a tiled smem "
+                     "ref is not expressible (the compiler commutes it into the tiling)");
+  }
+  if (c_.target.semantics == Semantics::kWarpgroup &&
+      transpose_order_by_strides_differs(out, ref_shape)) {
+    throw InputError(at,
+                     "under Warpgroup, a transpose that moves a dim of size 1 past a neighbour "
+                     "it ties with is not expressible (the compiler recovers the permutation "
+                     "from the strides)");
+  }
   return out;
 }
 
@@ -257,7 +271,7 @@ CopyGmemToSmem CaseParser::parse_copy_g2s(const json& j, const std::string& path
   }
   const Shape dst_shape = parse_smem_index(jr::member(dst, "index"), path + ".dst.index", *d,
                                            cp.dst_index, &cp.dst_slot, &cp.dst_slice);
-  cp.dst_transpose = parse_smem_transpose(dst, path + ".dst", dst_shape);
+  cp.dst_transpose = parse_smem_transpose(dst, path + ".dst", *d, dst_shape);
 
   if (const json* b = jr::member(j, "barrier"); b && !b->is_null()) {
     cp.barrier = parse_barrier_use(*b, path + ".barrier", true);
@@ -354,7 +368,7 @@ CopySmemToGmem CaseParser::parse_copy_s2g(const json& j, const std::string& path
   }
   const Shape smem_shape = parse_smem_index(jr::member(src, "index"), path + ".src.index", *s,
                                             cp.src_index, &cp.src_slot, &cp.src_slice);
-  cp.src_transpose = parse_smem_transpose(src, path + ".src", smem_shape);
+  cp.src_transpose = parse_smem_transpose(src, path + ".src", *s, smem_shape);
   // The GMEM slice has the shape of the ref the store reads: the transposed one.
   const Shape src_shape = transposed_shape(smem_shape, cp.src_transpose);
   const json& dst = jr::required(j, path, "dst");

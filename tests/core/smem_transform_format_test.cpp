@@ -126,6 +126,29 @@ TEST(SmemTransformFormat, ABadTransposeIsRefusedWithItsField) {
   EXPECT_NE(error_of(j).find("pre-Hopper"), std::string::npos);
 }
 
+TEST(SmemTransformFormat, AWarpgroupTransposeThatReordersTheTiledDimsIsNotExpressible) {
+  json j = transformed(json::parse(R"([{"tiling": [8, 64]}])"));
+  j["inputs"][0]["shape"] = {64, 128};
+  j["program"][0]["body"][0]["dst"]["transpose"] = {1, 0};
+  EXPECT_EQ(error_of(j), "");  // Lane: the transpose is undone on the GMEM side
+  j["target"]["semantics"] = "warpgroup";
+  EXPECT_EQ(error_path_of(j), "$.program[0].body[0].dst.transpose");
+  EXPECT_NE(error_of(j).find("reorders the tiled dims"), std::string::npos);
+}
+
+TEST(SmemTransformFormat, AWarpgroupTransposeOfADimOfSizeOneIsNotExpressible) {
+  json j = minimal_case_json();
+  j["inputs"][0]["shape"] = {1, 64};
+  j["program"][0]["allocs"][0]["shape"] = {64, 1};
+  j["program"][0]["body"][0]["dst"]["transpose"] = {1, 0};
+  EXPECT_EQ(error_of(j), "");  // Lane: the transpose is undone on the GMEM side, as written
+  j["target"]["semantics"] = "warpgroup";
+  EXPECT_NE(error_of(j).find("moves a dim of size 1"), std::string::npos);
+  j["inputs"][0]["shape"] = {2, 64};
+  j["program"][0]["allocs"][0]["shape"] = {64, 2};
+  EXPECT_EQ(error_of(j), "");
+}
+
 TEST(SmemTransformFormat, ATransposedStoreWritesAnOutputSliceOfTheTransposedShape) {
   json j = minimal_case_json();
   j["outputs"] = json::parse(R"([{"name": "o", "shape": [64, 128], "dtype": "float32"}])");
